@@ -1,0 +1,38 @@
+//===- ArgusDialect.h - the argus tile dialect ------------------*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_DIALECT_ARGUSDIALECT_H
+#define ARGUS_DIALECT_ARGUSDIALECT_H
+
+#include "argus/Layout/Parse.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "argus/Dialect/ArgusDialect.h.inc"
+#include "argus/Dialect/ArgusEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "argus/Dialect/ArgusAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "argus/Dialect/ArgusTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "argus/Dialect/ArgusOps.h.inc"
+
+#endif // ARGUS_DIALECT_ARGUSDIALECT_H

@@ -1,0 +1,383 @@
+//===- ArgusOps.td - argus operations ----------------------*- tablegen -*-===//
+
+#ifndef ARGUS_DIALECT_ARGUSOPS_TD
+#define ARGUS_DIALECT_ARGUSOPS_TD
+
+include "argus/Dialect/ArgusTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Memory: views, buffers, loads, stores, copies, synchronisation
+//===----------------------------------------------------------------------===//
+
+def Argus_ViewOp : Argus_Op<"view", [Pure]> {
+  let summary = "a global-memory tile window of a kernel argument";
+  let description = [{
+    The tile of `tensor` whose top-left element is at `offsets` (element
+    coordinates, usually block id times tile size). `name` names the tensor
+    in counterexamples.
+
+    ```mlir
+    %a = argus.view "A" %A[%m0, %k0] : memref<?x?xf16> -> !argus.tile<128x32xf16, global>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, AnyMemRef:$tensor,
+                       Variadic<Index>:$offsets);
+  let results = (outs Argus_MemTile:$result);
+  let assemblyFormat = [{
+    $name $tensor `[` $offsets `]` attr-dict `:` type($tensor) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_GatherViewOp : Argus_Op<"gather_view", [Pure]> {
+  let summary = "a global tile whose rows are gathered through an index tile";
+  let description = [{
+    Row `r` of the result is row `indices[r]` of `tensor`, columns
+    `[col, col + N)`. Used by MoE kernels to gather the tokens routed to one
+    expert.
+
+    ```mlir
+    %x = argus.gather_view "X" %X[%rows, %k0] : memref<?x?xf16>, !argus.tile<64xi32, register, "(64,1):(1,0)"> -> !argus.tile<64x32xf16, global>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, AnyMemRef:$tensor, Argus_RegTile:$indices,
+                       Index:$col);
+  let results = (outs Argus_MemTile:$result);
+  let assemblyFormat = [{
+    $name $tensor `[` $indices `,` $col `]` attr-dict `:` type($tensor) `,`
+    type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_AllocOp : Argus_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "allocate a (multi-stage) shared-memory buffer";
+  let description = [{
+    ```mlir
+    %sa = argus.alloc "sA" : !argus.buffer<2 x !argus.tile<128x32xf16, shared, "(128,32):(32,1)">>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Argus_BufferType:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_StageOp : Argus_Op<"stage",
+    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "select one stage of a shared-memory buffer";
+  let description = [{
+    ```mlir
+    %s = argus.stage %sa[%i] : !argus.buffer<2 x !argus.tile<...>>
+    ```
+    The result type is the buffer's tile type. The stage index must be in
+    `[0, stages)`; the tag verifier checks this for all iterations.
+  }];
+  let arguments = (ins Argus_BufferType:$buffer, Index:$index);
+  let results = (outs Argus_MemTile:$result);
+  let assemblyFormat = "$buffer `[` $index `]` attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Argus_LoadOp : Argus_Op<"load"> {
+  let summary = "read a memory tile into registers";
+  let description = [{
+    Every thread reads the elements its register layout assigns to it.
+
+    ```mlir
+    %af = argus.load %s : !argus.tile<128x32xf16, shared, "..."> -> !argus.tile<128x32xf16, register, #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [2, 2]>>
+    ```
+  }];
+  let arguments = (ins Arg<Argus_MemTile, "", [MemRead]>:$source);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_StoreOp : Argus_Op<"store"> {
+  let summary = "write a register tile to memory";
+  let description = [{
+    ```mlir
+    argus.store %acc, %c : !argus.tile<128x128xf32, register, #argus.frag<...>>, !argus.tile<128x128xf32, global>
+    ```
+  }];
+  let arguments = (ins Argus_RegTile:$value,
+                       Arg<Argus_MemTile, "", [MemWrite]>:$dest);
+  let assemblyFormat = "$value `,` $dest attr-dict `:` type($value) `,` type($dest)";
+  let hasVerifier = 1;
+}
+
+class Argus_CopyBase<string mnemonic, string kind> : Argus_Op<mnemonic> {
+  let arguments = (ins Arg<Argus_MemTile, "", [MemRead]>:$source,
+                       Arg<Argus_MemTile, "", [MemWrite]>:$dest,
+                       Argus_LayoutAttr:$threads);
+  let assemblyFormat = [{
+    $source `,` $dest `threads` $threads attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_CopyOp : Argus_CopyBase<"copy", "synchronous"> {
+  let summary = "copy a tile between memory spaces";
+  let description = [{
+    A collective copy; `threads` maps `(thread, slot)` to the linear logical
+    coordinate each thread moves (which thread writes which element).
+
+    ```mlir
+    argus.copy %a, %s threads #argus.layout<"(256,16):(16,1)"> : !argus.tile<128x32xf16, global>, !argus.tile<128x32xf16, shared, "...">
+    ```
+  }];
+}
+
+def Argus_CopyAsyncOp : Argus_CopyBase<"copy_async", "asynchronous"> {
+  let summary = "asynchronous global-to-shared copy (cp.async / buffer_load lds)";
+  let description = [{
+    Like `argus.copy`, but the data lands only once the copy's group is
+    complete: issue copies, close the group with `argus.commit_group`, and
+    wait with `argus.wait_group` (plus `argus.barrier` for other threads).
+  }];
+}
+
+def Argus_CommitGroupOp : Argus_Op<"commit_group"> {
+  let summary = "close the current group of asynchronous copies";
+  let assemblyFormat = "attr-dict";
+}
+
+def Argus_WaitGroupOp : Argus_Op<"wait_group"> {
+  let summary = "wait until at most `pending` copy groups are in flight";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Argus_BarrierOp : Argus_Op<"barrier"> {
+  let summary = "block-wide barrier (bar.sync 0 / s_barrier)";
+  let assemblyFormat = "attr-dict";
+}
+
+def Argus_TransposeOp : Argus_Op<"transpose", [Pure]> {
+  let summary = "view a 2-D memory tile with its dimensions swapped";
+  let description = [{
+    No data moves: element `(i, j)` of the result is element `(j, i)` of the
+    input, so the result's layout is the input's with its modes swapped.
+
+    ```mlir
+    %kt = argus.transpose %k : !argus.tile<64x128xf16, shared, "(64,128):(128,1)"> -> !argus.tile<128x64xf16, shared, "(128,64):(1,128)">
+    ```
+  }];
+  let arguments = (ins Argus_MemTile:$input);
+  let results = (outs Argus_MemTile:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_ReinterpretOp : Argus_Op<"reinterpret", [Pure]> {
+  let summary = "view the same shared memory through another layout";
+  let description = [{
+    The result addresses the same bytes as the input with a different
+    layout (for example an unswizzled view of a swizzled buffer). Shape,
+    element type and memory space are kept.
+  }];
+  let arguments = (ins Argus_MemTile:$input);
+  let results = (outs Argus_MemTile:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Argus_MmaOp : Argus_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix-core multiply-accumulate with a named instruction";
+  let description = [{
+    `result = acc + a * b` computed with the named instruction, over the
+    warp grid and repetitions given by the operands' fragment layouts.
+    Supported: AMD gfx942 `v_mfma_*` and NVIDIA `mma.m16n8k16.*`,
+    `wgmma.m64nNk16.*`. Register operands carry `#argus.frag` layouts; the
+    wgmma B operand (and A for the `.ss` forms) is a shared-memory tile.
+
+    ```mlir
+    %c2 = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %c : !argus.tile<...>, !argus.tile<...>, !argus.tile<...>
+    ```
+  }];
+  let arguments = (ins StrAttr:$instr, Argus_AnyTile:$a, Argus_AnyTile:$b,
+                       Argus_RegTile:$acc);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = [{
+    $instr $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+class Argus_BinaryOp<string mnemonic>
+    : Argus_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let arguments = (ins Argus_RegTile:$lhs, Argus_RegTile:$rhs);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Argus_AddOp : Argus_BinaryOp<"add"> { let summary = "elementwise add"; }
+def Argus_SubOp : Argus_BinaryOp<"sub"> { let summary = "elementwise subtract"; }
+def Argus_MulOp : Argus_BinaryOp<"mul"> { let summary = "elementwise multiply"; }
+def Argus_DivOp : Argus_BinaryOp<"div"> { let summary = "elementwise divide"; }
+def Argus_MaxOp : Argus_BinaryOp<"max"> { let summary = "elementwise maximum"; }
+
+class Argus_UnaryOp<string mnemonic>
+    : Argus_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let arguments = (ins Argus_RegTile:$input);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Argus_ExpOp : Argus_UnaryOp<"exp"> { let summary = "elementwise e^x"; }
+def Argus_Exp2Op : Argus_UnaryOp<"exp2"> { let summary = "elementwise 2^x"; }
+def Argus_NegOp : Argus_UnaryOp<"neg"> { let summary = "elementwise negation"; }
+
+def Argus_ScaleOp : Argus_Op<"scale", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "multiply every element by a constant";
+  let arguments = (ins Argus_RegTile:$input, F64Attr:$factor);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$input `by` $factor attr-dict `:` type($result)";
+}
+
+def Argus_ConvertOp : Argus_Op<"convert", [Pure]> {
+  let summary = "convert element type, keeping shape and layout";
+  let arguments = (ins Argus_RegTile:$input);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_ConvertLayoutOp : Argus_Op<"convert_layout", [Pure]> {
+  let summary = "redistribute a register tile to another layout";
+  let description = [{
+    Same shape and element type; each element moves to the `(thread, slot)`
+    that the result layout assigns to its logical coordinate.
+  }];
+  let arguments = (ins Argus_RegTile:$input);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_FillOp : Argus_Op<"fill", [Pure]> {
+  let summary = "a register tile with every element equal to a constant";
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_ReduceOp : Argus_Op<"reduce", [Pure]> {
+  let summary = "reduce a register tile along one dimension";
+  let description = [{
+    ```mlir
+    %m = argus.reduce max %s dim 1 : !argus.tile<64x64xf32, register, "..."> -> !argus.tile<64xf32, register, "...">
+    ```
+  }];
+  let arguments = (ins Argus_ReduceKind:$kind, Argus_RegTile:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = [{
+    $kind $input `dim` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_BroadcastOp : Argus_Op<"broadcast", [Pure]> {
+  let summary = "broadcast a register tile along a new dimension";
+  let arguments = (ins Argus_RegTile:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = [{
+    $input `dim` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Regions and tags
+//===----------------------------------------------------------------------===//
+
+def Argus_RegionBeginOp : Argus_Op<"region.begin"> {
+  let summary = "start of a measured semantic region";
+  let description = [{
+    Opens region `name` with the stable integer `id`. Every begin has one
+    `argus.region.end` with the same ID later in the same block; regions
+    nest and never cross; IDs are unique within a kernel. The markers have
+    side effects so that no pass moves, merges or drops them.
+
+    ```mlir
+    argus.region.begin "mainloop" id 1
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, ConfinedAttr<I64Attr, [IntNonNegative]>:$id);
+  let assemblyFormat = "$name `id` $id attr-dict";
+  let hasVerifier = 1;
+}
+
+def Argus_RegionEndOp : Argus_Op<"region.end"> {
+  let summary = "end of a measured semantic region";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$id);
+  let assemblyFormat = "`id` $id attr-dict";
+  let hasVerifier = 1;
+}
+
+def Argus_TagOp : Argus_Op<"tag", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "attach named symbolic tags to every element of a tile";
+  let description = [{
+    Field `fields[j]` of the element at logical coordinate `(d0, d1, ...)`
+    is result `j` of `map`, whose dimensions are the coordinate and whose
+    symbols are `symbols` (block ids, loop induction variables, kernel
+    parameters). Tags exist only in the compiler.
+
+    ```mlir
+    %at = argus.tag %a [%bm, %kt] ["m", "k"] = affine_map<(d0, d1)[s0, s1] -> (d0 + s0 * 128, d1 + s1 * 32)> : !argus.tile<128x32xf16, register, "...">
+    ```
+  }];
+  let arguments = (ins Argus_AnyTile:$input, Variadic<Index>:$symbols,
+                       StrArrayAttr:$fields, AffineMapAttr:$map);
+  let results = (outs Argus_AnyTile:$result);
+  let assemblyFormat = [{
+    $input (`[` $symbols^ `]`)? $fields `=` $map attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_TagAssertOp : Argus_Op<"tag_assert"> {
+  let summary = "a relation between tags that must hold at a use site";
+  let description = [{
+    `predicate` is checked for every thread, slot and loop iteration at the
+    op that defines `subject`. It names operands of that op by their
+    operand name (`a.k`, `b.k`, `acc.m`, `lhs.m`, `value.n`) and the op's
+    own result as `result`. Conformity (`a.k == b.k`), non-conformity
+    (`!=`) and range facts (`result.m < 128`) combine with `&&`, `||`, `!`.
+
+    Without a subject the assertion is checked at the op just before it
+    (for ops without results such as `argus.store`, whose operands are
+    `value` and `dest`):
+
+    ```mlir
+    argus.tag_assert %c2, "a.k == b.k && result.m == a.m" : !argus.tile<...>
+    argus.store %acc, %c : ...
+    argus.tag_assert "value.m == dest.m && value.n == dest.n"
+    ```
+  }];
+  let arguments = (ins Optional<AnyType>:$subject, StrAttr:$predicate);
+  let assemblyFormat = [{
+    ($subject^ `,`)? $predicate attr-dict (`:` type($subject)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The op at which the predicate is checked: the subject's defining op,
+    /// or the op just before this one when there is no subject.
+    ::mlir::Operation *getSite();
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // ARGUS_DIALECT_ARGUSOPS_TD

@@ -1,0 +1,36 @@
+//===- TagFields.h - which tag fields a value carries -----------*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// A cheap structural inference of the *names* of the tag fields that reach a
+// value (the verifier computes their values). Used by op verifiers to reject
+// assertions on fields that no `argus.tag` defines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_DIALECT_TAGFIELDS_H
+#define ARGUS_DIALECT_TAGFIELDS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <set>
+#include <string>
+
+namespace mlir::argus {
+
+/// The operands of `op` that tag assertions can name, with their names
+/// (`a`, `b`, `acc` for `argus.mma`, `lhs`/`rhs` for binary ops, ...).
+llvm::SmallVector<std::pair<llvm::StringRef, Value>>
+getNamedTagOperands(Operation *op);
+
+/// The tag field names carried by `value`, or std::nullopt when they cannot
+/// be determined structurally (then no field check is made).
+std::optional<std::set<std::string>> inferTagFields(Value value);
+
+} // namespace mlir::argus
+
+#endif // ARGUS_DIALECT_TAGFIELDS_H

@@ -1,0 +1,146 @@
+//===- ArgusAttrs.cpp - argus attributes ----------------------------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/Instructions.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+#include "argus/Dialect/ArgusEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "argus/Dialect/ArgusAttrs.cpp.inc"
+
+void ArgusDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "argus/Dialect/ArgusAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// LayoutAttr
+//===----------------------------------------------------------------------===//
+
+Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+  std::string text;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseString(&text) || parser.parseGreater())
+    return {};
+  return parseLayoutText(parser, loc, text);
+}
+
+Attribute LayoutAttr::parseLayoutText(AsmParser &parser, SMLoc loc,
+                                      StringRef text) {
+  llvm::Expected<::argus::layout::SwizzledLayout> layout =
+      ::argus::layout::parseLayout(text);
+  if (!layout) {
+    parser.emitError(loc) << "invalid layout \"" << text
+                          << "\": " << llvm::toString(layout.takeError())
+                          << "; hint: write CuTe notation such as "
+                             "\"(4,(2,8)):(2,(1,8))\" or \"Sw<3,4,3> o "
+                             "(8,64):(64,1)\"";
+    return {};
+  }
+  return get(parser.getContext(), *layout);
+}
+
+void LayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<\"" << getText() << "\">";
+}
+
+LayoutAttr LayoutAttr::get(MLIRContext *ctx,
+                           const ::argus::layout::SwizzledLayout &layout) {
+  return Base::get(ctx, layout.str());
+}
+
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef text) {
+  llvm::Expected<::argus::layout::SwizzledLayout> layout =
+      ::argus::layout::parseLayout(text);
+  if (!layout)
+    return emitError() << "invalid layout \"" << text
+                       << "\": " << llvm::toString(layout.takeError());
+  return success();
+}
+
+::argus::layout::SwizzledLayout LayoutAttr::getLayout() const {
+  llvm::Expected<::argus::layout::SwizzledLayout> layout =
+      ::argus::layout::parseLayout(getText());
+  // The attribute verifier guarantees the text parses.
+  if (!layout) {
+    llvm::consumeError(layout.takeError());
+    llvm::report_fatal_error("argus: unverified #argus.layout");
+  }
+  return std::move(*layout);
+}
+
+//===----------------------------------------------------------------------===//
+// FragmentAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+FragmentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     StringRef instr, MmaOperand operand,
+                     ArrayRef<int64_t> warps) {
+  if (failed(lookupInstruction(instr, emitError)))
+    return failure();
+  if (warps.size() != 2 || warps[0] <= 0 || warps[1] <= 0)
+    return emitError() << "fragment warp grid must be two positive integers "
+                          "[WM, WN], got ["
+                       << warps << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelAttr
+//===----------------------------------------------------------------------===//
+
+static bool isKnownTarget(StringRef target) {
+  return target == "gfx942" || target == "sm_90" || target == "sm_90a";
+}
+
+LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> block, StringRef target) {
+  if (block.empty() || block.size() > 3)
+    return emitError() << "kernel block shape must have 1 to 3 dimensions, got "
+                       << block.size();
+  int64_t threads = 1;
+  for (int64_t d : block) {
+    if (d <= 0)
+      return emitError() << "kernel block dimensions must be positive, got ["
+                         << block << "]";
+    threads *= d;
+    if (threads > 1024)
+      return emitError() << "kernel block [" << block
+                         << "] has more than 1024 threads";
+  }
+  if (!isKnownTarget(target))
+    return emitError() << "unknown kernel target \"" << target
+                       << "\"; hint: use \"gfx942\", \"sm_90\" or \"sm_90a\"";
+  int64_t warp = target.starts_with("gfx") ? 64 : 32;
+  if (threads % warp != 0)
+    return emitError() << "kernel block of " << threads
+                       << " threads is not a whole number of " << warp
+                       << "-thread warps on " << target;
+  return success();
+}
+
+int64_t KernelAttr::getNumThreads() const {
+  int64_t n = 1;
+  for (int64_t d : getBlock())
+    n *= d;
+  return n;
+}
+
+int64_t KernelAttr::getWarpSize() const {
+  return getTarget().starts_with("gfx") ? 64 : 32;
+}

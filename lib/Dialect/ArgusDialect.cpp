@@ -1,0 +1,40 @@
+//===- ArgusDialect.cpp - the argus tile dialect --------------------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus/Dialect/ArgusDialect.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+#include "argus/Dialect/ArgusDialect.cpp.inc"
+
+void ArgusDialect::initialize() {
+  registerAttributes();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "argus/Dialect/ArgusOps.cpp.inc"
+      >();
+}
+
+LogicalResult ArgusDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  if (attr.getName() != getKernelAttrName())
+    return op->emitError() << "unknown argus attribute '" << attr.getName()
+                           << "'; hint: the dialect defines only '"
+                           << getKernelAttrName() << "'";
+  if (!isa<KernelAttr>(attr.getValue()))
+    return op->emitError() << "'" << getKernelAttrName()
+                           << "' must be an #argus.kernel<...> attribute";
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << getKernelAttrName()
+                           << "' may only mark a function (func.func or "
+                              "gpu.func), not '"
+                           << op->getName() << "'";
+  return success();
+}

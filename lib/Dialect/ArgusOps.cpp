@@ -1,0 +1,478 @@
+//===- ArgusOps.cpp - argus operations ------------------------------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/Instructions.h"
+#include "argus/Dialect/TagFields.h"
+#include "argus/Dialect/TagPredicate.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+#define GET_OP_CLASSES
+#include "argus/Dialect/ArgusOps.cpp.inc"
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+/// Two tiles that exchange elements must agree on shape and element type.
+static LogicalResult verifySameElements(Operation *op, TileType from,
+                                        TileType to, StringRef fromName,
+                                        StringRef toName) {
+  if (from.getShape() != to.getShape())
+    return op->emitOpError()
+           << "shape mismatch: " << fromName << " is "
+           << shapeStr(from.getShape()) << " but " << toName << " is "
+           << shapeStr(to.getShape());
+  if (from.getElementType() != to.getElementType())
+    return op->emitOpError()
+           << "element type mismatch: " << fromName << " holds "
+           << from.getElementType() << " but " << toName << " holds "
+           << to.getElementType() << "; hint: use argus.convert first";
+  return success();
+}
+
+/// The kernel attribute of the function enclosing `op`, if any.
+static KernelAttr getEnclosingKernel(Operation *op) {
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  if (!fn)
+    return {};
+  return fn->getAttrOfType<KernelAttr>(ArgusDialect::getKernelAttrName());
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult ViewOp::verify() {
+  auto tensor = cast<MemRefType>(getTensor().getType());
+  TileType tile = getResult().getType();
+  if (tile.getMemorySpace() != MemorySpace::Global)
+    return emitOpError() << "views are global tiles, got a "
+                         << stringifyMemorySpace(tile.getMemorySpace())
+                         << " tile";
+  if (tensor.getRank() != tile.getRank())
+    return emitOpError() << "tensor of rank " << tensor.getRank()
+                         << " cannot be viewed as a rank-" << tile.getRank()
+                         << " tile";
+  if (static_cast<int64_t>(getOffsets().size()) != tile.getRank())
+    return emitOpError() << "expected " << tile.getRank()
+                         << " offsets (one per dimension), got "
+                         << getOffsets().size();
+  if (tensor.getElementType() != tile.getElementType())
+    return emitOpError() << "tensor holds " << tensor.getElementType()
+                         << " but the tile holds " << tile.getElementType();
+  for (int64_t i = 0; i < tile.getRank(); ++i)
+    if (!tensor.isDynamicDim(i) && tensor.getDimSize(i) < tile.getShape()[i])
+      return emitOpError() << "tile dimension " << i << " ("
+                           << tile.getShape()[i]
+                           << ") is larger than the tensor's ("
+                           << tensor.getDimSize(i) << ")";
+  return success();
+}
+
+LogicalResult GatherViewOp::verify() {
+  auto tensor = cast<MemRefType>(getTensor().getType());
+  TileType tile = getResult().getType();
+  TileType indices = getIndices().getType();
+  if (tile.getMemorySpace() != MemorySpace::Global)
+    return emitOpError() << "gather views are global tiles";
+  if (tensor.getRank() != 2 || tile.getRank() != 2)
+    return emitOpError() << "gather views take a 2-D tensor to a 2-D tile";
+  if (indices.getRank() != 1 || !indices.getElementType().isInteger())
+    return emitOpError() << "row indices must be a 1-D integer tile, got "
+                         << indices;
+  if (indices.getShape()[0] != tile.getShape()[0])
+    return emitOpError() << "gathers " << tile.getShape()[0] << " rows but "
+                         << "has " << indices.getShape()[0] << " row indices";
+  if (tensor.getElementType() != tile.getElementType())
+    return emitOpError() << "tensor holds " << tensor.getElementType()
+                         << " but the tile holds " << tile.getElementType();
+  return success();
+}
+
+LogicalResult AllocOp::verify() {
+  if (getName().empty())
+    return emitOpError() << "shared buffers need a non-empty name";
+  return success();
+}
+
+LogicalResult StageOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &types) {
+  if (operands.empty())
+    return failure();
+  auto buffer = dyn_cast<BufferType>(operands[0].getType());
+  if (!buffer)
+    return emitOptionalError(loc, "expected an !argus.buffer operand");
+  types.push_back(buffer.getTile());
+  return success();
+}
+
+LogicalResult StageOp::verify() {
+  // A constant stage index can be range-checked now.
+  if (auto cst = getIndex().getDefiningOp<arith::ConstantIndexOp>()) {
+    int64_t stages = getBuffer().getType().getStages();
+    if (cst.value() < 0 || cst.value() >= stages)
+      return emitOpError() << "stage " << cst.value()
+                           << " is out of range for a buffer of " << stages
+                           << " stages";
+  }
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifySameElements(*this, getSource().getType(),
+                            getResult().getType(), "source", "result");
+}
+
+LogicalResult StoreOp::verify() {
+  return verifySameElements(*this, getValue().getType(), getDest().getType(),
+                            "value", "destination");
+}
+
+/// `threads` maps (thread, slot) to linear logical coordinates of the tile.
+static LogicalResult verifyCopy(Operation *op, TileType source, TileType dest,
+                                LayoutAttr threads, bool async) {
+  if (failed(verifySameElements(op, source, dest, "source", "destination")))
+    return failure();
+  if (async && (source.getMemorySpace() != MemorySpace::Global ||
+                dest.getMemorySpace() != MemorySpace::Shared))
+    return op->emitOpError()
+           << "asynchronous copies go from global to shared memory, got "
+           << stringifyMemorySpace(source.getMemorySpace()) << " to "
+           << stringifyMemorySpace(dest.getMemorySpace());
+  ::argus::layout::SwizzledLayout l = threads.getLayout();
+  if (l.layout.rank() != 2)
+    return op->emitOpError() << "copy thread layout \"" << l.str()
+                             << "\" must have two modes (thread, slot)";
+  if (l.cosize() > source.getNumElements())
+    return op->emitOpError()
+           << "copy thread layout \"" << l.str()
+           << "\" reaches logical coordinate " << l.cosize() - 1
+           << " outside the " << shapeStr(source.getShape()) << " tile";
+  if (KernelAttr kernel = getEnclosingKernel(op)) {
+    int64_t threadsInLayout = l.layout.mode(0).size();
+    if (threadsInLayout > kernel.getNumThreads())
+      return op->emitOpError()
+             << "copy thread layout uses " << threadsInLayout
+             << " threads but the kernel block has "
+             << kernel.getNumThreads();
+  }
+  return success();
+}
+
+LogicalResult CopyOp::verify() {
+  return verifyCopy(*this, getSource().getType(), getDest().getType(),
+                    getThreads(), /*async=*/false);
+}
+
+LogicalResult CopyAsyncOp::verify() {
+  return verifyCopy(*this, getSource().getType(), getDest().getType(),
+                    getThreads(), /*async=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaOp::verify() {
+  auto emit = [&]() { return emitOpError(); };
+  FailureOr<::argus::layout::MmaInstr> instr =
+      lookupInstruction(getInstr(), emit);
+  if (failed(instr))
+    return failure();
+
+  struct Operand {
+    StringRef name;
+    TileType type;
+    MmaOperand role;
+  } operands[] = {{"a", getA().getType(), MmaOperand::A},
+                  {"b", getB().getType(), MmaOperand::B},
+                  {"acc", getAcc().getType(), MmaOperand::C}};
+  ArrayRef<int64_t> warps;
+  bool isWgmma = StringRef(instr->name).starts_with("wgmma");
+  for (const Operand &o : operands) {
+    // wgmma reads B (and A in the .ss forms) from shared memory.
+    bool fromShared = isWgmma && (o.role == MmaOperand::B ||
+                                  (o.role == MmaOperand::A && instr->aFromShared));
+    if (fromShared) {
+      if (o.type.getMemorySpace() != MemorySpace::Shared)
+        return emitOpError() << getInstr() << " reads operand '" << o.name
+                             << "' from shared memory, but it is a "
+                             << stringifyMemorySpace(o.type.getMemorySpace())
+                             << " tile";
+      Type want = getOperandElementType(getContext(), *instr, o.role);
+      if (want && want != o.type.getElementType())
+        return emitOpError() << getInstr() << " operand '" << o.name
+                             << "' takes " << want << " elements, got "
+                             << o.type.getElementType();
+      continue;
+    }
+    if (o.type.isMemory())
+      return emitOpError() << "operand '" << o.name << "' of " << getInstr()
+                           << " must be a register tile; hint: argus.load "
+                              "it with a fragment layout";
+    auto frag = dyn_cast<FragmentAttr>(o.type.getLayout());
+    if (!frag || frag.getInstr() != getInstr() || frag.getOperand() != o.role)
+      return emitOpError() << "operand '" << o.name
+                           << "' must have layout #argus.frag<\""
+                           << getInstr() << "\", "
+                           << stringifyMmaOperand(o.role)
+                           << ", warps = [...]>, got "
+                           << (o.type.getLayout() ? o.type.getLayout()
+                                                  : Attribute())
+                           << "; hint: load it with that fragment layout";
+    if (warps.empty())
+      warps = frag.getWarps();
+    else if (frag.getWarps() != warps)
+      return emitOpError() << "operand '" << o.name << "' is spread over warps ["
+                           << frag.getWarps() << "] but operand 'a' over ["
+                           << warps << "]";
+  }
+  if (warps.empty())
+    return emitOpError() << "the accumulator needs a fragment layout";
+  ArrayRef<int64_t> a = getA().getType().getShape();
+  ArrayRef<int64_t> b = getB().getType().getShape();
+  ArrayRef<int64_t> c = getAcc().getType().getShape();
+  if (a[1] != b[0] || a[0] != c[0] || b[1] != c[1])
+    return emitOpError() << "operand shapes do not form a matrix product: a is "
+                         << shapeStr(a) << ", b is " << shapeStr(b)
+                         << ", acc is " << shapeStr(c)
+                         << "; hint: expected MxK, KxN and MxN";
+  if (KernelAttr kernel = getEnclosingKernel(*this)) {
+    StringRef family = getInstructionTarget(*instr);
+    if (!kernel.getTarget().starts_with(family.take_front(3)))
+      return emitOpError() << getInstr() << " is a " << family
+                           << " instruction but the kernel targets "
+                           << kernel.getTarget();
+    int64_t needed = warps[0] * warps[1] * instr->threads;
+    if (needed != kernel.getNumThreads())
+      return emitOpError() << "warp grid [" << warps << "] of " << getInstr()
+                           << " needs " << needed
+                           << " threads but the kernel block has "
+                           << kernel.getNumThreads();
+  }
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  TileType in = getInput().getType(), out = getResult().getType();
+  if (in.getRank() != 2 || out.getShape() != ArrayRef<int64_t>{in.getShape()[1], in.getShape()[0]})
+    return emitOpError() << "transposes a 2-D tile: "
+                         << shapeStr(in.getShape()) << " cannot become "
+                         << shapeStr(out.getShape());
+  if (in.getElementType() != out.getElementType() ||
+      in.getMemorySpace() != out.getMemorySpace())
+    return emitOpError() << "transpose keeps element type and memory space";
+  auto li = dyn_cast_or_null<LayoutAttr>(in.getLayout());
+  auto lo = dyn_cast_or_null<LayoutAttr>(out.getLayout());
+  if (bool(li) != bool(lo))
+    return emitOpError() << "input and result must both have layouts or both "
+                            "have none";
+  if (li) {
+    ::argus::layout::SwizzledLayout l = li.getLayout();
+    if (l.layout.rank() != 2)
+      return emitOpError() << "input layout must have two modes";
+    ::argus::layout::SwizzledLayout swapped = l;
+    swapped.layout = ::argus::layout::Layout::concat(
+        {l.layout.mode(1), l.layout.mode(0)});
+    if (swapped.str() != lo.getText())
+      return emitOpError() << "result layout must be the input's with its "
+                              "modes swapped: expected \""
+                           << swapped.str() << "\", got \"" << lo.getText()
+                           << "\"";
+  }
+  return success();
+}
+
+LogicalResult ReinterpretOp::verify() {
+  TileType in = getInput().getType(), out = getResult().getType();
+  if (in.getMemorySpace() != MemorySpace::Shared ||
+      out.getMemorySpace() != MemorySpace::Shared)
+    return emitOpError() << "reinterprets shared-memory tiles only";
+  return verifySameElements(*this, in, out, "input", "result");
+}
+
+LogicalResult ConvertOp::verify() {
+  TileType in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape() || in.getLayout() != out.getLayout())
+    return emitOpError() << "converts element types only: shape and layout "
+                            "must stay the same; hint: use "
+                            "argus.convert_layout to change the layout";
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  return verifySameElements(*this, getInput().getType(),
+                            getResult().getType(), "input", "result");
+}
+
+LogicalResult FillOp::verify() {
+  Type elt = getResult().getType().getElementType();
+  double v = getValue().convertToDouble();
+  if (elt.isInteger() && v != static_cast<double>(static_cast<int64_t>(v)))
+    return emitOpError() << "fill value " << v
+                         << " is not an integer but the tile holds " << elt;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  TileType in = getInput().getType(), out = getResult().getType();
+  int64_t dim = getDim();
+  if (dim >= in.getRank())
+    return emitOpError() << "reduction dimension " << dim
+                         << " is out of range for a rank-" << in.getRank()
+                         << " tile";
+  SmallVector<int64_t> expected(in.getShape());
+  expected.erase(expected.begin() + dim);
+  if (expected.empty())
+    expected.push_back(1);
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "reducing dimension " << dim << " of "
+                         << shapeStr(in.getShape()) << " gives "
+                         << shapeStr(expected) << ", not "
+                         << shapeStr(out.getShape());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "reduction keeps the element type "
+                         << in.getElementType();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  TileType in = getInput().getType(), out = getResult().getType();
+  int64_t dim = getDim();
+  if (dim >= out.getRank() || out.getRank() != in.getRank() + 1)
+    return emitOpError() << "broadcast adds one dimension: "
+                         << shapeStr(in.getShape()) << " cannot become "
+                         << shapeStr(out.getShape()) << " along dimension "
+                         << dim;
+  SmallVector<int64_t> dropped(out.getShape());
+  dropped.erase(dropped.begin() + dim);
+  if (ArrayRef<int64_t>(dropped) != in.getShape())
+    return emitOpError() << "broadcast of " << shapeStr(in.getShape())
+                         << " along dimension " << dim << " cannot give "
+                         << shapeStr(out.getShape());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "broadcast keeps the element type "
+                         << in.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tags
+//===----------------------------------------------------------------------===//
+
+static bool isIdentifier(StringRef s) {
+  if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_'))
+    return false;
+  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+LogicalResult TagOp::verify() {
+  TileType tile = getInput().getType();
+  AffineMap map = getMap();
+  if (map.getNumDims() != static_cast<unsigned>(tile.getRank()))
+    return emitOpError() << "tag map takes " << map.getNumDims()
+                         << " coordinates but the tile has rank "
+                         << tile.getRank() << "; hint: use d0..d"
+                         << tile.getRank() - 1;
+  if (map.getNumSymbols() != getSymbols().size())
+    return emitOpError() << "tag map uses " << map.getNumSymbols()
+                         << " symbols but " << getSymbols().size()
+                         << " symbol operands are given";
+  if (map.getNumResults() != getFields().size())
+    return emitOpError() << "tag map computes " << map.getNumResults()
+                         << " values for " << getFields().size() << " fields";
+  llvm::StringSet<> seen;
+  for (Attribute f : getFields()) {
+    StringRef name = cast<StringAttr>(f).getValue();
+    if (!isIdentifier(name))
+      return emitOpError() << "tag field name \"" << name
+                           << "\" is not an identifier";
+    if (name == "result")
+      return emitOpError() << "tag field name \"result\" is reserved";
+    if (!seen.insert(name).second)
+      return emitOpError() << "tag field \"" << name << "\" is defined twice";
+  }
+  return success();
+}
+
+Operation *TagAssertOp::getSite() {
+  if (Value subject = getSubject())
+    return subject.getDefiningOp();
+  return getOperation()->getPrevNode();
+}
+
+LogicalResult TagAssertOp::verify() {
+  std::string error;
+  std::unique_ptr<TagExpr> pred = parseTagPredicate(getPredicate(), error);
+  if (!pred)
+    return emitOpError() << "invalid predicate \"" << getPredicate()
+                         << "\": " << error;
+  if (!pred->isBoolean())
+    return emitOpError() << "predicate \"" << getPredicate()
+                         << "\" is an integer, not a condition; hint: "
+                            "compare it, e.g. \"a.k == b.k\"";
+  Operation *site = getSite();
+  if (!site)
+    return emitOpError() << (getSubject()
+                                 ? "the subject must be the result of the op "
+                                   "at which the assertion is checked, not a "
+                                   "block argument"
+                                 : "an assertion without a subject is "
+                                   "checked at the preceding op, but there "
+                                   "is none in this block");
+  auto named = getNamedTagOperands(site);
+  SmallVector<const TagExpr *> refs;
+  pred->collectRefs(refs);
+  for (const TagExpr *ref : refs) {
+    Value target;
+    if (ref->operand == "result") {
+      target = site->getNumResults() == 1 ? site->getResult(0) : Value();
+    } else {
+      for (auto &[name, value] : named)
+        if (name == ref->operand)
+          target = value;
+    }
+    if (!target) {
+      InFlightDiagnostic diag = emitOpError();
+      diag << "predicate names '" << ref->operand << "' (column "
+           << ref->column << ") but '" << site->getName()
+           << "' has no such operand; hint: use ";
+      llvm::interleaveComma(named, diag,
+                            [&](auto &p) { diag << "'" << p.first << "'"; });
+      diag << (named.empty() ? "'result'" : " or 'result'");
+      return diag;
+    }
+    if (std::optional<std::set<std::string>> fields = inferTagFields(target)) {
+      if (!fields->count(ref->field)) {
+        InFlightDiagnostic diag = emitOpError();
+        diag << "tag field '" << ref->field << "' of '" << ref->operand
+             << "' (column " << ref->column
+             << ") is not defined by any argus.tag reaching it";
+        if (fields->empty())
+          diag << "; hint: the value carries no tags";
+        else {
+          diag << "; known fields: ";
+          llvm::interleaveComma(*fields, diag);
+        }
+        return diag;
+      }
+    }
+  }
+  return success();
+}

@@ -1,0 +1,164 @@
+//===- TagFields.cpp - which tag fields a value carries -------------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus/Dialect/TagFields.h"
+#include "argus/Dialect/ArgusDialect.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+SmallVector<std::pair<StringRef, Value>>
+mlir::argus::getNamedTagOperands(Operation *op) {
+  using Named = SmallVector<std::pair<StringRef, Value>>;
+  return llvm::TypeSwitch<Operation *, Named>(op)
+      .Case([](MmaOp o) -> Named {
+        return {{"a", o.getA()}, {"b", o.getB()}, {"acc", o.getAcc()}};
+      })
+      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp>([](auto o) -> Named {
+        return {{"lhs", o.getLhs()}, {"rhs", o.getRhs()}};
+      })
+      .Case<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp,
+            ReduceOp, BroadcastOp, TagOp>(
+          [](auto o) -> Named { return {{"input", o.getInput()}}; })
+      .Case([](LoadOp o) -> Named { return {{"source", o.getSource()}}; })
+      .Case([](StoreOp o) -> Named {
+        return {{"value", o.getValue()}, {"dest", o.getDest()}};
+      })
+      .Case<CopyOp, CopyAsyncOp>([](auto o) -> Named {
+        return {{"source", o.getSource()}, {"dest", o.getDest()}};
+      })
+      .Default([](Operation *) -> Named { return {}; });
+}
+
+namespace {
+/// Structural walk backwards through the def-use graph. Memory is followed
+/// through its root (the viewed tensor or the allocated buffer): a load sees
+/// the fields of everything stored or copied to the same root.
+class FieldInference {
+public:
+  std::optional<std::set<std::string>> infer(Value v) {
+    if (!visiting.insert(v.getAsOpaquePointer()).second)
+      return std::set<std::string>(); // a cycle adds nothing new
+    auto result = inferUncached(v);
+    visiting.erase(v.getAsOpaquePointer());
+    return result;
+  }
+
+private:
+  llvm::DenseSet<const void *> visiting;
+
+  static std::optional<std::set<std::string>>
+  unite(std::optional<std::set<std::string>> a,
+        const std::optional<std::set<std::string>> &b) {
+    if (!a || !b)
+      return std::nullopt;
+    a->insert(b->begin(), b->end());
+    return a;
+  }
+
+  /// The value that identifies the memory a tile refers to.
+  static Value getRoot(Value tile) {
+    while (Operation *def = tile.getDefiningOp()) {
+      if (auto stage = dyn_cast<StageOp>(def))
+        return stage.getBuffer();
+      if (auto view = dyn_cast<ViewOp>(def))
+        return view.getTensor();
+      if (auto gather = dyn_cast<GatherViewOp>(def))
+        return gather.getTensor();
+      if (isa<TagOp, TransposeOp, ReinterpretOp>(def)) {
+        tile = def->getOperand(0);
+        continue;
+      }
+      break;
+    }
+    return tile;
+  }
+
+  std::optional<std::set<std::string>> inferMemory(Value tile) {
+    // Tags attached to the memory tile itself.
+    if (auto tag = tile.getDefiningOp<TagOp>()) {
+      std::set<std::string> fields;
+      for (Attribute f : tag.getFields())
+        fields.insert(cast<StringAttr>(f).getValue().str());
+      return unite(fields, inferMemory(tag.getInput()));
+    }
+    Value root = getRoot(tile);
+    Operation *scope = root.getParentRegion()->getParentOp();
+    std::optional<std::set<std::string>> fields = std::set<std::string>();
+    scope->walk([&](Operation *op) {
+      if (!fields)
+        return;
+      if (auto store = dyn_cast<StoreOp>(op)) {
+        if (getRoot(store.getDest()) == root)
+          fields = unite(fields, infer(store.getValue()));
+      } else if (auto copy = dyn_cast<CopyOp>(op)) {
+        if (getRoot(copy.getDest()) == root)
+          fields = unite(fields, infer(copy.getSource()));
+      } else if (auto copy = dyn_cast<CopyAsyncOp>(op)) {
+        if (getRoot(copy.getDest()) == root)
+          fields = unite(fields, infer(copy.getSource()));
+      }
+    });
+    return fields;
+  }
+
+  std::optional<std::set<std::string>> inferUncached(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      // Loop-carried values: the init value and every yielded value.
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0)
+        return std::nullopt;
+      unsigned i = arg.getArgNumber() - 1;
+      auto fields = infer(loop.getInitArgs()[i]);
+      return unite(fields, infer(loop.getYieldedValues()[i]));
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      return unite(infer(loop.getInitArgs()[i]),
+                   infer(loop.getYieldedValues()[i]));
+    }
+    if (auto tile = dyn_cast<TileType>(v.getType()); tile && tile.isMemory())
+      return inferMemory(v);
+    return llvm::TypeSwitch<Operation *, std::optional<std::set<std::string>>>(
+               def)
+        .Case([&](TagOp o) -> std::optional<std::set<std::string>> {
+          std::set<std::string> fields;
+          for (Attribute f : o.getFields())
+            fields.insert(cast<StringAttr>(f).getValue().str());
+          return unite(fields, infer(o.getInput()));
+        })
+        .Case([&](MmaOp o) { return infer(o.getAcc()); })
+        .Case([&](FillOp) { return std::set<std::string>(); })
+        .Case([&](LoadOp o) { return infer(o.getSource()); })
+        .Case<AddOp, SubOp, MulOp, DivOp, MaxOp>(
+            [&](auto o) -> std::optional<std::set<std::string>> {
+              // Fields of both operands, also under the operand's name.
+              auto l = infer(o.getLhs()), r = infer(o.getRhs());
+              if (!l || !r)
+                return std::nullopt;
+              std::set<std::string> fields = *l;
+              fields.insert(r->begin(), r->end());
+              for (const std::string &f : *l)
+                fields.insert("lhs." + f);
+              for (const std::string &f : *r)
+                fields.insert("rhs." + f);
+              return fields;
+            })
+        .Case<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp,
+              ReduceOp, BroadcastOp>(
+            [&](auto o) { return infer(o.getInput()); })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+};
+} // namespace
+
+std::optional<std::set<std::string>> mlir::argus::inferTagFields(Value value) {
+  return FieldInference().infer(value);
+}
