@@ -159,11 +159,17 @@ static LogicalResult verifyCopy(Operation *op, TileType source, TileType dest,
   if (l.layout.rank() != 2)
     return op->emitOpError() << "copy thread layout \"" << l.str()
                              << "\" must have two modes (thread, slot)";
-  if (l.cosize() > source.getNumElements())
+  // Every element is moved by exactly one (thread, slot).
+  if (l.swizzle || l.cosize() != source.getNumElements() ||
+      l.size() != source.getNumElements() ||
+      !::argus::layout::isBijective(l.layout))
     return op->emitOpError()
            << "copy thread layout \"" << l.str()
-           << "\" reaches logical coordinate " << l.cosize() - 1
-           << " outside the " << shapeStr(source.getShape()) << " tile";
+           << "\" must map (thread, slot) one-to-one onto the "
+           << source.getNumElements() << " elements of the "
+           << shapeStr(source.getShape())
+           << " tile (it has " << l.size() << " points reaching [0, "
+           << l.cosize() << "))";
   if (KernelAttr kernel = getEnclosingKernel(op)) {
     int64_t threadsInLayout = l.layout.mode(0).size();
     if (threadsInLayout > kernel.getNumThreads())
@@ -209,17 +215,18 @@ LogicalResult MmaOp::verify() {
     // wgmma reads B (and A in the .ss forms) from shared memory.
     bool fromShared = isWgmma && (o.role == MmaOperand::B ||
                                   (o.role == MmaOperand::A && instr->aFromShared));
+    Type want = getOperandElementType(getContext(), *instr, o.role);
+    if (want && want != o.type.getElementType())
+      return emitOpError() << getInstr() << " operand '" << o.name
+                           << "' takes " << want << " elements, got "
+                           << o.type.getElementType()
+                           << "; hint: argus.convert it first";
     if (fromShared) {
       if (o.type.getMemorySpace() != MemorySpace::Shared)
         return emitOpError() << getInstr() << " reads operand '" << o.name
                              << "' from shared memory, but it is a "
                              << stringifyMemorySpace(o.type.getMemorySpace())
                              << " tile";
-      Type want = getOperandElementType(getContext(), *instr, o.role);
-      if (want && want != o.type.getElementType())
-        return emitOpError() << getInstr() << " operand '" << o.name
-                             << "' takes " << want << " elements, got "
-                             << o.type.getElementType();
       continue;
     }
     if (o.type.isMemory())
@@ -240,7 +247,7 @@ LogicalResult MmaOp::verify() {
       warps = frag.getWarps();
     else if (frag.getWarps() != warps)
       return emitOpError() << "operand '" << o.name << "' is spread over warps ["
-                           << frag.getWarps() << "] but operand 'a' over ["
+                           << frag.getWarps() << "] but an earlier operand over ["
                            << warps << "]";
   }
   if (warps.empty())

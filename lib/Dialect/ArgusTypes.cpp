@@ -6,6 +6,7 @@
 
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Dialect/Instructions.h"
+#include "argus/Dialect/TileLayouts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -218,15 +219,13 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << warps
                          << "]; hint: each dimension must be a multiple of "
                          << op[0] * wr << "x" << op[1] * wc;
-    Type expected =
-        getOperandElementType(elementType.getContext(), *instr,
-                              frag.getOperand());
-    if (expected && expected != elementType)
-      return emitError() << frag.getInstr() << " operand "
-                         << stringifyMmaOperand(frag.getOperand())
-                         << " takes " << expected << " elements, but the tile "
-                         << "holds " << elementType;
-    return success();
+    // The fragment must also place into the tile as a plain TV layout.
+    FailureOr<::argus::layout::Layout> tv =
+        getFragmentLayout(frag, shape, emitError);
+    if (failed(tv))
+      return failure();
+    return verifyRegisterLayout(emitError, ::argus::layout::SwizzledLayout(*tv),
+                                shape, numElements);
   }
 
   auto layoutAttr = dyn_cast<LayoutAttr>(layout);
@@ -235,8 +234,13 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                           "#argus.frag attribute, got "
                        << layout;
   ::argus::layout::SwizzledLayout l = layoutAttr.getLayout();
-  if (memorySpace == MemorySpace::Register)
+  if (memorySpace == MemorySpace::Register) {
+    if (l.swizzle)
+      return emitError() << "register tile layout \"" << l.str()
+                         << "\" cannot be swizzled; hint: swizzles apply to "
+                            "shared-memory offsets";
     return verifyRegisterLayout(emitError, l, shape, numElements);
+  }
   return verifyMemoryLayout(emitError, l, shape);
 }
 
