@@ -17,6 +17,33 @@
 using namespace mlir;
 using namespace mlir::argus;
 
+/// A layout operand written as a CuTe string, or as an attribute (alias).
+/// The attribute form is parsed with a type so that a following ':' is not
+/// taken as the attribute's type.
+static ParseResult parseLayoutString(OpAsmParser &parser, LayoutAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string text;
+  if (succeeded(parser.parseOptionalString(&text))) {
+    attr = dyn_cast_or_null<LayoutAttr>(
+        LayoutAttr::parseLayoutText(parser, loc, text));
+    return success(bool(attr));
+  }
+  Attribute any;
+  if (parser.parseAttribute(any, parser.getBuilder().getNoneType()))
+    return failure();
+  attr = dyn_cast<LayoutAttr>(any);
+  if (!attr)
+    return parser.emitError(loc) << "expected a layout (a CuTe string or an "
+                                    "#argus.layout), got "
+                                 << any;
+  return success();
+}
+
+static void printLayoutString(OpAsmPrinter &printer, Operation *,
+                              LayoutAttr attr) {
+  printer << "\"" << attr.getText() << "\"";
+}
+
 #define GET_OP_CLASSES
 #include "argus/Dialect/ArgusOps.cpp.inc"
 

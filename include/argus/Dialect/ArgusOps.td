@@ -117,7 +117,8 @@ class Argus_CopyBase<string mnemonic, string kind> : Argus_Op<mnemonic> {
                        Arg<Argus_MemTile, "", [MemWrite]>:$dest,
                        Argus_LayoutAttr:$threads);
   let assemblyFormat = [{
-    $source `,` $dest `threads` $threads attr-dict `:` type($source) `,` type($dest)
+    $source `,` $dest `threads` custom<LayoutString>($threads) attr-dict `:`
+    type($source) `,` type($dest)
   }];
   let hasVerifier = 1;
 }
@@ -129,7 +130,7 @@ def Argus_CopyOp : Argus_CopyBase<"copy", "synchronous"> {
     coordinate each thread moves (which thread writes which element).
 
     ```mlir
-    argus.copy %a, %s threads #argus.layout<"(256,16):(16,1)"> : !argus.tile<128x32xf16, global>, !argus.tile<128x32xf16, shared, "...">
+    argus.copy %a, %s threads "((4,64),(8,2)):((1024,1),(128,64))" : !argus.tile<128x32xf16, global>, !argus.tile<128x32xf16, shared, "...">
     ```
   }];
 }
@@ -344,7 +345,7 @@ def Argus_TagOp : Argus_Op<"tag", [Pure, AllTypesMatch<["input", "result"]>]> {
                        StrArrayAttr:$fields, AffineMapAttr:$map);
   let results = (outs Argus_AnyTile:$result);
   let assemblyFormat = [{
-    $input (`[` $symbols^ `]`)? $fields `=` $map attr-dict `:` type($input)
+    $input `[` $symbols `]` $fields `=` $map attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,110 @@
+//===- Device.h - GPU device abstraction (CUDA / HIP via dlopen) ----------===//
+//
+// No CUDA or HIP headers or link-time dependency: the driver libraries are
+// loaded with dlopen at run time, so this builds on any machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_RUNTIME_DEVICE_H
+#define ARGUS_RUNTIME_DEVICE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace argus {
+namespace rt {
+
+enum class ModuleFormat { Auto, PTX, Cubin, Hsaco };
+
+/// Guess a module format from a file name (".ptx", ".cubin", ".hsaco",
+/// ".co"); Auto when unknown.
+ModuleFormat moduleFormatFromPath(const std::string &path);
+const char *moduleFormatName(ModuleFormat f);
+
+using DevicePtr = uint64_t;
+
+struct DeviceLimits {
+  int maxThreadsPerBlock = 1024;
+  int maxBlockDim[3] = {1024, 1024, 64};
+  int maxGridDim[3] = {2147483647, 65535, 65535};
+  int maxSharedPerBlockOptin = 48 * 1024;
+  int multiprocessors = 0;
+  int ccMajor = 0, ccMinor = 0;
+};
+
+struct LaunchConfig {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned sharedMem = 0;
+};
+
+/// Opaque handles owned by the device.
+struct ModuleHandle {
+  void *handle = nullptr;
+};
+struct FunctionHandle {
+  void *handle = nullptr;
+  std::string name;
+};
+
+class Device {
+public:
+  virtual ~Device();
+  virtual std::string backend() const = 0; ///< "cuda" or "hip"
+  virtual std::string name() const = 0;
+  virtual const DeviceLimits &limits() const = 0;
+
+  virtual DevicePtr alloc(size_t bytes) = 0;
+  virtual void free(DevicePtr p) = 0;
+  virtual void copyToDevice(DevicePtr dst, const void *src, size_t bytes) = 0;
+  virtual void copyToHost(void *dst, DevicePtr src, size_t bytes) = 0;
+  virtual void memset8(DevicePtr dst, uint8_t value, size_t bytes) = 0;
+
+  /// Load a module image; format Auto sniffs the bytes. On failure throws
+  /// RuntimeError(Module) with the JIT error log attached.
+  virtual ModuleHandle loadModule(const std::vector<char> &image,
+                                  ModuleFormat format) = 0;
+  virtual void unloadModule(ModuleHandle m) = 0;
+  virtual FunctionHandle getFunction(ModuleHandle m,
+                                     const std::string &name) = 0;
+  /// Validates the configuration against the device limits (throws
+  /// RuntimeError(Launch)), then enqueues the kernel. `args` holds pointers
+  /// to each argument value, as the driver APIs expect.
+  virtual void launch(const FunctionHandle &f, const LaunchConfig &cfg,
+                      std::vector<void *> &args) = 0;
+  virtual void synchronize() = 0;
+
+  /// Events for timing on the default stream.
+  virtual void *createEvent() = 0;
+  virtual void destroyEvent(void *e) = 0;
+  virtual void recordEvent(void *e) = 0;
+  virtual float elapsedMs(void *start, void *stop) = 0;
+
+  /// Module JIT info log of the last loadModule (may be empty).
+  std::string lastJitInfoLog;
+};
+
+struct DeviceOptions {
+  /// Libraries tried in order; injectable for tests.
+  std::vector<std::string> cudaLibraries = {"libcuda.so.1"};
+  std::vector<std::string> hipLibraries = {"libamdhip64.so"};
+  int deviceIndex = 0;
+  /// "auto", "cuda" or "hip".
+  std::string backend = "auto";
+};
+
+/// Open a device. Throws RuntimeError(NoDriver) with the message
+/// "no GPU driver found (tried libcuda.so.1, libamdhip64.so): ..." when no
+/// library loads, or when the driver reports no device.
+std::unique_ptr<Device> openDevice(const DeviceOptions &opts = {});
+
+/// Validate a launch configuration against limits; throws
+/// RuntimeError(Launch) with a clear message.
+void validateLaunch(const LaunchConfig &cfg, const DeviceLimits &limits);
+
+} // namespace rt
+} // namespace argus
+
+#endif // ARGUS_RUNTIME_DEVICE_H

@@ -1,0 +1,85 @@
+//===- Spec.h - argus-run launch specification ----------------------------===//
+#ifndef ARGUS_RUNTIME_SPEC_H
+#define ARGUS_RUNTIME_SPEC_H
+
+#include "argus/runtime/Device.h"
+#include "argus/runtime/Error.h"
+#include "argus/runtime/HostData.h"
+#include "argus/runtime/Json.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace argus {
+namespace rt {
+
+struct ArgSpec {
+  std::string name;
+  bool isBuffer = true;
+  DType dtype = DType::F32;
+  // Buffers.
+  std::vector<int64_t> shape;
+  size_t elements = 0;
+  std::string init = "zeros"; ///< random | zeros | ones | const
+  double initValue = 0;       ///< for const
+  uint64_t seed = 0;
+  double lo = -1, hi = 1;     ///< random range
+  std::string role = "input"; ///< input | output | inout
+  // Scalars.
+  double scalar = 0;
+  int64_t scalarInt = 0;
+};
+
+struct CheckSpec {
+  bool enabled = false;
+  std::string kind = "gemm";
+  int a = -1, b = -1, c = -1;
+  int64_t M = 0, N = 0, K = 0;
+  std::string layout = "row-major";
+  bool aTransposed = false, bTransposed = false;
+  double atol = 1e-2, rtol = 1e-2;
+};
+
+struct ProbeSpec {
+  bool enabled = false;
+  uint32_t capacity = 0;
+  uint32_t warpsPerBlock = 0;
+  uint32_t warpSize = 32;
+  uint32_t clockKind = 0;
+  double clockHz = 0;
+  std::map<uint32_t, std::string> regions;
+  size_t timelineWarps = 256;
+};
+
+struct LaunchSpec {
+  std::string name;
+  std::string specPath;
+  std::string modulePath; ///< resolved relative to the spec's folder
+  ModuleFormat format = ModuleFormat::Auto;
+  std::string kernel;
+  LaunchConfig launch;
+  std::vector<ArgSpec> args;
+  CheckSpec check;
+  ProbeSpec probes;
+  int warmup = 3;
+  int repetitions = 20;
+  int device = 0;
+  std::string backend = "auto";
+};
+
+/// Parse a spec object. Throws RuntimeError(Spec) whose path names the
+/// offending field ("$.args[2].dtype"). baseDir resolves relative paths.
+LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
+                           const std::string &specPath = "");
+/// Read, parse and validate a spec file (Spec errors for I/O and JSON).
+LaunchSpec loadLaunchSpec(const std::string &file);
+
+/// Read a whole file; throws RuntimeError(kind) when it cannot.
+std::string readFile(const std::string &path, ErrorKind kind);
+
+} // namespace rt
+} // namespace argus
+
+#endif // ARGUS_RUNTIME_SPEC_H

@@ -1,0 +1,359 @@
+//===- Runner.cpp - Run a launch spec end to end --------------------------===//
+#include "argus/runtime/Runner.h"
+#include "argus/runtime/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace argus {
+namespace rt {
+
+namespace {
+
+/// Frees device resources on every exit path.
+struct DeviceResources {
+  Device &dev;
+  ModuleHandle module;
+  std::vector<DevicePtr> buffers;
+  std::vector<void *> events;
+  explicit DeviceResources(Device &d) : dev(d) {}
+  ~DeviceResources() {
+    for (void *e : events)
+      dev.destroyEvent(e);
+    for (DevicePtr p : buffers)
+      dev.free(p);
+    dev.unloadModule(module);
+  }
+};
+
+Json dims(const unsigned d[3]) {
+  Json a = Json::array();
+  for (int i = 0; i < 3; ++i)
+    a.push(d[i]);
+  return a;
+}
+
+} // namespace
+
+Json timingStats(const std::vector<double> &samples) {
+  std::vector<double> s = samples;
+  std::sort(s.begin(), s.end());
+  Json t = Json::object();
+  double sum = 0;
+  for (double x : s)
+    sum += x;
+  t.set("median", field(percentile(s, 0.5), "derived"));
+  t.set("min", field(s.empty() ? 0.0 : s.front(), "derived"));
+  t.set("p90", field(percentile(s, 0.9), "derived"));
+  t.set("mean", field(s.empty() ? 0.0 : sum / s.size(), "derived"));
+  return t;
+}
+
+RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
+  RunResult res;
+  validateLaunch(spec.launch, dev.limits());
+
+  std::string image = readFile(spec.modulePath, ErrorKind::Module);
+  DeviceResources rs(dev);
+  rs.module = dev.loadModule(std::vector<char>(image.begin(), image.end()),
+                             spec.format);
+  FunctionHandle fn = dev.getFunction(rs.module, spec.kernel);
+
+  // Host images and device buffers.
+  const size_t nargs = spec.args.size();
+  std::vector<std::vector<uint8_t>> host(nargs);
+  std::vector<DevicePtr> devPtr(nargs, 0);
+  std::vector<uint64_t> scalarStore(nargs + 1, 0);
+  std::vector<void *> argPtrs;
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgSpec &a = spec.args[i];
+    if (!a.isBuffer) {
+      uint8_t *slot = reinterpret_cast<uint8_t *>(&scalarStore[i]);
+      if (isFloat(a.dtype))
+        storeElement(slot, a.dtype, 0, a.scalar);
+      else if (a.dtype == DType::I64 || a.dtype == DType::U64)
+        std::memcpy(slot, &a.scalarInt, 8);
+      else
+        storeElement(slot, a.dtype, 0, static_cast<double>(a.scalarInt));
+      argPtrs.push_back(&scalarStore[i]);
+      continue;
+    }
+    if (a.init == "random")
+      fillUniform(host[i], a.dtype, a.elements,
+                  a.seed ? a.seed : 0x9E3779B9ull * (i + 1), a.lo, a.hi);
+    else
+      fillConstant(host[i], a.dtype, a.elements,
+                   a.init == "const" ? a.initValue : 0.0);
+    devPtr[i] = dev.alloc(host[i].size());
+    rs.buffers.push_back(devPtr[i]);
+    dev.copyToDevice(devPtr[i], host[i].data(), host[i].size());
+    argPtrs.push_back(&devPtr[i]);
+  }
+
+  // Probe buffer: appended as the last kernel parameter.
+  std::vector<uint8_t> probeImage;
+  DevicePtr probePtr = 0;
+  size_t probeResetBytes = 0;
+  const ProbeSpec &ps = spec.probes;
+  if (ps.enabled) {
+    uint64_t blocks = uint64_t(spec.launch.grid[0]) * spec.launch.grid[1] *
+                      spec.launch.grid[2];
+    uint32_t slots = static_cast<uint32_t>(blocks * ps.warpsPerBlock);
+    probeImage = makeProbeBuffer(slots, ps.capacity, ps.warpsPerBlock,
+                                 ps.warpSize, ps.clockKind);
+    probeResetBytes = static_cast<size_t>(argusProbeRecordsOffset(slots));
+    probePtr = dev.alloc(probeImage.size());
+    rs.buffers.push_back(probePtr);
+    dev.copyToDevice(probePtr, probeImage.data(), probeImage.size());
+    argPtrs.push_back(&probePtr);
+  }
+  auto resetProbes = [&] {
+    if (ps.enabled)
+      dev.copyToDevice(probePtr, probeImage.data(), probeResetBytes);
+  };
+
+  // Warm-up (the first launch is synchronised so errors surface early).
+  for (int w = 0; w < spec.warmup; ++w) {
+    resetProbes();
+    dev.launch(fn, spec.launch, argPtrs);
+    if (w == 0)
+      dev.synchronize();
+  }
+  dev.synchronize();
+
+  // Timed repetitions, one event pair each.
+  void *evStart = dev.createEvent();
+  rs.events.push_back(evStart);
+  void *evStop = dev.createEvent();
+  rs.events.push_back(evStop);
+  std::vector<double> samples;
+  for (int r = 0; r < spec.repetitions; ++r) {
+    resetProbes();
+    dev.recordEvent(evStart);
+    dev.launch(fn, spec.launch, argPtrs);
+    dev.recordEvent(evStop);
+    samples.push_back(dev.elapsedMs(evStart, evStop));
+  }
+  dev.synchronize();
+
+  // Verification / probe run: original inputs, poisoned outputs (NaN),
+  // fresh probe slots.
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgSpec &a = spec.args[i];
+    if (!a.isBuffer)
+      continue;
+    if (a.role == "output")
+      dev.memset8(devPtr[i], 0xFF, host[i].size());
+    else if (a.role == "inout")
+      dev.copyToDevice(devPtr[i], host[i].data(), host[i].size());
+  }
+  resetProbes();
+  dev.launch(fn, spec.launch, argPtrs);
+  dev.synchronize();
+
+  std::vector<std::vector<uint8_t>> out(nargs);
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgSpec &a = spec.args[i];
+    if (!a.isBuffer || a.role == "input")
+      continue;
+    out[i].resize(host[i].size());
+    dev.copyToHost(out[i].data(), devPtr[i], out[i].size());
+  }
+
+  // Report.
+  Json rep = Json::object();
+  rep.set("schema", "argus.run_report/1");
+  rep.set("name", spec.name);
+  rep.set("spec", spec.specPath);
+  Json devj = Json::object();
+  devj.set("backend", dev.backend());
+  devj.set("name", dev.name());
+  devj.set("multiprocessors", dev.limits().multiprocessors);
+  rep.set("device", std::move(devj));
+  Json kj = Json::object();
+  kj.set("module", spec.modulePath);
+  kj.set("format", moduleFormatName(spec.format));
+  kj.set("name", spec.kernel);
+  kj.set("grid", dims(spec.launch.grid));
+  kj.set("block", dims(spec.launch.block));
+  kj.set("shared_mem", spec.launch.sharedMem);
+  kj.set("probe_arg", ps.enabled);
+  rep.set("kernel", std::move(kj));
+
+  Json tj = Json::object();
+  tj.set("unit", "ms");
+  tj.set("method", "device events around each launch");
+  tj.set("warmup", spec.warmup);
+  tj.set("repetitions", spec.repetitions);
+  tj.set("probes_active", ps.enabled);
+  Json sj = Json::array();
+  for (double x : samples)
+    sj.push(x);
+  tj.set("samples", field(std::move(sj), "observed"));
+  Json st = timingStats(samples);
+  for (auto &kv : st.asObject())
+    tj.set(kv.first, kv.second);
+  rep.set("timing", std::move(tj));
+  {
+    std::vector<double> s = samples;
+    std::sort(s.begin(), s.end());
+    res.medianMs = percentile(s, 0.5);
+    res.minMs = s.empty() ? 0 : s.front();
+    res.p90Ms = percentile(s, 0.9);
+  }
+
+  if (spec.check.enabled) {
+    const CheckSpec &ck = spec.check;
+    std::vector<float> ref =
+        referenceGemm(host[ck.a].data(), spec.args[ck.a].dtype,
+                      host[ck.b].data(), spec.args[ck.b].dtype, ck.M, ck.N,
+                      ck.K, ck.aTransposed, ck.bTransposed);
+    const std::vector<uint8_t> &cOut =
+        out[ck.c].empty() ? host[ck.c] : out[ck.c];
+    CompareResult cr = compareToReference(cOut.data(), spec.args[ck.c].dtype,
+                                          ref, ck.atol, ck.rtol);
+    res.checked = true;
+    res.checkPassed = cr.passed();
+    Json cj = Json::object();
+    cj.set("kind", ck.kind);
+    cj.set("provenance", "derived");
+    cj.set("passed", cr.passed());
+    cj.set("M", ck.M);
+    cj.set("N", ck.N);
+    cj.set("K", ck.K);
+    cj.set("layout", ck.layout);
+    cj.set("reference", "host GEMM, f32 accumulation");
+    cj.set("atol", ck.atol);
+    cj.set("rtol", ck.rtol);
+    cj.set("elements", static_cast<uint64_t>(cr.elements));
+    cj.set("mismatches", static_cast<uint64_t>(cr.mismatches));
+    cj.set("non_finite", static_cast<uint64_t>(cr.nonFinite));
+    cj.set("max_abs_err", cr.maxAbsErr);
+    cj.set("max_rel_err", cr.maxRelErr);
+    cj.set("rel_fro_err", cr.relFroErr);
+    if (cr.mismatches) {
+      Json fm = Json::object();
+      fm.set("index", static_cast<uint64_t>(cr.firstMismatch));
+      fm.set("row", static_cast<uint64_t>(cr.firstMismatch / ck.N));
+      fm.set("col", static_cast<uint64_t>(cr.firstMismatch % ck.N));
+      fm.set("out", cr.firstOut);
+      fm.set("ref", cr.firstRef);
+      cj.set("first_mismatch", std::move(fm));
+    } else {
+      cj.set("first_mismatch", Json());
+    }
+    rep.set("check", std::move(cj));
+    double flops = 2.0 * ck.M * ck.N * ck.K;
+    Json th = Json::object();
+    th.set("tflops_median",
+           field(res.medianMs > 0 ? flops / (res.medianMs * 1e-3) / 1e12 : 0.0,
+                 "derived"));
+    rep.set("throughput", std::move(th));
+  } else {
+    rep.set("check", Json());
+  }
+
+  if (ps.enabled) {
+    std::vector<uint8_t> pb(probeImage.size());
+    dev.copyToHost(pb.data(), probePtr, pb.size());
+    if (!opts.dumpProbesPath.empty()) {
+      std::ofstream f(opts.dumpProbesPath, std::ios::binary);
+      f.write(reinterpret_cast<const char *>(pb.data()),
+              static_cast<std::streamsize>(pb.size()));
+    }
+    DecodeOptions dopt;
+    dopt.haveExpected = true;
+    std::memcpy(&dopt.expected, probeImage.data(), sizeof(ArgusProbeHeader));
+    DecodedProbes d = decodeProbeBuffer(pb.data(), pb.size(), dopt);
+    ReportOptions ropt;
+    ropt.regionNames = ps.regions;
+    ropt.maxTimelineWarps = ps.timelineWarps;
+    rep.set("probes", buildRegionReport(d, ropt));
+    res.probeRecords = d.records;
+    res.probeDropped = d.dropped;
+    res.probeUnmatched = d.unmatchedBegin + d.unmatchedEnd;
+    if (opts.buildTrace) {
+      TraceOptions topt;
+      topt.regionNames = ps.regions;
+      topt.maxBlocks = opts.traceMaxBlocks;
+      topt.clockHz = ps.clockHz;
+      res.trace = buildChromeTrace(d, topt);
+    }
+  } else {
+    rep.set("probes", Json());
+  }
+  res.report = std::move(rep);
+  return res;
+}
+
+static std::string fmt(const char *f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+
+std::string formatSummary(const LaunchSpec &spec, const RunResult &r) {
+  std::ostringstream os;
+  const LaunchConfig &l = spec.launch;
+  os << "argus-run: " << spec.name << ": kernel " << spec.kernel << " grid "
+     << l.grid[0] << "x" << l.grid[1] << "x" << l.grid[2] << " block "
+     << l.block[0] << "x" << l.block[1] << "x" << l.block[2] << " smem "
+     << l.sharedMem;
+  if (const Json *d = r.report.find("device"))
+    if (const Json *n = d->find("name"))
+      os << " on " << n->asString();
+  os << "\n  time: median " << fmt("%.4f", r.medianMs) << " ms, min "
+     << fmt("%.4f", r.minMs) << " ms, p90 " << fmt("%.4f", r.p90Ms) << " ms ("
+     << spec.repetitions << " reps, " << spec.warmup << " warm-up)";
+  if (const Json *t = r.report.find("throughput"))
+    if (const Json *tf = t->find("tflops_median"))
+      os << ", " << fmt("%.2f", tf->find("value")->asDouble()) << " TFLOP/s";
+  os << "\n";
+  if (const Json *c = r.report.find("check"))
+    if (c->isObject()) {
+      os << "  check " << c->find("kind")->asString() << " "
+         << c->find("M")->asInt() << "x" << c->find("N")->asInt() << "x"
+         << c->find("K")->asInt() << ": " << (r.checkPassed ? "PASS" : "FAIL")
+         << " (max_abs_err " << fmt("%.3g", c->find("max_abs_err")->asDouble())
+         << ", max_rel_err " << fmt("%.3g", c->find("max_rel_err")->asDouble())
+         << ", rel_fro_err " << fmt("%.3g", c->find("rel_fro_err")->asDouble())
+         << ", mismatches " << c->find("mismatches")->asInt() << ")\n";
+    }
+  const Json *p = r.report.find("probes");
+  if (p && p->isObject()) {
+    os << "  probes: " << r.probeRecords << " records, " << r.probeDropped
+       << " dropped, " << r.probeUnmatched << " unmatched";
+    const Json &an = *p->find("buffer")->find("anomalies");
+    if (an.find("clamped_slots")->asInt() || an.find("truncated")->asBool())
+      os << ", " << an.find("clamped_slots")->asInt() << " clamped slots"
+         << (an.find("truncated")->asBool() ? ", truncated" : "");
+    os << "\n";
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "    %-14s %4s %9s %10s %10s %10s %10s %10s %10s  %s\n",
+                  "region", "id", "count", "mean", "p50", "p90", "p99", "min",
+                  "max", "unit");
+    os << line;
+    for (const Json &rg : p->find("regions")->asArray()) {
+      auto v = [&](const char *k) {
+        return rg.find(k)->find("value")->asDouble();
+      };
+      std::snprintf(line, sizeof(line),
+                    "    %-14s %4lld %9.0f %10.1f %10.1f %10.1f %10.1f %10.1f "
+                    "%10.1f  %s\n",
+                    rg.find("name")->asString().c_str(),
+                    static_cast<long long>(rg.find("id")->asInt()), v("count"),
+                    v("mean"), v("p50"), v("p90"), v("p99"), v("min"), v("max"),
+                    rg.find("unit")->asString().c_str());
+      os << line;
+    }
+  }
+  return os.str();
+}
+
+} // namespace rt
+} // namespace argus

@@ -1,0 +1,328 @@
+//===- argus-run.cpp - Run a kernel launch spec and report regions --------===//
+//
+// argus-run SPEC.json [--report OUT.json] [--trace TRACE.json] ...
+// argus-run --batch DIR [--out-dir DIR2]
+//
+// Exit codes: 0 ok, 1 runtime error, 2 bad spec / usage, 3 no GPU driver,
+// 4 bad module (PTX JIT log printed), 5 bad launch dimensions, 6 check failed.
+//
+//===----------------------------------------------------------------------===//
+#include "argus/runtime/Device.h"
+#include "argus/runtime/Error.h"
+#include "argus/runtime/Json.h"
+#include "argus/runtime/Runner.h"
+#include "argus/runtime/Spec.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+using namespace argus::rt;
+
+namespace {
+
+struct Cli {
+  std::string spec, batchDir, outDir, report, trace, dumpProbes;
+  uint32_t traceBlocks = 0xFFFFFFFFu;
+  bool validateOnly = false, quiet = false;
+  DeviceOptions dev;
+  bool deviceSet = false, backendSet = false;
+};
+
+void usage(std::ostream &os) {
+  os << "usage: argus-run SPEC.json [--report OUT.json] [--trace TRACE.json]\n"
+        "                 [--trace-blocks N] [--dump-probes BUF.bin]\n"
+        "       argus-run --batch DIR [--out-dir DIR2]\n"
+        "options: --device N  --backend auto|cuda|hip  --validate (parse "
+        "only)\n"
+        "         --cuda-lib NAME  --hip-lib NAME (driver libraries to "
+        "dlopen)\n"
+        "         --quiet\n"
+        "exit codes: 0 ok, 1 runtime error, 2 bad spec, 3 no GPU driver, "
+        "4 bad module, 5 bad launch, 6 check failed\n";
+}
+
+bool writeText(const std::string &path, const std::string &text,
+               std::string &err) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) {
+    err = "cannot write '" + path + "'";
+    return false;
+  }
+  f << text;
+  if (!f) {
+    err = "error writing '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+void printError(const RuntimeError &e) {
+  std::cerr << "argus-run: error (" << errorKindName(e.kind)
+            << "): " << e.what() << "\n";
+  if (!e.log.empty())
+    std::cerr << "---- JIT log ----\n" << e.log << "\n-----------------\n";
+}
+
+Json errorJson(const RuntimeError &e) {
+  Json j = Json::object();
+  j.set("kind", errorKindName(e.kind));
+  j.set("message", e.what());
+  j.set("path", e.path.empty() ? Json() : Json(e.path));
+  j.set("log", e.log.empty() ? Json() : Json(e.log));
+  return j;
+}
+
+std::unique_ptr<Device> cachedDevice;
+std::string cachedKey;
+std::unique_ptr<RuntimeError> cachedFailure; // batch: don't retry a dead driver
+
+Device &getDevice(const Cli &cli, const LaunchSpec &spec) {
+  DeviceOptions o = cli.dev;
+  if (!cli.deviceSet)
+    o.deviceIndex = spec.device;
+  if (!cli.backendSet)
+    o.backend = spec.backend;
+  std::string key = o.backend + "#" + std::to_string(o.deviceIndex);
+  if (cachedFailure && key == cachedKey)
+    throw *cachedFailure;
+  if (!cachedDevice || key != cachedKey) {
+    cachedDevice.reset();
+    cachedFailure.reset();
+    cachedKey = key;
+    try {
+      cachedDevice = openDevice(o);
+    } catch (const RuntimeError &e) {
+      cachedFailure = std::make_unique<RuntimeError>(e);
+      throw;
+    }
+  }
+  return *cachedDevice;
+}
+
+/// Runs one spec; fills `entry` (batch results) and returns the exit code.
+int runOne(const Cli &cli, const std::string &specFile,
+           const std::string &reportPath, const std::string &tracePath,
+           Json &entry) {
+  entry.set("spec", specFile);
+  try {
+    LaunchSpec spec = loadLaunchSpec(specFile);
+    entry.set("name", spec.name);
+    if (cli.validateOnly) {
+      entry.set("status", "valid");
+      entry.set("exit_code", 0);
+      if (!cli.quiet)
+        std::cout << "argus-run: " << specFile << ": spec is valid\n";
+      return 0;
+    }
+    Device &dev = getDevice(cli, spec);
+    RunOptions ro;
+    ro.traceMaxBlocks = cli.traceBlocks;
+    ro.buildTrace = !tracePath.empty();
+    ro.dumpProbesPath = cli.dumpProbes;
+    RunResult r = runSpec(dev, spec, ro);
+    std::string err;
+    if (!reportPath.empty()) {
+      if (!writeText(reportPath, r.report.dump(1) + "\n", err))
+        throw RuntimeError(ErrorKind::Runtime, err);
+      entry.set("report", reportPath);
+    }
+    if (!tracePath.empty() && !r.trace.isNull()) {
+      if (!writeText(tracePath, r.trace.dump() + "\n", err))
+        throw RuntimeError(ErrorKind::Runtime, err);
+      entry.set("trace", tracePath);
+    }
+    if (!cli.quiet)
+      std::cout << formatSummary(spec, r);
+    int code = r.checked && !r.checkPassed ? 6 : 0;
+    entry.set("status", code == 0 ? "ok" : "check_failed");
+    entry.set("exit_code", code);
+    Json t = Json::object();
+    t.set("median", r.medianMs);
+    t.set("min", r.minMs);
+    t.set("p90", r.p90Ms);
+    entry.set("time_ms", std::move(t));
+    if (const Json *c = r.report.find("check"))
+      if (c->isObject()) {
+        Json cj = Json::object();
+        for (const char *k : {"passed", "mismatches", "max_abs_err",
+                              "max_rel_err", "rel_fro_err"})
+          cj.set(k, *c->find(k));
+        entry.set("check", std::move(cj));
+      }
+    if (const Json *th = r.report.find("throughput"))
+      entry.set("tflops", *th->find("tflops_median")->find("value"));
+    if (!r.trace.isNull() || r.probeRecords) {
+      Json pj = Json::object();
+      pj.set("records", r.probeRecords);
+      pj.set("dropped", r.probeDropped);
+      pj.set("unmatched", r.probeUnmatched);
+      entry.set("probes", std::move(pj));
+    }
+    entry.set("error", Json());
+    if (code == 6)
+      std::cerr << "argus-run: " << specFile
+                << ": result check FAILED (see report)\n";
+    return code;
+  } catch (const RuntimeError &e) {
+    printError(e);
+    entry.set("status", "error");
+    entry.set("exit_code", static_cast<int>(e.kind));
+    entry.set("error", errorJson(e));
+    return static_cast<int>(e.kind);
+  } catch (const std::exception &e) {
+    std::cerr << "argus-run: internal error: " << e.what() << "\n";
+    entry.set("status", "error");
+    entry.set("exit_code", 1);
+    entry.set("error", errorJson(RuntimeError(ErrorKind::Runtime, e.what())));
+    return 1;
+  }
+}
+
+bool endsWith(const std::string &s, const std::string &suf) {
+  return s.size() >= suf.size() &&
+         s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+int runBatch(const Cli &cli) {
+  std::vector<std::string> files;
+  DIR *d = opendir(cli.batchDir.c_str());
+  if (!d) {
+    std::cerr << "argus-run: cannot open directory '" << cli.batchDir << "'\n";
+    return 2;
+  }
+  while (dirent *e = readdir(d)) {
+    std::string n = e->d_name;
+    if (!endsWith(n, ".json") || n == "results.json" ||
+        endsWith(n, ".report.json") || endsWith(n, ".trace.json"))
+      continue;
+    files.push_back(n);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  std::string outDir = cli.outDir.empty() ? cli.batchDir + "/out" : cli.outDir;
+  mkdir(outDir.c_str(), 0755);
+  Json results = Json::array();
+  int ok = 0, failed = 0;
+  bool allNoDriver = !files.empty();
+  for (const auto &f : files) {
+    std::string stem = f.substr(0, f.size() - 5);
+    Json entry = Json::object();
+    int code = runOne(
+        cli, cli.batchDir + "/" + f,
+        cli.validateOnly ? "" : outDir + "/" + stem + ".report.json",
+        cli.validateOnly ? "" : outDir + "/" + stem + ".trace.json", entry);
+    (code == 0 ? ok : failed)++;
+    if (code != 3)
+      allNoDriver = false;
+    results.push(std::move(entry));
+  }
+  Json doc = Json::object();
+  doc.set("schema", "argus.batch_results/1");
+  doc.set("dir", cli.batchDir);
+  doc.set("total", static_cast<uint64_t>(files.size()));
+  doc.set("ok", ok);
+  doc.set("failed", failed);
+  doc.set("results", std::move(results));
+  std::string err;
+  std::string path = cli.batchDir + "/results.json";
+  if (!writeText(path, doc.dump(1) + "\n", err)) {
+    std::cerr << "argus-run: " << err << "\n";
+    return 1;
+  }
+  if (!cli.quiet)
+    std::cout << "argus-run: batch " << cli.batchDir << ": " << ok << "/"
+              << files.size() << " ok; results in " << path << "\n";
+  if (allNoDriver)
+    return 3;
+  return failed ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    Cli cli;
+    std::vector<std::string> cudaLibs, hipLibs;
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      auto value = [&](const char *opt) -> std::string {
+        if (i + 1 >= argc) {
+          std::cerr << "argus-run: " << opt << " needs a value\n";
+          std::exit(2);
+        }
+        return argv[++i];
+      };
+      if (a == "-h" || a == "--help") {
+        usage(std::cout);
+        return 0;
+      } else if (a == "--report" || a == "-o") {
+        cli.report = value("--report");
+      } else if (a == "--trace") {
+        cli.trace = value("--trace");
+      } else if (a == "--trace-blocks") {
+        cli.traceBlocks = static_cast<uint32_t>(
+            std::strtoul(value("--trace-blocks").c_str(), nullptr, 10));
+      } else if (a == "--dump-probes") {
+        cli.dumpProbes = value("--dump-probes");
+      } else if (a == "--batch") {
+        cli.batchDir = value("--batch");
+      } else if (a == "--out-dir") {
+        cli.outDir = value("--out-dir");
+      } else if (a == "--device") {
+        cli.dev.deviceIndex = std::atoi(value("--device").c_str());
+        cli.deviceSet = true;
+      } else if (a == "--backend") {
+        cli.dev.backend = value("--backend");
+        cli.backendSet = true;
+      } else if (a == "--cuda-lib") {
+        cudaLibs.push_back(value("--cuda-lib"));
+      } else if (a == "--hip-lib") {
+        hipLibs.push_back(value("--hip-lib"));
+      } else if (a == "--validate") {
+        cli.validateOnly = true;
+      } else if (a == "--quiet" || a == "-q") {
+        cli.quiet = true;
+      } else if (!a.empty() && a[0] == '-') {
+        std::cerr << "argus-run: unknown option '" << a << "'\n";
+        usage(std::cerr);
+        return 2;
+      } else if (cli.spec.empty()) {
+        cli.spec = a;
+      } else {
+        std::cerr << "argus-run: more than one spec given\n";
+        return 2;
+      }
+    }
+    if (!cudaLibs.empty())
+      cli.dev.cudaLibraries = cudaLibs;
+    if (!hipLibs.empty())
+      cli.dev.hipLibraries = hipLibs;
+    if (!cli.batchDir.empty()) {
+      if (!cli.spec.empty()) {
+        std::cerr << "argus-run: give either SPEC.json or --batch DIR\n";
+        return 2;
+      }
+      return runBatch(cli);
+    }
+    if (cli.spec.empty()) {
+      usage(std::cerr);
+      return 2;
+    }
+    Json entry = Json::object();
+    return runOne(cli, cli.spec, cli.report, cli.trace, entry);
+  } catch (const std::exception &e) {
+    std::cerr << "argus-run: internal error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "argus-run: internal error\n";
+    return 1;
+  }
+}

@@ -1,0 +1,81 @@
+//===- HostDataTest.cpp - dtype conversion, fills, GEMM reference ---------===//
+#include "argus/runtime/HostData.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+using namespace argus::rt;
+
+TEST_CASE("half and bf16 conversions", "[hostdata]") {
+  CHECK(floatToHalf(1.0f) == 0x3C00);
+  CHECK(floatToHalf(-2.0f) == 0xC000);
+  CHECK(floatToHalf(65504.0f) == 0x7BFF);
+  CHECK(floatToHalf(1e6f) == 0x7C00);
+  CHECK(floatToHalf(5.960464477539063e-08f) == 0x0001); // smallest subnormal
+  CHECK(halfToFloat(0x0001) == Approx(5.960464477539063e-08));
+  CHECK(floatToHalf(1.0f + 1.0f / 2048) == 0x3C00); // tie to even
+  CHECK(floatToHalf(1.0f + 3.0f / 2048) == 0x3C02);
+  CHECK(std::isnan(halfToFloat(floatToHalf(NAN))));
+  for (uint32_t h = 0; h < 0x7C00; ++h) // every finite positive half
+    REQUIRE(floatToHalf(halfToFloat(static_cast<uint16_t>(h))) == h);
+  CHECK(floatToBf16(1.0f) == 0x3F80);
+  CHECK(bf16ToFloat(0x4049) == Approx(3.140625));
+  CHECK(floatToBf16(1.00390625f) == 0x3F80); // tie to even
+}
+
+TEST_CASE("deterministic uniform fill", "[hostdata]") {
+  std::vector<uint8_t> a, b, c;
+  fillUniform(a, DType::F16, 1000, 42, -1, 1);
+  fillUniform(b, DType::F16, 1000, 42, -1, 1);
+  fillUniform(c, DType::F16, 1000, 43, -1, 1);
+  CHECK(a == b);
+  CHECK(a != c);
+  double lo = 1, hi = -1, sum = 0;
+  for (size_t i = 0; i < 1000; ++i) {
+    double v = loadElement(a.data(), DType::F16, i);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  CHECK(lo >= -1);
+  CHECK(hi <= 1);
+  CHECK(std::fabs(sum / 1000) < 0.1);
+  std::vector<uint8_t> ones;
+  fillConstant(ones, DType::BF16, 4, 1.0);
+  CHECK(loadElement(ones.data(), DType::BF16, 3) == 1.0);
+}
+
+TEST_CASE("GEMM reference and comparison", "[hostdata]") {
+  // A = [[1,2],[3,4]] (2x2), B = [[5,6,7],[8,9,10]] (2x3)
+  std::vector<uint8_t> A(4 * 4), B(6 * 4), Bt(6 * 4);
+  float a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8, 9, 10};
+  for (int i = 0; i < 4; ++i)
+    storeElement(A.data(), DType::F32, i, a[i]);
+  for (int i = 0; i < 6; ++i)
+    storeElement(B.data(), DType::F32, i, b[i]);
+  for (int k = 0; k < 2; ++k)
+    for (int n = 0; n < 3; ++n)
+      storeElement(Bt.data(), DType::F32, n * 2 + k, b[k * 3 + n]);
+  auto C = referenceGemm(A.data(), DType::F32, B.data(), DType::F32, 2, 3, 2,
+                         false, false);
+  std::vector<float> expect = {21, 24, 27, 47, 54, 61};
+  CHECK(C == expect);
+  CHECK(referenceGemm(A.data(), DType::F32, Bt.data(), DType::F32, 2, 3, 2,
+                      false, true) == expect);
+  std::vector<uint8_t> out(6 * 4);
+  for (int i = 0; i < 6; ++i)
+    storeElement(out.data(), DType::F32, i, expect[i]);
+  CompareResult ok = compareToReference(out.data(), DType::F32, C, 0, 0);
+  CHECK(ok.passed());
+  storeElement(out.data(), DType::F32, 4, 55);
+  CompareResult bad = compareToReference(out.data(), DType::F32, C, 0.5, 0);
+  CHECK_FALSE(bad.passed());
+  CHECK(bad.mismatches == 1);
+  CHECK(bad.firstMismatch == 4);
+  CHECK(bad.maxAbsErr == Approx(1));
+  CHECK(bad.maxRelErr == Approx(1.0 / 54));
+  storeElement(out.data(), DType::F32, 4, NAN);
+  CompareResult nan = compareToReference(out.data(), DType::F32, C, 100, 100);
+  CHECK_FALSE(nan.passed());
+  CHECK(nan.nonFinite == 1);
+}

@@ -1,0 +1,122 @@
+//===- SpecTest.cpp - launch spec parsing and its errors ------------------===//
+#include "argus/runtime/Spec.h"
+#include "argus/runtime/Error.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+using namespace argus::rt;
+
+namespace {
+const char *kGood = R"({
+  "module": "probe_gemm.ptx", "kernel": "probe_gemm",
+  "grid": [4, 4], "block": [128], "shared_mem": 0,
+  "args": [
+    {"name": "A", "dtype": "f16", "shape": [128, 64], "init": "random", "seed": 1},
+    {"name": "B", "dtype": "f16", "shape": [64, 128], "init": "random", "seed": 2, "range": [-2, 2]},
+    {"name": "C", "dtype": "f32", "shape": [128, 128], "role": "output"},
+    {"name": "M", "dtype": "i32", "value": 128}
+  ],
+  "check": {"kind": "gemm", "A": 0, "B": 1, "C": 2, "M": 128, "N": 128, "K": 64,
+            "layout": "row-major", "atol": 1e-2, "rtol": 1e-2},
+  "probes": {"capacity_per_warp": 64, "regions": {"1": "load_tile", "2": "mma"}},
+  "warmup": 1, "repetitions": 5
+})";
+
+std::string specErrorPath(const std::string &mutated) {
+  try {
+    parseLaunchSpec(Json::parse(mutated), "/base");
+  } catch (const RuntimeError &e) {
+    CHECK(e.kind == ErrorKind::Spec);
+    return e.path;
+  }
+  return "<no error>";
+}
+
+std::string replace(std::string s, const std::string &from,
+                    const std::string &to) {
+  size_t p = s.find(from);
+  REQUIRE(p != std::string::npos);
+  return s.replace(p, from.size(), to);
+}
+} // namespace
+
+TEST_CASE("a good spec parses", "[spec]") {
+  LaunchSpec s = parseLaunchSpec(Json::parse(kGood), "/base");
+  CHECK(s.modulePath == "/base/probe_gemm.ptx");
+  CHECK(s.format == ModuleFormat::PTX);
+  CHECK(s.launch.grid[0] == 4);
+  CHECK(s.launch.grid[1] == 4);
+  CHECK(s.launch.grid[2] == 1);
+  CHECK(s.launch.block[0] == 128);
+  REQUIRE(s.args.size() == 4);
+  CHECK(s.args[0].dtype == DType::F16);
+  CHECK(s.args[0].elements == 128 * 64);
+  CHECK(s.args[1].hi == 2);
+  CHECK(s.args[2].role == "output");
+  CHECK(s.args[2].init == "zeros");
+  CHECK_FALSE(s.args[3].isBuffer);
+  CHECK(s.args[3].scalarInt == 128);
+  CHECK(s.check.enabled);
+  CHECK(s.check.K == 64);
+  CHECK(s.probes.enabled);
+  CHECK(s.probes.warpsPerBlock == 4); // derived from the block size
+  CHECK(s.probes.regions.at(2) == "mma");
+  CHECK(s.repetitions == 5);
+}
+
+TEST_CASE("spec errors name the bad field", "[spec]") {
+  std::string g = kGood;
+  CHECK(specErrorPath(replace(g, "\"dtype\": \"f16\"", "\"dtype\": \"f17\"")) ==
+        "$.args[0].dtype");
+  CHECK(specErrorPath(replace(g, "\"shape\": [64, 128]",
+                              "\"shape\": [64, -1]")) == "$.args[1].shape[1]");
+  CHECK(specErrorPath(replace(g, "\"kernel\": \"probe_gemm\",", "")) ==
+        "$.kernel");
+  CHECK(specErrorPath(replace(g, "\"grid\": [4, 4]", "\"grid\": \"big\"")) ==
+        "$.grid");
+  CHECK(specErrorPath(replace(g, "\"C\": 2,", "\"C\": 3,")) == "$.check.C");
+  CHECK(specErrorPath(replace(g, "\"C\": 2,", "\"C\": 9,")) == "$.check.C");
+  CHECK(specErrorPath(replace(g, "\"K\": 64", "\"K\": 65")) == "$.check.A");
+  CHECK(specErrorPath(replace(g, "\"capacity_per_warp\": 64",
+                              "\"capacity_per_warp\": 0")) ==
+        "$.probes.capacity_per_warp");
+  CHECK(specErrorPath(
+            replace(g, "\"1\": \"load_tile\"", "\"one\": \"load_tile\"")) ==
+        "$.probes.regions.one");
+  CHECK(specErrorPath(replace(g, "\"warmup\"", "\"warm_up\"")) == "$.warm_up");
+  CHECK(specErrorPath(replace(g, "\"role\": \"output\"",
+                              "\"role\": \"out\"")) == "$.args[2].role");
+  CHECK(specErrorPath(replace(g, "\"value\": 128", "\"value\": 1.5")) ==
+        "$.args[3].value");
+  CHECK(specErrorPath("[1, 2]") == "$");
+}
+
+TEST_CASE("spec files: missing file and bad JSON are spec errors", "[spec]") {
+  try {
+    loadLaunchSpec("/nonexistent/argus/spec.json");
+    FAIL("no throw");
+  } catch (const RuntimeError &e) {
+    CHECK(e.kind == ErrorKind::Spec);
+  }
+  std::string path = std::string(ARGUS_TEST_TMPDIR) + "/bad_spec.json";
+  {
+    std::ofstream f(path);
+    f << "{\n \"module\": \"x.ptx\",\n \"kernel\": }\n";
+  }
+  try {
+    loadLaunchSpec(path);
+    FAIL("no throw");
+  } catch (const RuntimeError &e) {
+    CHECK(e.kind == ErrorKind::Spec);
+    CHECK(std::string(e.what()).find("line 3") != std::string::npos);
+  }
+  std::string good = std::string(ARGUS_TEST_TMPDIR) + "/my_gemm.json";
+  {
+    std::ofstream f(good);
+    f << kGood;
+  }
+  LaunchSpec s = loadLaunchSpec(good);
+  CHECK(s.name == "my_gemm");
+  CHECK(s.modulePath == std::string(ARGUS_TEST_TMPDIR) + "/probe_gemm.ptx");
+}
