@@ -25,7 +25,8 @@ void ArgusDialect::initialize() {
 LogicalResult ArgusDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
   if (attr.getName() != getKernelAttrName())
-    return op->emitError() << "unknown argus attribute '" << attr.getName()
+    return op->emitError() << "unknown argus attribute '"
+                           << attr.getName().getValue()
                            << "'; hint: the dialect defines only '"
                            << getKernelAttrName() << "'";
   if (!isa<KernelAttr>(attr.getValue()))

@@ -1,0 +1,262 @@
+//===- Instructions.cpp - Hardware instruction layout descriptors ---------===//
+//
+// The TV layouts below were derived from the vendors' fragment tables:
+//  * NVIDIA PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point
+//    type" (groupID = lane / 4, threadID_in_group = lane % 4) and "Register
+//    Fragments and Shared Memory Matrix Layouts" for wgmma .m64nNk16;
+//    "Warp-level matrix load instruction: ldmatrix".
+//  * AMD CDNA3 ISA / AMD Matrix Instruction Calculator for gfx942 MFMA
+//    (e.g. 32x32x8 f16: A[i][k] in lane i + 32*(k/4), item k%4;
+//    D[i][j] in lane j + 32*((i/4)%2), item i%4 + 4*(i/8)).
+// The unit tests check them entry by entry against those formulas.
+//
+//===----------------------------------------------------------------------===//
+#include "argus/Layout/Instructions.h"
+#include "argus/Layout/Parse.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace argus::layout;
+
+namespace {
+Layout L(const std::string &s) { return llvm::cantFail(parsePlainLayout(s)); }
+
+std::pair<int, int> split(int64_t flat, int rows) {
+  return {int(flat % rows), int(flat / rows)};
+}
+
+MmaInstr mfma(const char *name, int m, int n, int k, const char *ty, int inRegs,
+              const char *a, const char *c) {
+  MmaInstr r;
+  r.name = name;
+  r.target = MmaInstr::Target::GFX942;
+  r.M = m;
+  r.N = n;
+  r.K = k;
+  r.aType = r.bType = ty;
+  r.cType = "f32";
+  r.threads = 64;
+  r.aRegs = r.bRegs = inRegs;
+  r.cRegs = m * n / 64;
+  r.A.tv = L(a);
+  r.B.tv = L(a); // B (K x N) in n + N*k mirrors A (M x K) in m + M*k.
+  r.C.tv = L(c);
+  return r;
+}
+
+std::vector<MmaInstr> mfmaTable() {
+  const char *a32x8 = "((32,2),4):((1,128),32)";
+  const char *a16x16 = "((16,4),4):((1,64),16)";
+  const char *c32 = "((32,2),(4,4)):((32,4),(1,8))";
+  const char *c16 = "((16,4),4):((16,4),1)";
+  return {
+      mfma("v_mfma_f32_32x32x8_f16", 32, 32, 8, "f16", 4, a32x8, c32),
+      mfma("v_mfma_f32_16x16x16_f16", 16, 16, 16, "f16", 4, a16x16, c16),
+      mfma("v_mfma_f32_32x32x8_bf16", 32, 32, 8, "bf16", 4, a32x8, c32),
+      mfma("v_mfma_f32_16x16x16_bf16", 16, 16, 16, "bf16", 4, a16x16, c16),
+      mfma("v_mfma_f32_32x32x16_fp8_fp8", 32, 32, 16, "f8E4M3FNUZ", 8,
+           "((32,2),8):((1,256),32)", c32),
+      mfma("v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, "f8E4M3FNUZ", 8,
+           "((16,4),8):((1,128),16)", c16),
+  };
+}
+
+MmaInstr mmaSync(const char *name, const char *ty) {
+  MmaInstr r;
+  r.name = name;
+  r.target = MmaInstr::Target::SM90;
+  r.M = 16;
+  r.N = 8;
+  r.K = 16;
+  r.aType = r.bType = ty;
+  r.cType = "f32";
+  r.threads = 32;
+  r.aRegs = 8;
+  r.bRegs = 4;
+  r.cRegs = 4;
+  r.A.tv = L("((4,8),(2,2,2)):((32,1),(16,8,128))");
+  r.B.tv = L("((4,8),(2,2)):((16,1),(8,64))");
+  r.C.tv = L("((4,8),(2,2)):((32,1),(16,8))");
+  return r;
+}
+
+std::optional<MmaInstr> wgmma(int n, llvm::StringRef ty, bool ss) {
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return std::nullopt;
+  MmaInstr r;
+  r.name = "wgmma.m64n" + std::to_string(n) + "k16.f32." + ty.str() +
+           (ss ? ".ss" : "");
+  r.target = MmaInstr::Target::SM90;
+  r.M = 64;
+  r.N = n;
+  r.K = 16;
+  r.aType = r.bType = ty.str();
+  r.cType = "f32";
+  r.threads = 128;
+  r.aFromShared = ss;
+  r.bFromShared = true;
+  if (ss) {
+    r.aRegs = 64 * 16;
+    r.A.tv = L("(128,(64,16)):(0,(1,64))");
+  } else {
+    r.aRegs = 8;
+    r.A.tv = L("((4,8,4),(2,2,2)):((128,1,16),(64,8,512))");
+  }
+  r.bRegs = n * 16;
+  std::string ns = std::to_string(n);
+  r.B.tv = L("(128,(" + ns + ",16)):(0,(1," + ns + "))");
+  r.cRegs = n / 2;
+  r.C.tv = L("((4,8,4),(2,2," + std::to_string(n / 8) +
+             ")):((128,1,16),(64,8,512))");
+  return r;
+}
+} // namespace
+
+std::pair<int, int> MmaInstr::aCoord(int thread, int value) const {
+  return split(A.tv(IntTuple::tuple({thread, value})), M);
+}
+
+std::pair<int, int> MmaInstr::bCoord(int thread, int value) const {
+  auto [n, k] = split(B.tv(IntTuple::tuple({thread, value})), N);
+  return {k, n};
+}
+
+std::pair<int, int> MmaInstr::cCoord(int thread, int value) const {
+  return split(C.tv(IntTuple::tuple({thread, value})), M);
+}
+
+std::optional<MmaInstr> argus::layout::lookupMmaInstr(llvm::StringRef name) {
+  for (MmaInstr &i : mfmaTable())
+    if (i.name == name)
+      return i;
+  if (name == "mma.m16n8k16.f32.f16")
+    return mmaSync("mma.m16n8k16.f32.f16", "f16");
+  if (name == "mma.m16n8k16.f32.bf16")
+    return mmaSync("mma.m16n8k16.f32.bf16", "bf16");
+  llvm::StringRef rest = name;
+  if (!rest.consume_front("wgmma.m64n"))
+    return std::nullopt;
+  unsigned n;
+  if (rest.consumeInteger(10, n) || !rest.consume_front("k16.f32."))
+    return std::nullopt;
+  bool ss = rest.consume_back(".ss");
+  if (rest != "f16" && rest != "bf16")
+    return std::nullopt;
+  auto r = wgmma(int(n), rest, ss);
+  if (r && r->name != name) // reject e.g. leading zeros
+    return std::nullopt;
+  return r;
+}
+
+std::vector<std::string> argus::layout::knownMmaInstrNames() {
+  std::vector<std::string> r;
+  for (MmaInstr &i : mfmaTable())
+    r.push_back(i.name);
+  r.push_back("mma.m16n8k16.f32.f16");
+  r.push_back("mma.m16n8k16.f32.bf16");
+  for (int n : {8, 16, 32, 64, 128, 256})
+    for (const char *ty : {"f16", "bf16"})
+      for (bool ss : {false, true})
+        r.push_back(wgmma(n, ty, ss)->name);
+  return r;
+}
+
+std::string argus::layout::closestMmaInstrName(llvm::StringRef name) {
+  std::string best;
+  unsigned bestD = ~0u;
+  for (const std::string &k : knownMmaInstrNames()) {
+    unsigned d = llvm::StringRef(k).edit_distance(name);
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return best;
+}
+
+LdMatrixInstr::Elem LdMatrixInstr::coord(int lane, int value) const {
+  int64_t f = tv(IntTuple::tuple({lane, value}));
+  return {int(f / 64), int((f % 64) / 8), int(f % 8)};
+}
+
+std::optional<LdMatrixInstr>
+argus::layout::lookupLdMatrix(llvm::StringRef name) {
+  llvm::StringRef rest = name;
+  if (!rest.consume_front("ldmatrix.x"))
+    return std::nullopt;
+  unsigned n;
+  if (rest.consumeInteger(10, n) || (n != 1 && n != 2 && n != 4))
+    return std::nullopt;
+  bool trans = rest.consume_front(".trans");
+  if (!rest.empty())
+    return std::nullopt;
+  LdMatrixInstr r;
+  r.name = name.str();
+  r.numMatrices = int(n);
+  r.transposed = trans;
+  r.values = 2 * int(n);
+  std::string ns = std::to_string(n);
+  // Non-transposed: lane l holds row l/4, cols 2*(l%4) + {0,1} of each
+  // matrix. Transposed: the same register positions receive the transpose:
+  // row 2*(l%4) + v, col l/4.
+  r.tv = trans ? L("((4,8),(2," + ns + ")):((16,1),(8,64))")
+               : L("((4,8),(2," + ns + ")):((2,8),(1,64))");
+  r.rowAddrLane = L("(8," + ns + "):(1,8)");
+  return r;
+}
+
+llvm::Expected<SmemSwizzleAtom>
+argus::layout::smemSwizzleAtom(SmemSwizzle mode, int elementBits) {
+  int logE;
+  switch (elementBits) {
+  case 8:
+    logE = 0;
+    break;
+  case 16:
+    logE = 1;
+    break;
+  case 32:
+    logE = 2;
+    break;
+  default:
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "smem swizzle atom: element size " +
+                                       std::to_string(elementBits) +
+                                       " bits is not 8, 16 or 32");
+  }
+  int logW = 4 + int(mode); // 16, 32, 64, 128 bytes
+  int b = int(mode);
+  int cols = (1 << logW) >> logE;
+  Layout atom = Layout(IntTuple::tuple({8, cols}), IntTuple::tuple({cols, 1}));
+  SmemSwizzleAtom r{mode, llvm::cantFail(Swizzle::get(b, 4, 3)),
+                    SwizzledLayout(atom)};
+  if (mode != SmemSwizzle::None)
+    r.atom.swizzle = llvm::cantFail(Swizzle::get(b, 4 - logE, 3));
+  return r;
+}
+
+std::optional<SmemSwizzle> argus::layout::parseSmemSwizzle(llvm::StringRef s) {
+  if (s == "none")
+    return SmemSwizzle::None;
+  if (s == "32B")
+    return SmemSwizzle::B32;
+  if (s == "64B")
+    return SmemSwizzle::B64;
+  if (s == "128B")
+    return SmemSwizzle::B128;
+  return std::nullopt;
+}
+
+llvm::StringRef argus::layout::toString(SmemSwizzle s) {
+  switch (s) {
+  case SmemSwizzle::None:
+    return "none";
+  case SmemSwizzle::B32:
+    return "32B";
+  case SmemSwizzle::B64:
+    return "64B";
+  case SmemSwizzle::B128:
+    return "128B";
+  }
+  return "none";
+}
