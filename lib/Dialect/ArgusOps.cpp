@@ -470,6 +470,9 @@ LogicalResult TagAssertOp::verify() {
                                  : "an assertion without a subject is "
                                    "checked at the preceding op, but there "
                                    "is none in this block");
+  // A malformed site is reported by its own verifier.
+  if (!isWellFormed(site))
+    return success();
   auto named = getNamedTagOperands(site);
   SmallVector<const TagExpr *> refs;
   pred->collectRefs(refs);

@@ -61,10 +61,12 @@ LogicalResult RegionBeginOp::verify() {
       // An end of an outer region inside ours: the regions cross.
       InFlightDiagnostic diag =
           emitOpError() << "region \"" << getName() << "\" (id " << id
-                        << ") crosses the region with id " << end.getId()
-                        << ", which ends before it; hint: regions nest and "
+                        << ") is interrupted by the end of region id "
+                        << end.getId()
+                        << " before its own end; hint: regions nest and "
                            "never cross";
-      diag.attachNote(end.getLoc()) << "the other region ends here";
+      diag.attachNote(end.getLoc()) << "region id " << end.getId()
+                                     << " ends here";
       return diag;
     }
     // An inner region closing out of order; its own verifier reports it.

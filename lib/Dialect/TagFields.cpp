@@ -7,6 +7,7 @@
 #include "argus/Dialect/TagFields.h"
 #include "argus/Dialect/ArgusDialect.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -34,6 +35,25 @@ mlir::argus::getNamedTagOperands(Operation *op) {
         return {{"source", o.getSource()}, {"dest", o.getDest()}};
       })
       .Default([](Operation *) -> Named { return {}; });
+}
+
+/// Op verifiers run in program order, so this inference may meet ops that
+/// are not verified yet (and may be malformed): only look through ops whose
+/// invariants hold, with their diagnostics silenced.
+bool mlir::argus::isWellFormed(Operation *op) {
+  ScopedDiagnosticHandler silence(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+  if (failed(op->getName().verifyInvariants(op)))
+    return false;
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    Block *body = loop.getBody();
+    if (body->empty() || !isa<scf::YieldOp>(body->back()))
+      return false;
+    unsigned n = loop.getInitArgs().size();
+    return body->back().getNumOperands() == n &&
+           loop.getRegionIterArgs().size() == n && loop.getNumResults() == n;
+  }
+  return true;
 }
 
 namespace {
@@ -65,6 +85,8 @@ private:
   /// The value that identifies the memory a tile refers to.
   static Value getRoot(Value tile) {
     while (Operation *def = tile.getDefiningOp()) {
+      if (!isWellFormed(def))
+        break;
       if (auto stage = dyn_cast<StageOp>(def))
         return stage.getBuffer();
       if (auto view = dyn_cast<ViewOp>(def))
@@ -90,10 +112,16 @@ private:
     }
     Value root = getRoot(tile);
     Operation *scope = root.getParentRegion()->getParentOp();
+    if (!scope)
+      return std::nullopt;
     std::optional<std::set<std::string>> fields = std::set<std::string>();
     scope->walk([&](Operation *op) {
       if (!fields)
         return;
+      if (isa<StoreOp, CopyOp, CopyAsyncOp>(op) && !isWellFormed(op)) {
+        fields = std::nullopt;
+        return;
+      }
       if (auto store = dyn_cast<StoreOp>(op)) {
         if (getRoot(store.getDest()) == root)
           fields = unite(fields, infer(store.getValue()));
@@ -110,15 +138,20 @@ private:
 
   std::optional<std::set<std::string>> inferUncached(Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v)) {
+      // Kernel arguments come from outside the kernel: they carry no tags.
+      if (isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+        return std::set<std::string>();
       // Loop-carried values: the init value and every yielded value.
       auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (!loop || arg.getArgNumber() == 0)
+      if (!loop || arg.getArgNumber() == 0 || !isWellFormed(loop))
         return std::nullopt;
       unsigned i = arg.getArgNumber() - 1;
       auto fields = infer(loop.getInitArgs()[i]);
       return unite(fields, infer(loop.getYieldedValues()[i]));
     }
     Operation *def = v.getDefiningOp();
+    if (!isWellFormed(def))
+      return std::nullopt;
     if (auto loop = dyn_cast<scf::ForOp>(def)) {
       unsigned i = cast<OpResult>(v).getResultNumber();
       return unite(infer(loop.getInitArgs()[i]),

@@ -22,6 +22,11 @@
 
 namespace mlir::argus {
 
+/// Whether `op`'s own invariants hold (checked silently). Op verifiers run in
+/// program order, so code that looks at other ops from a verifier must not
+/// trust ops that are not verified yet.
+bool isWellFormed(Operation *op);
+
 /// The operands of `op` that tag assertions can name, with their names
 /// (`a`, `b`, `acc` for `argus.mma`, `lhs`/`rhs` for binary ops, ...).
 llvm::SmallVector<std::pair<llvm::StringRef, Value>>

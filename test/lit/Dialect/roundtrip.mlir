@@ -9,7 +9,7 @@
 !V = !argus.tile<64xf32, register, "(64,1):(1,0)">
 !T = !argus.tile<64x8xf32, register, "(64,8):(8,1)">
 
-// CHECK-LABEL: func @types
+// CHECK-LABEL: func.func private @types
 // CHECK-SAME: !argus.tile<16x16xf16, global>
 // CHECK-SAME: !argus.tile<16x16xf16, shared, "Sw<1,2,3> o (16,16):(16,1)">
 // CHECK-SAME: !argus.tile<128x128xf32, register, #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [2, 2]>>

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Mutation fuzzing of argus-opt's parser and verifiers.
+
+Each mutant is an example kernel with a few random edits: a token deleted,
+two tokens swapped, a number replaced by a random (often huge, negative or
+zero) one, a line deleted or duplicated, a character inserted. Every run
+must end with exit status 0 (accepted) or 1 (diagnosed): a signal (crash,
+assertion), another status or a timeout is a failure, and the input is kept
+for reproduction.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import random
+import re
+import subprocess
+import sys
+
+TOKEN = re.compile(r'"[^"\n]*"|[%#!^@]?[A-Za-z_][\w.$-]*|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\S')
+NUMBERS = [0, 1, -1, 2, 3, 7, 8, 31, 64, 65, 127, 1023, 1024, 4096, 65536,
+           2**31 - 1, 2**31, 2**32, 2**63 - 1, -2**63, 10**30]
+
+
+def tokenize(text):
+    return [(m.start(), m.end()) for m in TOKEN.finditer(text)]
+
+
+def mutate(text, rng):
+    for _ in range(rng.randint(1, 3)):
+        toks = tokenize(text)
+        if not toks:
+            break
+        kind = rng.randrange(7)
+        if kind == 0:  # delete a token
+            s, e = rng.choice(toks)
+            text = text[:s] + text[e:]
+        elif kind == 1:  # swap two tokens
+            (s1, e1), (s2, e2) = sorted(rng.sample(toks, 2))
+            text = text[:s1] + text[s2:e2] + text[e1:s2] + text[s1:e1] + text[e2:]
+        elif kind == 2:  # replace a number (also inside layout strings)
+            nums = [m.span() for m in re.finditer(r'-?\d+', text)]
+            if nums:
+                s, e = rng.choice(nums)
+                text = text[:s] + str(rng.choice(NUMBERS)) + text[e:]
+        elif kind == 3:  # delete a line
+            lines = text.split('\n')
+            del lines[rng.randrange(len(lines))]
+            text = '\n'.join(lines)
+        elif kind == 4:  # duplicate a line
+            lines = text.split('\n')
+            i = rng.randrange(len(lines))
+            lines.insert(rng.randrange(len(lines)), lines[i])
+            text = '\n'.join(lines)
+        elif kind == 5:  # insert a character
+            pos = rng.randrange(len(text) + 1)
+            text = text[:pos] + rng.choice('()<>[]{},:;"%#!x0-=') + text[pos:]
+        else:  # copy a token over another
+            (s1, e1), (s2, e2) = rng.sample(toks, 2)
+            if s2 > s1:
+                text = text[:s2] + text[s1:e1] + text[e2:]
+            else:
+                text = text[:s1] + text[s2:e2] + text[e1:]
+    return text
+
+
+def run_one(tool, text, timeout):
+    try:
+        proc = subprocess.run([tool, '--verify-each', '-o', os.devnull, '-'],
+                              input=text.encode(), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 'timeout', b''
+    if proc.returncode in (0, 1):
+        return None, b''
+    return 'exit %d' % proc.returncode, proc.stderr[-2000:]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('--tool', required=True)
+    ap.add_argument('--count', type=int, default=2000)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
+    ap.add_argument('--timeout', type=float, default=20.0)
+    ap.add_argument('--crash-dir', default='fuzz-crashes')
+    ap.add_argument('inputs', nargs='+')
+    args = ap.parse_args()
+
+    seeds = [open(p).read() for p in args.inputs]
+    rng = random.Random(args.seed)
+    mutants = [mutate(rng.choice(seeds), rng) for _ in range(args.count)]
+
+    failures = 0
+    accepted = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {pool.submit(run_one, args.tool, m, args.timeout): i
+                   for i, m in enumerate(mutants)}
+        for fut in concurrent.futures.as_completed(futures):
+            i = futures[fut]
+            what, err = fut.result()
+            if what is None:
+                continue
+            failures += 1
+            os.makedirs(args.crash_dir, exist_ok=True)
+            path = os.path.join(args.crash_dir, 'mutant-%d.mlir' % i)
+            with open(path, 'w') as f:
+                f.write(mutants[i])
+            print('FAIL %s: %s\n%s' % (path, what, err.decode(errors='replace')))
+    print('mutants: %d, failures: %d' % (args.count, failures))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

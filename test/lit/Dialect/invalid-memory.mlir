@@ -1,0 +1,170 @@
+// RUN: argus-opt %s -split-input-file -verify-diagnostics
+
+func.func @view_space(%A: memref<?x?xf16>, %i: index) {
+  // expected-error @+1 {{views are global tiles, got a shared tile}}
+  %v = argus.view "A" %A[%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @view_rank(%A: memref<?xf16>, %i: index) {
+  // expected-error @+1 {{tensor of rank 1 cannot be viewed as a rank-2 tile}}
+  %v = argus.view "A" %A[%i, %i] : memref<?xf16> -> !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @view_offsets(%A: memref<?x?xf16>, %i: index) {
+  // expected-error @+1 {{expected 2 offsets (one per dimension), got 1}}
+  %v = argus.view "A" %A[%i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @view_element(%A: memref<?x?xf32>, %i: index) {
+  // expected-error @+1 {{tensor holds 'f32' but the tile holds 'f16'}}
+  %v = argus.view "A" %A[%i, %i] : memref<?x?xf32> -> !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @view_too_big(%A: memref<8x?xf16>, %i: index) {
+  // expected-error @+1 {{tile dimension 0 (16) is larger than the tensor's (8)}}
+  %v = argus.view "A" %A[%i, %i] : memref<8x?xf16> -> !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @gather_indices(%A: memref<?x?xf16>, %i: index, %ids: !argus.tile<16xf32, register, "(64,16):(0,1)">) {
+  // expected-error @+1 {{row indices must be a 1-D integer tile}}
+  %g = argus.gather_view "A" %A[%ids, %i] : memref<?x?xf16>, !argus.tile<16xf32, register, "(64,16):(0,1)"> -> !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @gather_rows(%A: memref<?x?xf16>, %i: index, %ids: !argus.tile<8xi32, register, "(64,8):(0,1)">) {
+  // expected-error @+1 {{gathers 16 rows but has 8 row indices}}
+  %g = argus.gather_view "A" %A[%ids, %i] : memref<?x?xf16>, !argus.tile<8xi32, register, "(64,8):(0,1)"> -> !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @alloc_name() {
+  // expected-error @+1 {{shared buffers need a non-empty name}}
+  %b = argus.alloc "" : !argus.buffer<2 x !argus.tile<16x16xf16, shared, "(16,16):(16,1)">>
+  return
+}
+
+// -----
+
+func.func @stage_range() {
+  %c2 = arith.constant 2 : index
+  %b = argus.alloc "s" : !argus.buffer<2 x !argus.tile<16x16xf16, shared, "(16,16):(16,1)">>
+  // expected-error @+1 {{stage 2 is out of range for a buffer of 2 stages}}
+  %s = argus.stage %b[%c2] : !argus.buffer<2 x !argus.tile<16x16xf16, shared, "(16,16):(16,1)">>
+  return
+}
+
+// -----
+
+func.func @load_shape(%s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{shape mismatch: source is 16x16 but result is 16x8}}
+  %r = argus.load %s : !argus.tile<16x16xf16, shared, "(16,16):(16,1)"> -> !argus.tile<16x8xf16, register, "(64,2):(2,1)">
+  return
+}
+
+// -----
+
+func.func @load_element(%s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{element type mismatch: source holds 'f16' but result holds 'f32'; hint: use argus.convert first}}
+  %r = argus.load %s : !argus.tile<16x16xf16, shared, "(16,16):(16,1)"> -> !argus.tile<16x16xf32, register, "(64,4):(4,1)">
+  return
+}
+
+// -----
+
+func.func @load_from_register(%s: !argus.tile<16x16xf16, register, "(64,4):(4,1)">) {
+  // expected-error @+1 {{operand #0 must be global or shared argus tile}}
+  %r = argus.load %s : !argus.tile<16x16xf16, register, "(64,4):(4,1)"> -> !argus.tile<16x16xf16, register, "(64,4):(4,1)">
+  return
+}
+
+// -----
+
+func.func @store_shape(%r: !argus.tile<16x8xf16, register, "(64,2):(2,1)">, %s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{shape mismatch: value is 16x8 but destination is 16x16}}
+  argus.store %r, %s : !argus.tile<16x8xf16, register, "(64,2):(2,1)">, !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @copy_overlap(%g: !argus.tile<16x16xf16, global>, %s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{copy thread layout "(64,4):(2,1)" must map (thread, slot) one-to-one onto the 256 elements of the 16x16 tile (it has 256 points reaching [0, 130))}}
+  argus.copy %g, %s threads "(64,4):(2,1)" : !argus.tile<16x16xf16, global>, !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @copy_rank(%g: !argus.tile<16x16xf16, global>, %s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{copy thread layout "256:1" must have two modes (thread, slot)}}
+  argus.copy %g, %s threads "256:1" : !argus.tile<16x16xf16, global>, !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @copy_threads(%g: !argus.tile<16x16xf16, global>, %s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  // expected-error @+1 {{copy thread layout uses 128 threads but the kernel block has 64}}
+  argus.copy %g, %s threads "(128,2):(2,1)" : !argus.tile<16x16xf16, global>, !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @copy_async_spaces(%g: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">, %s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{asynchronous copies go from global to shared memory, got shared to shared}}
+  argus.copy_async %g, %s threads "(64,4):(4,1)" : !argus.tile<16x16xf16, shared, "(16,16):(16,1)">, !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @copy_bad_layout(%g: !argus.tile<16x16xf16, global>, %s: !argus.tile<16x16xf16, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{invalid layout "(64,4):(4,1"}}
+  argus.copy %g, %s threads "(64,4):(4,1" : !argus.tile<16x16xf16, global>, !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @transpose_shape(%s: !argus.tile<16x8xf16, shared, "(16,8):(8,1)">) {
+  // expected-error @+1 {{transposes a 2-D tile: 16x8 cannot become 16x8}}
+  %t = argus.transpose %s : !argus.tile<16x8xf16, shared, "(16,8):(8,1)"> -> !argus.tile<16x8xf16, shared, "(16,8):(8,1)">
+  return
+}
+
+// -----
+
+func.func @transpose_layout(%s: !argus.tile<16x8xf16, shared, "(16,8):(8,1)">) {
+  // expected-error @+1 {{result layout must be the input's with its modes swapped: expected "(8,16):(1,8)", got "(8,16):(16,1)"}}
+  %t = argus.transpose %s : !argus.tile<16x8xf16, shared, "(16,8):(8,1)"> -> !argus.tile<8x16xf16, shared, "(8,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @reinterpret_global(%s: !argus.tile<16x8xf16, global>) {
+  // expected-error @+1 {{reinterprets shared-memory tiles only}}
+  %t = argus.reinterpret %s : !argus.tile<16x8xf16, global> -> !argus.tile<16x8xf16, global>
+  return
+}
