@@ -126,7 +126,7 @@ func.func @tags_and_regions(%x: !T, %i: index, %j: index) {
   // CHECK: argus.region.begin "inner" id 2
   argus.region.begin "inner" id 2
   %u = argus.add %t, %t : !T
-  // CHECK: argus.tag_assert %{{.*}}, "lhs.m == rhs.m && (lhs.n < 8 || !(rhs.n != lhs.n))" : <64x8xf32
+  // CHECK: argus.tag_assert %{{.*}}, "lhs.m == rhs.m && (lhs.n < 8 || !(rhs.n != lhs.n))" : !argus.tile<64x8xf32
   argus.tag_assert %u, "lhs.m == rhs.m && (lhs.n < 8 || !(rhs.n != lhs.n))" : !T
   // CHECK: argus.region.end id 2
   argus.region.end id 2
