@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
                   mlir::gpu::GPUDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect>();
   mlir::registerTransformsPasses();
+  mlir::argus::registerArgusAnalysisPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Argus optimizer and verifier\n", registry));
 }
