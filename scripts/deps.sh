@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages Argus builds and tests with (run as root).
+set -euo pipefail
+PACKAGES=(
+  cmake ninja-build ccache g++ clang-format
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22
+  libz3-dev z3 pybind11-dev catch2
+  python3 python3-dev python3-pytest python3-numpy
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "argus: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
