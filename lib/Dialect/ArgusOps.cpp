@@ -277,8 +277,6 @@ LogicalResult MmaOp::verify() {
                            << frag.getWarps() << "] but an earlier operand over ["
                            << warps << "]";
   }
-  if (warps.empty())
-    return emitOpError() << "the accumulator needs a fragment layout";
   ArrayRef<int64_t> a = getA().getType().getShape();
   ArrayRef<int64_t> b = getB().getType().getShape();
   ArrayRef<int64_t> c = getAcc().getType().getShape();

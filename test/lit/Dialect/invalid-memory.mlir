@@ -168,3 +168,27 @@ func.func @reinterpret_global(%s: !argus.tile<16x8xf16, global>) {
   %t = argus.reinterpret %s : !argus.tile<16x8xf16, global> -> !argus.tile<16x8xf16, global>
   return
 }
+
+// -----
+
+func.func @transpose_space(%s: !argus.tile<16x8xf16, shared, "(16,8):(8,1)">) {
+  // expected-error @+1 {{transpose keeps element type and memory space}}
+  %t = argus.transpose %s : !argus.tile<16x8xf16, shared, "(16,8):(8,1)"> -> !argus.tile<8x16xf32, shared, "(8,16):(1,8)">
+  return
+}
+
+// -----
+
+func.func @transpose_layouts(%s: !argus.tile<16x8xf16, global>) {
+  // expected-error @+1 {{input and result must both have layouts or both have none}}
+  %t = argus.transpose %s : !argus.tile<16x8xf16, global> -> !argus.tile<8x16xf16, global, "(8,16):(1,8)">
+  return
+}
+
+// -----
+
+func.func @transpose_rank(%s: !argus.tile<16x8xf16, global, "128:1">) {
+  // expected-error @+1 {{input layout must have two modes}}
+  %t = argus.transpose %s : !argus.tile<16x8xf16, global, "128:1"> -> !argus.tile<8x16xf16, global, "(8,16):(1,8)">
+  return
+}

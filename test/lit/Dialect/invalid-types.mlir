@@ -135,3 +135,15 @@ func.func @typo() attributes {argus.knl = 1} {
 func.func @wrong_attr() attributes {argus.kernel = 1} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{kernel block shape must have 1 to 3 dimensions, got 4}}
+func.func @kernel_dims() attributes {argus.kernel = #argus.kernel<block = [4, 4, 4, 1], target = "gfx942">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tile 1048576x1048576x1048576 is too large}}
+func.func private @too_large(!argus.tile<1048576x1048576x1048576xf32, global>)
