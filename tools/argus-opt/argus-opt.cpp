@@ -9,6 +9,7 @@
 
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -23,6 +24,9 @@ int main(int argc, char **argv) {
                   mlir::scf::SCFDialect>();
   mlir::registerTransformsPasses();
   mlir::argus::registerArgusAnalysisPasses();
+  mlir::argus::registerArgusLoweringDialects(registry);
+  mlir::argus::registerArgusPasses();
+  mlir::argus::registerArgusPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Argus optimizer and verifier\n", registry));
 }

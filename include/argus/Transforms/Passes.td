@@ -1,0 +1,93 @@
+//===- Passes.td - argus transformation and lowering passes -*- tablegen -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_TRANSFORMS_PASSES_TD
+#define ARGUS_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ArgusInsertProbes : Pass<"argus-insert-probes", "::mlir::ModuleOp"> {
+  let summary = "select argus regions to measure (probe plan on the markers)";
+  let description = [{
+    Marks (`argus_probe`) the `argus.region.begin` / `argus.region.end` markers of the
+    selected regions as probes and records the probe plan on the kernel
+    (`argus_probes`). The lowering (`argus-to-gpu`) turns each probed marker
+    into a timer read that lane 0 of each selected warp appends as a 32-byte
+    record to the probe buffer (runtime/include/argus/runtime/ProbeFormat.h),
+    an extra last kernel argument. Markers are never moved, merged or
+    duplicated: the region ID names the region after lowering.
+
+    Signals: `duration` probes regions that are not inside a loop (one
+    begin/end pair per warp and launch); `timeline` probes regions inside
+    loops, once per iteration, with the innermost loop's iteration number
+    (normalised to 0, 1, ...) in the record, restricted to
+    `iteration-window`.
+  }];
+  let options = [
+    ListOption<"regions", "regions", "std::string",
+               "region names or numeric IDs to probe (default: all)">,
+    ListOption<"signals", "signals", "std::string",
+               "signals: duration, timeline (default: both)">,
+    ListOption<"scopeWarps", "scope-warps", "int64_t",
+               "warp indices (in the block) that write records (default: all)">,
+    ListOption<"scopeBlocks", "scope-blocks", "int64_t",
+               "linear block indices that write records (default: all)">,
+    Option<"iterationWindow", "iteration-window", "std::string", "\"\"",
+           "lo:hi — record loop iterations lo <= i < hi only (default: all)">,
+    Option<"capacity", "capacity", "int64_t", "4096",
+           "records per warp the host should allocate (recorded on the kernel)">,
+    Option<"clock", "clock", "std::string", "\"default\"",
+           "timer: globaltimer | clock64 (NVPTX), memtime | memrealtime "
+           "(AMDGPU); default: globaltimer / memtime">
+  ];
+}
+
+def ArgusToGPU : Pass<"argus-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "lower argus kernels to gpu.func kernels with per-thread code";
+  let description = [{
+    Each `func.func` with `argus.kernel` becomes a `gpu.func` kernel in a
+    `gpu.module` carrying the target attribute (`#nvvm.target` for sm_*,
+    `#rocdl.target` for gfx*). Block-collective tile ops become per-thread
+    code that evaluates the tile layouts (thread, slot) -> coordinate with
+    index arithmetic; matrix-core ops become `nvgpu.mma.sync` /
+    `amdgpu.mfma` read from the instruction descriptors; `copy_async`
+    becomes `cp.async` (NVPTX; a synchronous copy on AMDGPU); shared buffers
+    become workgroup globals; tags and tag assertions are erased; probed
+    region markers become timer reads and probe records, other markers are
+    erased.
+
+    Kernel ABI: every memref argument of rank r becomes a global pointer
+    followed by r i64 sizes (row-major, contiguous); index arguments become
+    i64; with probes, one more global pointer (the probe buffer) comes last.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"\"",
+           "override the kernels' target chip (sm_90a, gfx942, ...)">,
+    Option<"probes", "probes", "bool", "true",
+           "lower probed markers to records (false: erase every marker)">
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::ROCDL::ROCDLDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect"
+  ];
+}
+
+def ArgusDumpBinary : Pass<"argus-dump-binary", "::mlir::ModuleOp"> {
+  let summary = "write the objects of gpu.binary ops to a file";
+  let description = [{
+    Writes the object (PTX text, AMDGPU assembly, cubin or code object) of
+    each `gpu.binary` to `path`; with several objects the i-th after the
+    first goes to `path.<i>`.
+  }];
+  let options = [
+    Option<"path", "path", "std::string", "\"\"", "output file">
+  ];
+}
+
+#endif // ARGUS_TRANSFORMS_PASSES_TD

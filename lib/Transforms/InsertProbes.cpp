@@ -1,0 +1,142 @@
+//===- InsertProbes.cpp - select argus regions to measure -----------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Marks the region markers of the selected regions with `argus_probe` and
+// records the probe plan on the kernel as `argus_probes`. The markers stay
+// where they are (they have side effects, so no pass moves, merges or drops
+// them); argus-to-gpu turns each probed marker into a timer read and a probe
+// record, and erases the others.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::argus {
+#define GEN_PASS_DEF_ARGUSINSERTPROBES
+#include "argus/Transforms/Passes.h.inc"
+} // namespace mlir::argus
+
+using namespace mlir;
+using namespace mlir::argus;
+
+namespace {
+
+struct ArgusInsertProbesPass
+    : public ::mlir::argus::impl::ArgusInsertProbesBase<ArgusInsertProbesPass> {
+  using ArgusInsertProbesBase::ArgusInsertProbesBase;
+
+  void runOnOperation() override {
+    ModuleOp top = getOperation();
+    bool duration = signals.empty(), timeline = signals.empty();
+    for (const std::string &s : signals) {
+      if (s == "duration")
+        duration = true;
+      else if (s == "timeline")
+        timeline = true;
+      else {
+        top.emitError() << "argus-insert-probes: unknown signal '" << s
+                        << "' (expected duration or timeline)";
+        return signalPassFailure();
+      }
+    }
+    int64_t lo = 0, hi = -1;
+    if (!iterationWindow.empty()) {
+      auto [a, b] = StringRef(iterationWindow).split(':');
+      if (a.trim().getAsInteger(10, lo) || b.trim().getAsInteger(10, hi) ||
+          lo < 0 || hi < lo) {
+        top.emitError() << "argus-insert-probes: iteration-window must be "
+                           "'lo:hi' with 0 <= lo <= hi, got '"
+                        << iterationWindow << "'";
+        return signalPassFailure();
+      }
+    }
+    static const char *clocks[] = {"default", "globaltimer", "clock64",
+                                   "memtime", "memrealtime"};
+    if (!llvm::is_contained(clocks, StringRef(clock))) {
+      top.emitError() << "argus-insert-probes: unknown clock '" << clock
+                      << "' (globaltimer, clock64, memtime, memrealtime)";
+      return signalPassFailure();
+    }
+    if (capacity <= 0 || capacity > 0xFFFFFFFFll) {
+      top.emitError() << "argus-insert-probes: capacity must be positive";
+      return signalPassFailure();
+    }
+    llvm::StringSet<> wanted;
+    for (const std::string &r : regions)
+      wanted.insert(r);
+    llvm::StringSet<> seen;
+
+    Builder b(&getContext());
+    top.walk([&](func::FuncOp fn) {
+      auto kernel = fn->getAttrOfType<KernelAttr>("argus.kernel");
+      if (!kernel)
+        return;
+      StringRef target = kernel.getTarget();
+      bool nvidia = !target.starts_with("gfx");
+      std::string clk = clock;
+      if (clk == "default")
+        clk = nvidia ? "globaltimer" : "memtime";
+      SmallVector<NamedAttribute> names;
+      fn.walk([&](RegionBeginOp begin) {
+        std::string id = std::to_string(begin.getId());
+        bool selected = wanted.empty() || wanted.contains(begin.getName()) ||
+                        wanted.contains(id);
+        if (wanted.contains(begin.getName()))
+          seen.insert(begin.getName());
+        if (wanted.contains(id))
+          seen.insert(id);
+        bool inLoop = false;
+        for (Operation *p = begin->getParentOp(); p && p != fn;
+             p = p->getParentOp())
+          if (isa<LoopLikeOpInterface>(p))
+            inLoop = true;
+        if (!selected || !(inLoop ? timeline : duration))
+          return;
+        begin->setAttr("argus_probe", b.getUnitAttr());
+        names.push_back(b.getNamedAttr(id, begin.getNameAttr()));
+        // The matching end: later in the same block (the verifier checks).
+        SmallVector<int64_t> open;
+        for (Operation *op = begin->getNextNode(); op; op = op->getNextNode()) {
+          if (auto inner = dyn_cast<RegionBeginOp>(op)) {
+            open.push_back(inner.getId());
+          } else if (auto end = dyn_cast<RegionEndOp>(op)) {
+            if (!open.empty() && open.back() == end.getId()) {
+              open.pop_back();
+            } else if (end.getId() == begin.getId()) {
+              end->setAttr("argus_probe", b.getUnitAttr());
+              break;
+            }
+          }
+        }
+      });
+      SmallVector<NamedAttribute> plan = {
+          b.getNamedAttr("capacity", b.getI64IntegerAttr(capacity)),
+          b.getNamedAttr("clock", b.getStringAttr(clk)),
+          b.getNamedAttr("regions", b.getDictionaryAttr(names)),
+          b.getNamedAttr("warps", b.getDenseI64ArrayAttr(scopeWarps)),
+          b.getNamedAttr("blocks", b.getDenseI64ArrayAttr(scopeBlocks)),
+          b.getNamedAttr("iteration_lo", b.getI64IntegerAttr(lo)),
+          b.getNamedAttr("iteration_hi", b.getI64IntegerAttr(hi)),
+          b.getNamedAttr("warp_size", b.getI64IntegerAttr(nvidia ? 32 : 64)),
+          b.getNamedAttr("warps_per_block",
+                         b.getI64IntegerAttr(kernel.getNumThreads() /
+                                             (nvidia ? 32 : 64)))};
+      fn->setAttr("argus_probes", b.getDictionaryAttr(plan));
+    });
+    for (const std::string &r : regions)
+      if (!seen.contains(r)) {
+        top.emitError() << "argus-insert-probes: no region named or "
+                           "numbered '"
+                        << r << "' in any kernel";
+        return signalPassFailure();
+      }
+  }
+};
+
+} // namespace
