@@ -1,0 +1,37 @@
+//===- Passes.td - tag verifier passes ---------------------*- tablegen -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_VERIFY_PASSES_TD
+#define ARGUS_VERIFY_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ArgusVerifyTags : Pass<"argus-verify-tags", "::mlir::ModuleOp"> {
+  let summary = "Prove the tag assertions of every argus kernel with Z3";
+  let description = [{
+    Propagates tags through every `argus.kernel` function over the layout
+    algebra and decides each `argus.tag_assert`, plus the implicit checks
+    (unwritten shared-memory reads, unsynchronized reads, non-injective
+    writes), for all threads, slots and loop iterations at once. A violated
+    check is an error with a counterexample (block, thread, warp, lane, slot,
+    elements, tags, loop iterations) as notes, and makes the pass fail; an
+    unknown check is a warning. `report=path.json` writes every result as
+    JSON (docs/report-schema.md).
+  }];
+  let options = [
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "write the JSON report to this file ('-' for stdout)">,
+    Option<"timeoutMs", "timeout-ms", "unsigned", /*default=*/"10000",
+           "Z3 timeout per query in milliseconds (a timeout is unknown)">,
+    Option<"maxCounterexamples", "max-counterexamples", "unsigned",
+           /*default=*/"1", "counterexamples reported per violated check">,
+    Option<"implicitChecks", "implicit-checks", "bool", /*default=*/"true",
+           "also check unwritten / unsynchronized reads and non-injective "
+           "writes">,
+  ];
+}
+
+#endif // ARGUS_VERIFY_PASSES_TD

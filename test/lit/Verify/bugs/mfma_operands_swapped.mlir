@@ -1,0 +1,62 @@
+// Bug corpus: mfma_operands_swapped (edit of test/lit/Verify/gemm_square.mlir).
+// the A and B slabs are loaded into each other's fragments: the MFMA multiplies B by A.
+// RUN: not argus-opt %s --argus-verify-tags="report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
+// JSON: "replay": "confirmed"
+// JSON-NEXT: "status": "violated"
+
+// A square-tile GEMM (64x64x64 slabs, 4 waves of v_mfma_f32_32x32x8_f16):
+// A and B slabs have the same shared type, so loading them in the wrong
+// order still type-checks (see bugs/mfma_operands_swapped.mlir). Proved.
+
+#FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [2, 2]>
+#FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [2, 2]>
+#FragC = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [2, 2]>
+#Copy = #argus.layout<"(256,16):(16,1)">
+#Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
+!G = !argus.tile<64x64xf16, global>
+!S = !argus.tile<64x64xf16, shared, "(64,64):(64,1)">
+!RA = !argus.tile<64x64xf16, register, #FragA>
+!RB = !argus.tile<64x64xf16, register, #FragB>
+!RC = !argus.tile<64x64xf32, register, #FragC>
+
+func.func @gemm_square(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
+                       %C: memref<?x?xf32>, %K: index)
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bx = gpu.block_id x
+  %by = gpu.block_id y
+  %m0 = arith.muli %by, %c64 : index
+  %n0 = arith.muli %bx, %c64 : index
+  %ktiles = arith.divui %K, %c64 : index
+  %sa = argus.alloc "sA" : !argus.buffer<1 x !S>
+  %sb = argus.alloc "sB" : !argus.buffer<1 x !S>
+  %sa0 = argus.stage %sa[%c0] : !argus.buffer<1 x !S>
+  %sb0 = argus.stage %sb[%c0] : !argus.buffer<1 x !S>
+  %zero = argus.fill 0.000000e+00 : !RC
+  %acc0 = argus.tag %zero [%m0, %n0] ["m", "n"] = #Coord : !RC
+  %acc = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%acc_i = %acc0) -> (!RC) {
+    %k0 = arith.muli %kt, %c64 : index
+    %ga = argus.view "A" %A[%m0, %k0] : memref<?x?xf16> -> !G
+    %gat = argus.tag %ga [%m0, %k0] ["m", "k"] = #Coord : !G
+    %gb = argus.view "B" %B[%k0, %n0] : memref<?x?xf16> -> !G
+    %gbt = argus.tag %gb [%k0, %n0] ["k", "n"] = #Coord : !G
+    argus.copy %gat, %sa0 threads #Copy : !G, !S
+    argus.copy %gbt, %sb0 threads #Copy : !G, !S
+    argus.barrier
+    %af = argus.load %sb0 : !S -> !RA
+    %bf = argus.load %sa0 : !S -> !RB
+    // CHECK-DAG: error: tag assertion '{{.*}}' violated at 'argus.mma' ({{.*}}:[[@LINE+1]]:
+    %acc_n = argus.mma "v_mfma_f32_32x32x8_f16" %af, %bf, %acc_i : !RA, !RB, !RC
+    argus.tag_assert %acc_n, "a.k == b.k" : !RC
+    argus.barrier
+    scf.yield %acc_n : !RC
+  }
+  %gc = argus.view "C" %C[%m0, %n0] : memref<?x?xf32> -> !argus.tile<64x64xf32, global>
+  %gct = argus.tag %gc [%m0, %n0] ["m", "n"] = #Coord : !argus.tile<64x64xf32, global>
+  argus.store %acc, %gct : !RC, !argus.tile<64x64xf32, global>
+  argus.tag_assert "value.m == dest.m && value.n == dest.n"
+  return
+}

@@ -1,0 +1,98 @@
+// Bug corpus: moe_wrong_expert (edit of examples/moe_grouped_gemm.mlir).
+// the W slab is taken from expert by (the block row) instead of the routed expert e.
+// RUN: not argus-opt %s --argus-verify-tags="report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
+// JSON: "replay": "confirmed"
+// JSON-NEXT: "status": "violated"
+
+// MoE grouped GEMM (the expert FFN up-projection) on AMD MI300X (gfx942),
+// bf16 inputs with v_mfma_f32_32x32x8_bf16.
+//
+//   Y[t, :] = X[t, :] * W[e(t)]        X: [T, 4096] bf16, W: [E * 4096, N] bf16
+//
+// Tokens are sorted by expert and padded so that every 64-row block belongs
+// to one expert: sorted_ids[P] lists token ids, block_expert[P / 64] the
+// expert of each block. Block (bx, by) gathers the 64 tokens of block by,
+// multiplies them by 32x64 slabs of W[e] and scatters a 64x64 tile of Y.
+//
+// Tags: a gathered X element carries its position r in the sorted order, its
+// k and the expert e its block is routed to; a W element carries the expert
+// e and k it belongs to (derived from its row: row = e * 4096 + k) and its
+// column n. The MFMA must pair X and W elements of the same k and expert.
+
+#FragA = #argus.frag<"v_mfma_f32_32x32x8_bf16", a, warps = [2, 2]>
+#FragB = #argus.frag<"v_mfma_f32_32x32x8_bf16", b, warps = [2, 2]>
+#FragC = #argus.frag<"v_mfma_f32_32x32x8_bf16", c, warps = [2, 2]>
+#CopyX = #argus.layout<"((4,64),8):((512,1),64)">
+#CopyW = #argus.layout<"((8,32),8):((256,1),32)">
+!Ids = !argus.tile<64xi32, register, "(256,64):(0,1)">
+!GX = !argus.tile<64x32xbf16, global>
+!GW = !argus.tile<32x64xbf16, global>
+!SX = !argus.tile<64x32xbf16, shared, "Sw<2,3,2> o (64,32):(32,1)">
+!SW = !argus.tile<32x64xbf16, shared, "Sw<3,3,3> o (32,64):(64,1)">
+!RA = !argus.tile<64x32xbf16, register, #FragA>
+!RB = !argus.tile<32x64xbf16, register, #FragB>
+!RC = !argus.tile<64x64xf32, register, #FragC>
+
+func.func @moe_grouped_gemm(%X: memref<?x4096xbf16>, %W: memref<?x?xbf16>,
+                            %Y: memref<?x?xf32>, %sorted_ids: memref<?xi32>,
+                            %block_expert: memref<?xi32>)
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c4096 = arith.constant 4096 : index
+  %bx = gpu.block_id x
+  %by = gpu.block_id y
+  %r0 = arith.muli %by, %c64 : index
+  %n0 = arith.muli %bx, %c64 : index
+
+  // Routing: the expert of this block and the tokens it gathers.
+  argus.region.begin "route" id 1
+  %e_i32 = memref.load %block_expert[%by] : memref<?xi32>
+  %e = arith.index_cast %e_i32 : i32 to index
+  %wbase = arith.muli %by, %c4096 : index
+  %gids = argus.view "sorted_ids" %sorted_ids[%r0] : memref<?xi32> -> !argus.tile<64xi32, global>
+  %ids = argus.load %gids : !argus.tile<64xi32, global> -> !Ids
+  argus.region.end id 1
+
+  %sx = argus.alloc "sX" : !argus.buffer<1 x !SX>
+  %sw = argus.alloc "sW" : !argus.buffer<1 x !SW>
+  %sx0 = argus.stage %sx[%c0] : !argus.buffer<1 x !SX>
+  %sw0 = argus.stage %sw[%c0] : !argus.buffer<1 x !SW>
+
+  %zero = argus.fill 0.000000e+00 : !RC
+  %acc0 = argus.tag %zero [%r0, %n0] ["r", "n"] = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)> : !RC
+
+  argus.region.begin "mainloop" id 2
+  %acc = scf.for %kt = %c0 to %c128 step %c1 iter_args(%acc_i = %acc0) -> (!RC) {
+    %k0 = arith.muli %kt, %c32 : index
+    %gx = argus.gather_view "X" %X[%ids, %k0] : memref<?x4096xbf16>, !Ids -> !GX
+    %gxt = argus.tag %gx [%r0, %k0, %e] ["r", "k", "e"] = affine_map<(d0, d1)[s0, s1, s2] -> (d0 + s0, d1 + s1, s2)> : !GX
+    %wrow = arith.addi %wbase, %k0 : index
+    %gw = argus.view "W" %W[%wrow, %n0] : memref<?x?xbf16> -> !GW
+    %gwt = argus.tag %gw [%wrow, %n0] ["e", "k", "n"] = affine_map<(d0, d1)[s0, s1] -> ((d0 + s0) floordiv 4096, (d0 + s0) mod 4096, d1 + s1)> : !GW
+    argus.copy %gxt, %sx0 threads #CopyX : !GX, !SX
+    argus.copy %gwt, %sw0 threads #CopyW : !GW, !SW
+    argus.barrier
+    %af = argus.load %sx0 : !SX -> !RA
+    %bf = argus.load %sw0 : !SW -> !RB
+    // CHECK-DAG: error: tag assertion '{{.*}}' violated at 'argus.mma' ({{.*}}:[[@LINE+1]]:
+    %acc_n = argus.mma "v_mfma_f32_32x32x8_bf16" %af, %bf, %acc_i : !RA, !RB, !RC
+    argus.tag_assert %acc_n, "a.k == b.k && a.e == b.e && a.r == acc.r && b.n == acc.n" : !RC
+    argus.barrier
+    scf.yield %acc_n : !RC
+  }
+  argus.region.end id 2
+
+  // Scatter the rows back to their tokens.
+  argus.region.begin "scatter" id 3
+  %gy = argus.gather_view "Y" %Y[%ids, %n0] : memref<?x?xf32>, !Ids -> !argus.tile<64x64xf32, global>
+  %gyt = argus.tag %gy [%r0, %n0] ["r", "n"] = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)> : !argus.tile<64x64xf32, global>
+  argus.store %acc, %gyt : !RC, !argus.tile<64x64xf32, global>
+  argus.tag_assert "value.r == dest.r && value.n == dest.n"
+  argus.region.end id 3
+  return
+}

@@ -1,0 +1,773 @@
+//===- ConcreteSim.cpp - concrete interpreter for argus kernels -----------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConcreteSim.h"
+
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/TagFields.h"
+#include "argus/Dialect/TagPredicate.h"
+#include "argus/Dialect/TileLayouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <random>
+#include <stdexcept>
+
+using namespace mlir;
+using namespace mlir::argus;
+namespace L = ::argus::layout;
+
+namespace argus::sim {
+namespace {
+
+using Tags = std::map<std::string, int64_t>;
+
+struct Fail : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+int64_t fdiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if (a % b && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+struct Reg {
+  std::vector<int64_t> shape;
+  std::vector<std::optional<Tags>> e; // by colexicographic linear coordinate
+};
+
+struct Mem {
+  bool shared = false, gather = false;
+  const void *root = nullptr;
+  std::string name;
+  int64_t base = 0;
+  L::SwizzledLayout layout;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> offsets;
+  struct Direct {
+    TagOp op;
+    std::vector<int64_t> syms;
+    std::vector<unsigned> perm;
+  };
+  std::vector<Direct> direct;
+};
+
+struct Cell {
+  Tags tags;
+  int64_t thread;
+  bool landed;
+  int64_t group;
+  int64_t landBarrier;
+  int64_t readEpoch = -1;    // barrier count of the readers below
+  std::set<int64_t> readers; // threads that read since that barrier
+};
+
+int64_t numel(const std::vector<int64_t> &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+std::vector<int64_t> coordsOf(int64_t lin, const std::vector<int64_t> &s) {
+  std::vector<int64_t> c;
+  for (int64_t d : s) {
+    c.push_back(lin % d);
+    lin /= d;
+  }
+  return c;
+}
+int64_t linOf(const std::vector<int64_t> &c, const std::vector<int64_t> &s) {
+  int64_t l = 0, m = 1;
+  for (size_t k = 0; k < s.size(); ++k) {
+    l += c[k] * m;
+    m *= s[k];
+  }
+  return l;
+}
+
+L::SwizzledLayout memLayoutOf(TileType t) {
+  if (auto la = dyn_cast_or_null<LayoutAttr>(t.getLayout()))
+    return la.getLayout();
+  std::vector<L::IntTuple> el(t.getShape().begin(), t.getShape().end());
+  return L::SwizzledLayout(L::Layout::compactRowMajor(L::IntTuple::tuple(el)));
+}
+
+class Sim {
+public:
+  Sim(func::FuncOp f, const std::map<std::string, int64_t> &p,
+      const std::vector<Probe> &pr, const std::vector<Event> &w, int samples,
+      int64_t maxSteps)
+      : func(f), params(p), probes(pr), watches(w), samples(samples),
+        maxSteps(maxSteps) {}
+
+  SimResult run() {
+    try {
+      for (BlockArgument a : func.getArguments()) {
+        auto it = params.find("arg" + std::to_string(a.getArgNumber()));
+        if (it != params.end())
+          ints[a.getAsOpaquePointer()] = it->second;
+      }
+      exec(func.getBody().front());
+    } catch (Fail &f) {
+      res.ok = false;
+      res.error = f.what();
+    }
+    return res;
+  }
+
+private:
+  func::FuncOp func;
+  std::map<std::string, int64_t> params;
+  std::vector<Probe> probes;
+  std::vector<Event> watches;
+  int samples;
+  int64_t maxSteps, steps = 0;
+  SimResult res;
+  std::map<const void *, int64_t> ints;
+  std::map<const void *, Reg> regs;
+  std::map<const void *, Mem> mems;
+  std::map<std::pair<const void *, int64_t>, Cell> smem;
+  int64_t barriers = 0, committed = 0;
+  std::vector<int64_t> ivStack;
+  std::mt19937_64 rng{12345};
+
+  int64_t I(Value v) {
+    auto it = ints.find(v.getAsOpaquePointer());
+    if (it == ints.end())
+      throw Fail("no integer value");
+    return it->second;
+  }
+  Reg &R(Value v) {
+    auto it = regs.find(v.getAsOpaquePointer());
+    if (it == regs.end())
+      throw Fail("no register value");
+    return it->second;
+  }
+  Mem &M(Value v) {
+    auto it = mems.find(v.getAsOpaquePointer());
+    if (it == mems.end())
+      throw Fail("no memory value");
+    return it->second;
+  }
+
+  void event(const char *kind, Operation *op, int64_t t,
+             const std::vector<int64_t> &c) {
+    ++res.counts[kind];
+    for (size_t i = 0; i < watches.size(); ++i) {
+      const Event &w = watches[i];
+      if (w.kind == kind && w.op == op && w.ivs == ivStack &&
+          (w.thread < 0 || w.thread == t) &&
+          (w.coords.empty() || w.coords == c))
+        res.watchHits.insert(i);
+    }
+  }
+
+  L::Layout tvOf(Operation *op, Value regValue = Value()) {
+    if (auto c = dyn_cast<CopyOp>(op))
+      return c.getThreads().getLayout().layout;
+    if (auto c = dyn_cast<CopyAsyncOp>(op))
+      return c.getThreads().getLayout().layout;
+    auto l = getRegisterLayout(cast<TileType>(regValue.getType()));
+    if (failed(l))
+      throw Fail("register layout");
+    return *l;
+  }
+
+  Tags directTags(const Mem &m, const std::vector<int64_t> &c) {
+    Tags t;
+    for (Mem::Direct d : m.direct) {
+      std::vector<int64_t> tc;
+      for (unsigned k : d.perm)
+        tc.push_back(c[k]);
+      AffineMap map = d.op.getMap();
+      std::function<int64_t(AffineExpr)> ev = [&](AffineExpr a) -> int64_t {
+        if (auto x = dyn_cast<AffineDimExpr>(a))
+          return tc[x.getPosition()];
+        if (auto x = dyn_cast<AffineSymbolExpr>(a))
+          return d.syms[x.getPosition()];
+        if (auto x = dyn_cast<AffineConstantExpr>(a))
+          return x.getValue();
+        auto b = cast<AffineBinaryOpExpr>(a);
+        int64_t l = ev(b.getLHS()), r = ev(b.getRHS());
+        switch (a.getKind()) {
+        case AffineExprKind::Add:
+          return l + r;
+        case AffineExprKind::Mul:
+          return l * r;
+        case AffineExprKind::FloorDiv:
+          return fdiv(l, r);
+        case AffineExprKind::CeilDiv:
+          return -fdiv(-l, r);
+        default:
+          return l - fdiv(l, r) * r;
+        }
+      };
+      for (unsigned j = 0; j < map.getNumResults(); ++j)
+        t[cast<StringAttr>(d.op.getFields()[j]).getValue().str()] =
+            ev(map.getResult(j));
+    }
+    return t;
+  }
+
+  int64_t addr(const Mem &m, const std::vector<int64_t> &c) {
+    return m.base + m.layout(linOf(c, m.shape));
+  }
+
+  /// Read one element of a memory tile as thread `t` (t < 0: no sync check).
+  std::optional<Tags> readMem(const Mem &m, const std::vector<int64_t> &c,
+                              int64_t t, Operation *op) {
+    if (!m.direct.empty())
+      return directTags(m, c);
+    if (!m.shared)
+      return Tags();
+    auto it = smem.find({m.root, addr(m, c)});
+    if (it == smem.end()) {
+      if (t >= 0)
+        event("unwritten-read", op, t, c);
+      return std::nullopt;
+    }
+    Cell &cell = it->second;
+    if (t >= 0) {
+      if (cell.readEpoch != barriers) {
+        cell.readEpoch = barriers;
+        cell.readers.clear();
+      }
+      cell.readers.insert(t);
+    }
+    if (t >= 0 &&
+        (!cell.landed || (t != cell.thread && barriers <= cell.landBarrier)))
+      event("unsynchronized-read", op, t, c);
+    return cell.tags;
+  }
+
+  void
+  write(Operation *op, const Mem &d, const L::Layout &tv,
+        const std::function<std::optional<Tags>(const std::vector<int64_t> &,
+                                                int64_t)> &value,
+        bool async) {
+    int64_t s0 = tv.mode(0).size();
+    std::set<std::vector<int64_t>> seen;
+    bool collide = false;
+    for (int64_t i = 0; i < tv.size(); ++i) {
+      int64_t t = i % s0;
+      std::vector<int64_t> c = coordsOf(tv(i), d.shape);
+      std::vector<int64_t> key;
+      if (d.shared)
+        key = {addr(d, c)};
+      else {
+        key = c;
+      }
+      if (!seen.insert(key).second) {
+        collide = true;
+        event("non-injective-write", op, t, c);
+      }
+      std::optional<Tags> v = value(c, t);
+      if (!d.shared)
+        continue;
+      auto old = smem.find({d.root, addr(d, c)});
+      if (old != smem.end() && old->second.readEpoch == barriers) {
+        for (int64_t r : old->second.readers)
+          if (r != t) {
+            event("unsynchronized-write", op, t, c);
+            break;
+          }
+      }
+      if (!v)
+        continue;
+      smem[{d.root, addr(d, c)}] = Cell{*v, t, !async, committed, barriers};
+    }
+  }
+
+  Tags merge(const Tags &l, const Tags &r) {
+    Tags o = r;
+    for (auto &[k, v] : l)
+      o[k] = v;
+    for (auto &[k, v] : l)
+      o["lhs." + k] = v;
+    for (auto &[k, v] : r)
+      o["rhs." + k] = v;
+    return o;
+  }
+
+  std::optional<int64_t> evalPred(const TagExpr &e,
+                                  const std::map<std::string, Tags> &ops) {
+    std::vector<int64_t> ch;
+    for (auto &c : e.children) {
+      auto r = evalPred(*c, ops);
+      if (!r)
+        return std::nullopt;
+      ch.push_back(*r);
+    }
+    switch (e.kind) {
+    case TagExpr::Kind::Const:
+      return e.value;
+    case TagExpr::Kind::Ref: {
+      auto it = ops.find(e.operand);
+      if (it == ops.end() || !it->second.count(e.field))
+        return std::nullopt;
+      return it->second.at(e.field);
+    }
+    case TagExpr::Kind::Neg:
+      return -ch[0];
+    case TagExpr::Kind::Add:
+      return ch[0] + ch[1];
+    case TagExpr::Kind::Sub:
+      return ch[0] - ch[1];
+    case TagExpr::Kind::Mul:
+      return ch[0] * ch[1];
+    case TagExpr::Kind::Div:
+      if (!ch[1])
+        return std::nullopt;
+      return fdiv(ch[0], ch[1]);
+    case TagExpr::Kind::Rem:
+      if (!ch[1])
+        return std::nullopt;
+      return ch[0] - fdiv(ch[0], ch[1]) * ch[1];
+    case TagExpr::Kind::Eq:
+      return ch[0] == ch[1];
+    case TagExpr::Kind::Ne:
+      return ch[0] != ch[1];
+    case TagExpr::Kind::Lt:
+      return ch[0] < ch[1];
+    case TagExpr::Kind::Le:
+      return ch[0] <= ch[1];
+    case TagExpr::Kind::Gt:
+      return ch[0] > ch[1];
+    case TagExpr::Kind::Ge:
+      return ch[0] >= ch[1];
+    case TagExpr::Kind::And:
+      return ch[0] && ch[1];
+    case TagExpr::Kind::Or:
+      return ch[0] || ch[1];
+    case TagExpr::Kind::Not:
+      return !ch[0];
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Tags> tagsOf(Value v, const std::vector<int64_t> &c) {
+    auto ty = cast<TileType>(v.getType());
+    if (ty.isMemory())
+      return readMem(M(v), c, -1, nullptr);
+    Reg &r = R(v);
+    return r.e[linOf(c, r.shape)];
+  }
+
+  /// Evaluate an assertion at one pairing; nullopt when a tag is absent.
+  std::optional<bool>
+  check(TagAssertOp a, const std::map<std::string, std::vector<int64_t>> &cs) {
+    std::string err;
+    auto pred = parseTagPredicate(a.getPredicate(), err);
+    Operation *site = a.getSite();
+    std::map<std::string, Value> named;
+    for (auto &[n, v] : getNamedTagOperands(site))
+      named[n.str()] = v;
+    if (site->getNumResults() == 1)
+      named["result"] = site->getResult(0);
+    std::map<std::string, Tags> ops;
+    SmallVector<const TagExpr *> refs;
+    pred->collectRefs(refs);
+    for (auto *r : refs) {
+      if (ops.count(r->operand))
+        continue;
+      auto it = cs.find(r->operand);
+      if (it == cs.end() || !named.count(r->operand))
+        return std::nullopt;
+      auto t = tagsOf(named[r->operand], it->second);
+      if (!t)
+        return std::nullopt;
+      ops[r->operand] = *t;
+    }
+    auto v = evalPred(*pred, ops);
+    if (!v)
+      return std::nullopt;
+    return *v != 0;
+  }
+
+  void assertHere(TagAssertOp a) {
+    for (const Probe &p : probes) {
+      if (p.assertOp != a.getOperation() || p.ivs != ivStack)
+        continue;
+      ++res.probeHits;
+      auto ok = check(a, p.coords);
+      if (ok && !*ok)
+        ++res.probeViolations;
+    }
+    if (samples <= 0)
+      return;
+    Operation *site = a.getSite();
+    for (int s = 0; s < samples; ++s) {
+      std::map<std::string, std::vector<int64_t>> cs;
+      auto pick = [&](int64_t n) {
+        return static_cast<int64_t>(rng() % static_cast<uint64_t>(n));
+      };
+      if (auto mma = dyn_cast<MmaOp>(site)) {
+        auto acc = cast<TileType>(mma.getAcc().getType());
+        auto at = cast<TileType>(mma.getA().getType());
+        int64_t m = pick(acc.getShape()[0]), n = pick(acc.getShape()[1]),
+                k = pick(at.getShape()[1]);
+        cs["a"] = {m, k};
+        cs["b"] = {k, n};
+        cs["acc"] = cs["result"] = {m, n};
+      } else {
+        Value sv = site->getNumResults() == 1 ? site->getResult(0)
+                                              : site->getOperand(0);
+        auto ty = cast<TileType>(sv.getType());
+        std::vector<int64_t> c;
+        for (int64_t d : ty.getShape())
+          c.push_back(pick(d));
+        for (auto &[n, v] : getNamedTagOperands(site))
+          cs[n.str()] = c;
+        cs["result"] = c;
+        if (auto r = dyn_cast<ReduceOp>(site)) {
+          std::vector<int64_t> ci = c;
+          ci.insert(ci.begin() + r.getDim(),
+                    pick(cast<TileType>(r.getInput().getType())
+                             .getShape()[r.getDim()]));
+          cs["input"] = ci;
+        } else if (auto b = dyn_cast<BroadcastOp>(site)) {
+          std::vector<int64_t> ci = c;
+          ci.erase(ci.begin() + b.getDim());
+          cs["input"] = ci;
+        }
+      }
+      auto ok = check(a, cs);
+      ++res.sampled;
+      if (ok && !*ok) {
+        ++res.sampledViolations;
+        res.lastViolation = a.getPredicate().str();
+      }
+    }
+  }
+
+  void exec(Block &b) {
+    for (Operation &op : b)
+      step(&op);
+  }
+
+  void step(Operation *op) {
+    auto setI = [&](int64_t v) {
+      ints[op->getResult(0).getAsOpaquePointer()] = v;
+    };
+    auto key = [&](Value v) { return v.getAsOpaquePointer(); };
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
+        setI(ia.getValue().getSExtValue());
+      return;
+    }
+    if (isa<arith::AddIOp>(op))
+      return setI(I(op->getOperand(0)) + I(op->getOperand(1)));
+    if (isa<arith::SubIOp>(op))
+      return setI(I(op->getOperand(0)) - I(op->getOperand(1)));
+    if (isa<arith::MulIOp>(op))
+      return setI(I(op->getOperand(0)) * I(op->getOperand(1)));
+    if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(op))
+      return setI(fdiv(I(op->getOperand(0)), I(op->getOperand(1))));
+    if (isa<arith::RemUIOp, arith::RemSIOp>(op)) {
+      int64_t a = I(op->getOperand(0)), b = I(op->getOperand(1));
+      return setI(a - fdiv(a, b) * b);
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+      return setI(I(op->getOperand(0)));
+    if (auto bid = dyn_cast<gpu::BlockIdOp>(op)) {
+      auto it = params.find("block_id." +
+                            stringifyDimension(bid.getDimension()).str());
+      return setI(it == params.end() ? 0 : it->second);
+    }
+    if (auto ld = dyn_cast<memref::LoadOp>(op)) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      auto fl = cast<FileLineColLoc>(ld.getLoc());
+      os << "load@" << fl.getFilename().getValue() << ":" << fl.getLine() << ":"
+         << fl.getColumn();
+      auto it = params.find(s);
+      return setI(it == params.end() ? 0 : it->second);
+    }
+    if (isa<func::ReturnOp, RegionBeginOp, RegionEndOp, AllocOp>(op))
+      return;
+    if (isa<BarrierOp>(op)) {
+      ++barriers;
+      return;
+    }
+    if (isa<CommitGroupOp>(op)) {
+      ++committed;
+      return;
+    }
+    if (auto w = dyn_cast<WaitGroupOp>(op)) {
+      int64_t limit = committed - static_cast<int64_t>(w.getPending());
+      for (auto &[k, c] : smem)
+        if (!c.landed && c.group < limit) {
+          c.landed = true;
+          c.landBarrier = barriers;
+        }
+      return;
+    }
+    if (auto v = dyn_cast<ViewOp>(op)) {
+      Mem m;
+      m.root = key(v.getTensor());
+      m.name = v.getName().str();
+      auto ty = cast<TileType>(v.getType());
+      m.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      m.layout = memLayoutOf(ty);
+      for (Value o : v.getOffsets())
+        m.offsets.push_back(I(o));
+      mems[key(v.getResult())] = m;
+      return;
+    }
+    if (auto g = dyn_cast<GatherViewOp>(op)) {
+      Mem m;
+      m.gather = true;
+      m.root = key(g.getTensor());
+      m.name = g.getName().str();
+      auto ty = cast<TileType>(g.getType());
+      m.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      m.layout = memLayoutOf(ty);
+      mems[key(g.getResult())] = m;
+      return;
+    }
+    if (auto s = dyn_cast<StageOp>(op)) {
+      auto bt = cast<BufferType>(s.getBuffer().getType());
+      Mem m;
+      m.shared = true;
+      m.root = key(s.getBuffer());
+      m.name = s.getBuffer().getDefiningOp<AllocOp>().getName().str();
+      auto ty = cast<TileType>(s.getType());
+      m.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      m.layout = memLayoutOf(ty);
+      m.base = I(s.getIndex()) * memLayoutOf(bt.getTile()).cosize();
+      mems[key(s.getResult())] = m;
+      return;
+    }
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      Mem m = M(t.getInput());
+      auto ty = cast<TileType>(t.getType());
+      m.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      m.layout = memLayoutOf(ty);
+      for (auto &d : m.direct)
+        for (auto &k : d.perm)
+          k = 1 - k;
+      mems[key(t.getResult())] = m;
+      return;
+    }
+    if (auto r = dyn_cast<ReinterpretOp>(op)) {
+      Mem m = M(r.getInput());
+      m.layout = memLayoutOf(cast<TileType>(r.getType()));
+      mems[key(r.getResult())] = m;
+      return;
+    }
+    if (auto t = dyn_cast<TagOp>(op)) {
+      auto ty = cast<TileType>(t.getType());
+      std::vector<int64_t> syms;
+      for (Value s : t.getSymbols())
+        syms.push_back(I(s));
+      std::vector<unsigned> id;
+      for (unsigned k = 0; k < ty.getShape().size(); ++k)
+        id.push_back(k);
+      Mem::Direct d{t, syms, id};
+      if (ty.isMemory()) {
+        Mem m = M(t.getInput());
+        m.direct.push_back(d);
+        mems[key(t.getResult())] = m;
+      } else {
+        Reg r = R(t.getInput());
+        Mem tmp;
+        tmp.direct.push_back(d);
+        for (size_t i = 0; i < r.e.size(); ++i) {
+          if (!r.e[i])
+            continue;
+          for (auto &[k, v] : directTags(tmp, coordsOf(i, r.shape)))
+            (*r.e[i])[k] = v;
+        }
+        regs[key(t.getResult())] = r;
+      }
+      return;
+    }
+    if (auto f = dyn_cast<FillOp>(op)) {
+      auto ty = cast<TileType>(f.getType());
+      Reg r;
+      r.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      r.e.assign(numel(r.shape), Tags());
+      regs[key(f.getResult())] = r;
+      return;
+    }
+    if (auto l = dyn_cast<LoadOp>(op)) {
+      auto ty = cast<TileType>(l.getType());
+      Reg r;
+      r.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      r.e.assign(numel(r.shape), std::nullopt);
+      L::Layout tv = tvOf(op, l.getResult());
+      int64_t s0 = tv.mode(0).size();
+      Mem &m = M(l.getSource());
+      for (int64_t i = 0; i < tv.size(); ++i) {
+        int64_t c = tv(i);
+        auto t = readMem(m, coordsOf(c, r.shape), i % s0, op);
+        if (t)
+          r.e[c] = t;
+      }
+      regs[key(l.getResult())] = r;
+      return;
+    }
+    if (isa<CopyOp, CopyAsyncOp>(op)) {
+      Mem &src = M(op->getOperand(0));
+      Mem dst = M(op->getOperand(1));
+      write(
+          op, dst, tvOf(op),
+          [&](const std::vector<int64_t> &c, int64_t t) {
+            return readMem(src, c, t, op);
+          },
+          isa<CopyAsyncOp>(op));
+      return;
+    }
+    if (auto st = dyn_cast<StoreOp>(op)) {
+      Reg &v = R(st.getValue());
+      write(
+          op, M(st.getDest()), tvOf(op, st.getValue()),
+          [&](const std::vector<int64_t> &c, int64_t) {
+            return v.e[linOf(c, v.shape)];
+          },
+          false);
+      return;
+    }
+    if (auto m = dyn_cast<MmaOp>(op)) {
+      // Operands in shared memory (wgmma) are read by the whole block.
+      int64_t threads =
+          func->getAttrOfType<KernelAttr>("argus.kernel").getNumThreads();
+      for (Value v : {m.getA(), m.getB()}) {
+        auto ty = cast<TileType>(v.getType());
+        if (!ty.isMemory())
+          continue;
+        std::vector<int64_t> shape(ty.getShape().begin(), ty.getShape().end());
+        for (int64_t i = 0; i < numel(shape); ++i)
+          for (int64_t t = 0; t < threads; ++t)
+            readMem(M(v), coordsOf(i, shape), t, op);
+      }
+      regs[key(m.getResult())] = R(m.getAcc());
+      return;
+    }
+    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp>(op)) {
+      Reg l = R(op->getOperand(0)), r = R(op->getOperand(1));
+      Reg o = l;
+      for (size_t i = 0; i < o.e.size(); ++i)
+        o.e[i] = (l.e[i] && r.e[i])
+                     ? std::optional<Tags>(merge(*l.e[i], *r.e[i]))
+                     : std::nullopt;
+      regs[key(op->getResult(0))] = o;
+      return;
+    }
+    if (isa<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp>(op)) {
+      Reg r = R(op->getOperand(0));
+      auto ty = cast<TileType>(op->getResult(0).getType());
+      r.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      regs[key(op->getResult(0))] = r;
+      return;
+    }
+    if (auto rd = dyn_cast<ReduceOp>(op)) {
+      Reg &in = R(rd.getInput());
+      auto ty = cast<TileType>(rd.getType());
+      Reg o;
+      o.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      o.e.assign(numel(o.shape), std::nullopt);
+      int64_t dim = rd.getDim(), n = in.shape[dim];
+      for (int64_t i = 0; i < numel(o.shape); ++i) {
+        std::vector<int64_t> c = coordsOf(i, o.shape);
+        std::optional<Tags> acc;
+        for (int64_t r = 0; r < n; ++r) {
+          std::vector<int64_t> ci = c;
+          ci.insert(ci.begin() + dim, r);
+          auto &t = in.e[linOf(ci, in.shape)];
+          if (!t) {
+            acc.reset();
+            break;
+          }
+          if (r == 0) {
+            acc = *t;
+            continue;
+          }
+          for (auto it = acc->begin(); it != acc->end();)
+            it = (t->count(it->first) && t->at(it->first) == it->second)
+                     ? std::next(it)
+                     : acc->erase(it);
+        }
+        o.e[i] = acc;
+      }
+      regs[key(rd.getResult())] = o;
+      return;
+    }
+    if (auto bc = dyn_cast<BroadcastOp>(op)) {
+      Reg &in = R(bc.getInput());
+      auto ty = cast<TileType>(bc.getType());
+      Reg o;
+      o.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      o.e.assign(numel(o.shape), std::nullopt);
+      for (int64_t i = 0; i < numel(o.shape); ++i) {
+        std::vector<int64_t> c = coordsOf(i, o.shape);
+        c.erase(c.begin() + bc.getDim());
+        o.e[i] = in.e[linOf(c, in.shape)];
+      }
+      regs[key(bc.getResult())] = o;
+      return;
+    }
+    if (auto a = dyn_cast<TagAssertOp>(op)) {
+      assertHere(a);
+      return;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      int64_t lb = I(loop.getLowerBound()), ub = I(loop.getUpperBound()),
+              st = I(loop.getStep());
+      std::vector<Value> cur(loop.getInitArgs().begin(),
+                             loop.getInitArgs().end());
+      auto bind = [&](Value to, Value from) {
+        if (regs.count(key(from)))
+          regs[key(to)] = regs[key(from)];
+        else if (ints.count(key(from)))
+          ints[key(to)] = ints[key(from)];
+      };
+      Block &body = *loop.getBody();
+      for (unsigned i = 0; i < cur.size(); ++i)
+        bind(body.getArgument(i + 1), cur[i]);
+      ivStack.push_back(0);
+      for (int64_t iv = lb; iv < ub; iv += st) {
+        if (++steps > maxSteps)
+          throw Fail("step limit reached");
+        ivStack.back() = iv;
+        ints[key(loop.getInductionVar())] = iv;
+        for (Operation &o : body.without_terminator())
+          step(&o);
+        auto y = cast<scf::YieldOp>(body.getTerminator());
+        // Copy yielded values into the iteration arguments (via temps).
+        std::vector<Reg> tmp;
+        for (unsigned i = 0; i < y.getNumOperands(); ++i)
+          if (regs.count(key(y.getOperand(i))))
+            regs[key(body.getArgument(i + 1))] =
+                Reg(regs[key(y.getOperand(i))]);
+      }
+      ivStack.pop_back();
+      for (unsigned i = 0; i < loop.getNumResults(); ++i)
+        bind(loop.getResult(i), body.getArgument(i + 1));
+      return;
+    }
+    throw Fail("unsupported op " + op->getName().getStringRef().str());
+  }
+};
+
+} // namespace
+
+SimResult simulate(func::FuncOp func,
+                   const std::map<std::string, int64_t> &params,
+                   const std::vector<Probe> &probes,
+                   const std::vector<Event> &watches, int samples,
+                   int64_t maxSteps) {
+  return Sim(func, params, probes, watches, samples, maxSteps).run();
+}
+
+} // namespace argus::sim
