@@ -1,0 +1,58 @@
+"""GEMM C = A * B on MI300X (gfx942) matrix cores, written in the argus DSL.
+
+The Python twin of examples/gemm_mfma.mlir: a 256-thread block (2x2 waves)
+computes a 128x128 tile of C with v_mfma_f32_32x32x8_f16, staging 128x32 /
+32x128 slabs of A and B through shared memory.
+
+    PYTHONPATH=build/python:python python3 examples/python/gemm.py
+"""
+
+import argus
+
+MFMA = "v_mfma_f32_32x32x8_f16"
+FA = argus.frag(MFMA, "a", warps=(2, 2))
+FB = argus.frag(MFMA, "b", warps=(2, 2))
+FC = argus.frag(MFMA, "c", warps=(2, 2))
+
+
+@argus.kernel(target="gfx942", block=256)
+def gemm_mfma(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f16"],
+              C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
+    m0 = argus.block_id("y") * 128
+    n0 = argus.block_id("x") * 128
+    ktiles = K // 32
+    sa = argus.alloc((128, 32), "f16", name="sA")
+    sb = argus.alloc((32, 128), "f16", name="sB")
+    sa0, sb0 = sa[0], sb[0]
+
+    acc = argus.tag(argus.zeros((128, 128), "f32", FC), lambda m, n: (m0 + m, n0 + n))
+
+    with argus.region("mainloop"):
+        loop = argus.range(0, ktiles, carry=acc, name="kt")
+        for kt, acc in loop:
+            k0 = kt * 32
+            with argus.region("load_tiles"):
+                ga = argus.tag(argus.view(A, (m0, k0), (128, 32)), lambda m, k: (m0 + m, k0 + k))
+                gb = argus.tag(argus.view(B, (k0, n0), (32, 128)), lambda k, n: (k0 + k, n0 + n))
+                argus.copy(ga, sa0, threads="((4,64),(8,2)):((1024,1),(128,64))")
+                argus.copy(gb, sb0, threads="((16,16),(8,2)):((256,1),(32,16))")
+                argus.barrier()
+            with argus.region("mfma"):
+                af = argus.load(sa0, layout=FA)
+                bf = argus.load(sb0, layout=FB)
+                acc = argus.mma(MFMA, af, bf, acc)
+                argus.tag_assert(acc, "a.k == b.k && a.m == acc.m && b.n == acc.n")
+            argus.barrier()
+            loop.carry(acc)
+        acc = loop.results
+
+    with argus.region("epilogue"):
+        gc = argus.tag(argus.view(C, (m0, n0), (128, 128)), lambda m, n: (m0 + m, n0 + n))
+        argus.store(acc, gc)
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+
+
+if __name__ == "__main__":
+    print(gemm_mfma.ir())
+    if argus.verifier_available():
+        print(gemm_mfma.verify().summary())

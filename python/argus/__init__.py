@@ -1,0 +1,22 @@
+"""argus: a Python tile DSL, bindings and agent loop over the argus MLIR
+dialect (tags and tag assertions verified at compile time, regions measured
+at run time). See docs/Python.md."""
+
+from .errors import (ArgusError, CompileError, DTypeError, FeatureUnavailable,  # noqa: F401
+                     InvariantViolation, IRVerificationError, LayoutError, MLIRError, NoGPU,
+                     PipelineError, ShapeError, TagFieldError, TraceError,
+                     UnknownInstructionError)
+from .ir import features, has_pass, parse, run_pipeline  # noqa: F401
+from .dsl import (Buffer, Frag, IndexValue, Kernel, Layout, Tensor, TensorSpec,  # noqa: F401
+                  Tile, TileType, add, alloc, barrier, block_id, broadcast, col_major,
+                  commit_group, convert, convert_layout, copy, copy_async, div, exp, exp2,
+                  fill, frag, gather_view, grid_dim, index, instruction, kernel, layout, load, maximum, mma, mul,
+                  neg, range, reduce, region, reinterpret, row_major, scale, stage, store,
+                  sub, swizzle, tag, tag_assert, thread_id, transpose, view, wait_group,
+                  zeros)
+from .verify import (Check, Counterexample, Element, VerificationResult,  # noqa: F401
+                     verifier_available, verify_text)
+from .compile import CompiledKernel, RunResult, gpu_available  # noqa: F401
+
+# `range` is left out of `from argus import *` so the builtin is not shadowed.
+__all__ = [n for n in dir() if not n.startswith("_") and n != "range"]

@@ -1,0 +1,102 @@
+"""argus-agent: run the agent loop on the bundled GEMM task and print a
+table of attempts.
+
+    argus-agent [--steps N] [--start default|buggy] [--batch-dir DIR]
+                [--resume DIR] [--log LOG.jsonl] [--M M --N N --K K]
+
+Without a GPU, variants are verified and compiled (and measured in-process
+when a GPU and argus-run are present). With --batch-dir DIR, each round's
+compiled variants (PTX + an argus-run spec each) go to DIR/round<k> for
+``argus-run --batch DIR/round<k>`` on a GPU host, and the log to
+DIR/log.jsonl; --resume DIR reads every round's results.json, feeds the
+measurements to the policy and runs the next round.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from . import AgentLoop, Budget, GemmTask, KnowledgeBasePolicy, Variant, format_table
+
+PLANTED = Variant(stages=3, wait=2, a_stage_offset=1)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="argus-agent", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--start", choices=["default", "buggy"], default="buggy",
+                    help="start from the default variant or one with planted pipeline bugs")
+    ap.add_argument("--target", default="sm_90a", choices=["sm_90a"])
+    ap.add_argument("--M", type=int, default=1024)
+    ap.add_argument("--N", type=int, default=1024)
+    ap.add_argument("--K", type=int, default=1024)
+    ap.add_argument("--batch-dir", help="write compiled variants here for argus-run --batch")
+    ap.add_argument("--resume", metavar="DIR", help="read DIR/results.json, then continue")
+    ap.add_argument("--log", help="JSON-lines log of every record (needed to resume)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="print the records as JSON")
+    a = ap.parse_args(argv)
+
+    task = GemmTask(a.M, a.N, a.K, target=a.target)
+    start = PLANTED if a.start == "buggy" else Variant()
+    policy = KnowledgeBasePolicy(start=start, seed=a.seed)
+    root = a.batch_dir or a.resume
+    log = a.log or (os.path.join(root, "log.jsonl") if root else None)
+    loop = AgentLoop(task, policy, Budget(steps=a.steps), log_path=None,
+                     measure="batch" if root else "auto")
+    if a.resume:
+        if not log or not os.path.exists(log):
+            ap.error(f"--resume needs the log of the earlier rounds ({log} not found)")
+        loop.load_history(log)
+        for d in sorted({r["batch_dir"] for r in loop.history
+                         if r["status"] == "pending" and r.get("batch_dir")}):
+            if os.path.exists(os.path.join(d, "results.json")):
+                loop.log_path = log
+                n = loop.resume(d)
+                loop.log_path = None
+                print(f"resumed {n} measurement(s) from {d}/results.json")
+            else:
+                print(f"no results yet in {d} (run argus-run --batch {d})")
+    loop.log_path = log
+    if root:
+        os.makedirs(root, exist_ok=True)
+        k = 0
+        while os.path.exists(os.path.join(root, f"round{k}")):
+            k += 1
+        loop.batch_dir = os.path.join(root, f"round{k}")
+    loop.budget = Budget(steps=len(loop.history) + a.steps)
+    loop.run()
+    if a.json:
+        print(json.dumps(loop.history, indent=1, default=str))
+        return 0
+    print(format_table(loop.history))
+    rounds = {}
+    for r in loop.history:
+        if r.get("time_ms") and r.get("correct") is not False and r.get("batch_dir") and \
+                (r.get("verification") or {}).get("proved", True):
+            rnd = os.path.basename(r["batch_dir"])
+            if rnd not in rounds or r["time_ms"] < rounds[rnd]["time_ms"]:
+                rounds[rnd] = r
+    best_so_far = None
+    for rnd in sorted(rounds, key=lambda x: int(x[5:]) if x[5:].isdigit() else 0):
+        r = rounds[rnd]
+        if best_so_far is None or r["time_ms"] < best_so_far["time_ms"]:
+            best_so_far = r
+        print(f"{rnd}: best step {r['step']} {r['summary']} {r['time_ms'] * 1e3:.1f} us "
+              f"({r['tflops']:.1f} TFLOP/s); best so far step {best_so_far['step']} "
+              f"{best_so_far['time_ms'] * 1e3:.1f} us")
+    b = loop.best()
+    if b:
+        t = f"{b['time_ms']:.4f} ms" if b.get("time_ms") else "not measured"
+        print(f"best: step {b['step']} {b['summary']} ({t})")
+    if loop.batch_dir and any(r["status"] == "pending" for r in loop.history):
+        print(f"pending measurements in {loop.batch_dir}: run `argus-run --batch "
+              f"{loop.batch_dir}` on a GPU host, copy its results.json back into that "
+              f"folder, then `argus-agent --resume {root}`")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+"""Tag-verifier results: ``kernel.verify()`` and ``verify_text()``.
+
+The verifier pass (``argus-verify-tags``) writes a JSON report (see
+docs/Python.md); these classes wrap it, mapping every program point back to
+the Python source line that created the op (DSL kernels carry Python
+locations).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import ir as _ir
+from .errors import InvariantViolation, PipelineError
+
+VERIFY_PASS = "argus-verify-tags"
+
+
+def split_location(loc: Optional[str]) -> Tuple[Optional[str], Optional[int], Optional[int]]:
+    """``"file.py:12:5"`` -> ("file.py", 12, 5); anything else -> Nones."""
+    if not loc:
+        return None, None, None
+    if loc.startswith("loc("):
+        loc = loc[4:-1]
+    loc = loc.replace('"', "")
+    parts = loc.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        return parts[0], int(parts[1]), int(parts[2])
+    return None, None, None
+
+
+@dataclasses.dataclass
+class Element:
+    """One data element of a counterexample: which operand it is, its
+    coordinates in the tile (and globally when known) and its tag values."""
+    operand: str
+    tile_coords: List[int]
+    tags: Dict[str, int]
+    memory: Optional[str] = None
+    global_coords: Optional[List[int]] = None
+    thread: Optional[int] = None
+    slot: Optional[int] = None
+
+    @classmethod
+    def from_json(cls, j: dict) -> "Element":
+        return cls(j.get("operand", ""), list(j.get("tile_coords", [])),
+                   dict(j.get("tags", {})), j.get("memory"), j.get("global_coords"),
+                   j.get("thread"), j.get("slot"))
+
+    def __str__(self):
+        tags = ", ".join(f"{k}={v}" for k, v in self.tags.items())
+        where = f" ({self.memory}{self.global_coords})" if self.memory and self.global_coords \
+            else (f" ({self.memory})" if self.memory else "")
+        return f"{self.operand}{self.tile_coords}{where} tags {{{tags}}}"
+
+
+@dataclasses.dataclass
+class Counterexample:
+    """A concrete witness of a violation: the thread (block, thread, warp,
+    lane), the value slot, the loop iterations, the data elements on each
+    side, and the program point (op and Python line)."""
+    check: "Check"
+    block: Dict[str, int]
+    thread: Optional[int]
+    warp: Optional[int]
+    lane: Optional[int]
+    slot: Optional[int]
+    loops: List[Dict[str, Any]]
+    elements: List[Element]
+    notes: List[str]
+    params: Any
+    raw: dict
+
+    @property
+    def op(self) -> str:
+        return self.check.op
+
+    @property
+    def program_point(self) -> str:
+        """``file.py:LINE`` of the op where the violation happens."""
+        return f"{self.check.py_file}:{self.check.py_line}" if self.check.py_line else \
+            (self.check.location or "?")
+
+    @property
+    def file(self):
+        return self.check.py_file
+
+    @property
+    def line(self):
+        return self.check.py_line
+
+    @property
+    def iterations(self) -> Dict[str, int]:
+        out = {}
+        for l in self.loops:
+            out[str(l.get("loop"))] = l.get("iv")
+        return out
+
+    def element(self, operand: str) -> Optional[Element]:
+        return next((e for e in self.elements if e.operand == operand), None)
+
+    def summary(self) -> str:
+        blk = ",".join(f"{k}={v}" for k, v in sorted(self.block.items()))
+        it = ", ".join(f"{k}={v}" for k, v in self.iterations.items())
+        els = "; ".join(str(e) for e in self.elements)
+        return (f"at {self.program_point} ({self.op}): block({blk}) thread {self.thread} "
+                f"(warp {self.warp}, lane {self.lane}) slot {self.slot}"
+                + (f", iterations {it}" if it else "") + (f": {els}" if els else ""))
+
+    def to_dict(self) -> dict:
+        d = dict(self.raw)
+        d["program_point"] = {"op": self.op, "location": self.check.location,
+                              "python_file": self.check.py_file,
+                              "python_line": self.check.py_line}
+        d["check"] = {"kind": self.check.kind, "predicate": self.check.predicate}
+        return d
+
+    def to_json(self, indent: int = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+@dataclasses.dataclass
+class Check:
+    """One checked assertion (explicit tag_assert or an implicit check)."""
+    kernel: str
+    kind: str
+    predicate: str
+    op: str
+    location: str
+    assert_location: str
+    status: str  # proved | violated | unknown
+    reason: str
+    counterexamples: List[Counterexample]
+    raw: dict
+
+    @property
+    def py_file(self):
+        return split_location(self.location)[0]
+
+    @property
+    def py_line(self):
+        return split_location(self.location)[1]
+
+    @property
+    def assert_line(self):
+        return split_location(self.assert_location)[1]
+
+    @classmethod
+    def from_json(cls, j: dict) -> "Check":
+        c = cls(j.get("kernel", ""), j.get("kind", ""), j.get("predicate", ""),
+                j.get("op", ""), j.get("location", ""), j.get("assert_location", ""),
+                j.get("status", "unknown"), j.get("reason", ""), [], j)
+        for cx in j.get("counterexamples", []) or []:
+            c.counterexamples.append(Counterexample(
+                c, dict(cx.get("block", {}) or {}), cx.get("thread"), cx.get("warp"),
+                cx.get("lane"), cx.get("slot"), list(cx.get("loops", []) or []),
+                [Element.from_json(e) for e in cx.get("elements", []) or []],
+                list(cx.get("notes", []) or []), cx.get("params"), cx))
+        return c
+
+    def __str__(self):
+        where = f"{self.py_file}:{self.py_line}: " if self.py_line else ""
+        return f"{where}{self.status}: {self.kind} '{self.predicate}' at {self.op}" + \
+            (f" ({self.reason})" if self.reason else "")
+
+
+@dataclasses.dataclass
+class VerificationResult:
+    checks: List[Check]
+    report: dict
+    diagnostics: list
+
+    @property
+    def ok(self) -> bool:
+        """No violation (some checks may be unknown)."""
+        return not self.violated
+
+    @property
+    def proved(self) -> bool:
+        """Every check proved."""
+        return all(c.status == "proved" for c in self.checks)
+
+    @property
+    def violated(self) -> List[Check]:
+        return [c for c in self.checks if c.status == "violated"]
+
+    @property
+    def unknown(self) -> List[Check]:
+        return [c for c in self.checks if c.status == "unknown"]
+
+    @property
+    def counterexamples(self) -> List[Counterexample]:
+        return [cx for c in self.violated for cx in c.counterexamples]
+
+    def to_json(self, indent: int = 2) -> str:
+        return json.dumps(self.report, indent=indent)
+
+    def summary(self) -> str:
+        n = len(self.checks)
+        return (f"{n} checks: {n - len(self.violated) - len(self.unknown)} proved, "
+                f"{len(self.violated)} violated, {len(self.unknown)} unknown")
+
+
+def verifier_available() -> bool:
+    try:
+        return _ir.has_pass(VERIFY_PASS)
+    except Exception:
+        return False
+
+
+def verify_module(module: "_ir.Module", raise_on_violation: bool = True,
+                  timeout_ms: Optional[int] = None,
+                  max_counterexamples: Optional[int] = None,
+                  implicit_checks: Optional[bool] = None) -> VerificationResult:
+    _ir.require_pass(VERIFY_PASS, "tag verification")
+    mod = module.clone()
+    fd, path = tempfile.mkstemp(prefix="argus-verify-", suffix=".json")
+    os.close(fd)
+    try:
+        opts = [f"report={path}"]
+        if timeout_ms is not None:
+            opts.append(f"timeout-ms={int(timeout_ms)}")
+        if max_counterexamples is not None:
+            opts.append(f"max-counterexamples={int(max_counterexamples)}")
+        if implicit_checks is not None:
+            opts.append(f"implicit-checks={'true' if implicit_checks else 'false'}")
+        pipeline = f"{VERIFY_PASS}{{{' '.join(opts)}}}"
+        ok, diags = mod.run_pipeline(pipeline, check=False)
+        report = None
+        try:
+            with open(path) as f:
+                txt = f.read()
+            report = json.loads(txt) if txt.strip() else None
+        except (OSError, ValueError):
+            report = None
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    if report is None:
+        raise PipelineError(f"{VERIFY_PASS} failed without a report", diags)
+    checks = [Check.from_json(c) for c in report.get("checks", [])]
+    result = VerificationResult(checks, report, list(diags))
+    if not ok and not result.violated:
+        raise PipelineError(f"{VERIFY_PASS} failed", diags)
+    if result.violated and raise_on_violation:
+        raise InvariantViolation(result)
+    return result
+
+
+def verify_kernel(kernel, raise_on_violation: bool = True, **options) -> VerificationResult:
+    return verify_module(kernel.module(), raise_on_violation=raise_on_violation, **options)
+
+
+def verify_text(text: str, source_name: str = "<string>", raise_on_violation: bool = True,
+                **options) -> VerificationResult:
+    """Verify the tag assertions of IR text."""
+    return verify_module(_ir.parse(text, source_name), raise_on_violation, **options)

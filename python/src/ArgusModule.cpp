@@ -1,0 +1,391 @@
+//===- ArgusModule.cpp - pybind11 bindings of the argus libraries ---------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The `_argus` extension: an owned MLIRContext with the argus dialect and the
+// upstream dialects argus kernels use (the set argus-opt registers), parsing,
+// printing, verification and pass pipelines given as strings. Every entry
+// point captures MLIR diagnostics as structured objects and never lets a
+// failure escape as a crash: errors come back as results that the pure-Python
+// layer (python/argus/ir.py) turns into exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus/Analysis/Passes.h"
+#include "argus/Dialect/ArgusDialect.h"
+#ifdef ARGUS_HAVE_VERIFY
+#include "argus/Verify/Passes.h"
+#endif
+#ifdef ARGUS_HAVE_TRANSFORMS
+#include "argus/Transforms/Passes.h"
+#endif
+
+#include "argus/Layout/Instructions.h"
+#include "argus/Layout/Parse.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace mlir;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+struct PyDiagnostic {
+  std::string severity; // "error" | "warning" | "note" | "remark"
+  std::string file;     // empty when the location has no file
+  int64_t line = 0;
+  int64_t col = 0;
+  std::string location; // the location as MLIR prints it
+  std::string message;
+  std::vector<PyDiagnostic> notes;
+
+  std::string str() const {
+    std::string s;
+    if (!file.empty())
+      s += file + ":" + std::to_string(line) + ":" + std::to_string(col) +
+           ": ";
+    s += severity + ": " + message;
+    for (const PyDiagnostic &n : notes) {
+      std::string ns = n.str();
+      // Indent every line of a note.
+      std::string indented = "\n  ";
+      for (char c : ns) {
+        indented += c;
+        if (c == '\n')
+          indented += "  ";
+      }
+      s += indented;
+    }
+    return s;
+  }
+};
+
+const char *severityName(DiagnosticSeverity sev) {
+  switch (sev) {
+  case DiagnosticSeverity::Error:
+    return "error";
+  case DiagnosticSeverity::Warning:
+    return "warning";
+  case DiagnosticSeverity::Note:
+    return "note";
+  case DiagnosticSeverity::Remark:
+    return "remark";
+  }
+  return "error";
+}
+
+/// The first file:line:col inside `loc` (through names, call sites and
+/// fused locations).
+std::optional<FileLineColLoc> findFileLoc(Location loc) {
+  std::optional<FileLineColLoc> found;
+  loc->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColLoc>(l)) {
+      found = f;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+PyDiagnostic convert(Diagnostic &diag) {
+  PyDiagnostic d;
+  d.severity = severityName(diag.getSeverity());
+  d.message = diag.str();
+  {
+    llvm::raw_string_ostream os(d.location);
+    diag.getLocation().print(os);
+  }
+  if (auto f = findFileLoc(diag.getLocation())) {
+    d.file = f->getFilename().str();
+    d.line = f->getLine();
+    d.col = f->getColumn();
+  }
+  for (Diagnostic &note : diag.getNotes())
+    d.notes.push_back(convert(note));
+  return d;
+}
+
+/// Collects every diagnostic emitted in the context while alive.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          diags.push_back(convert(diag));
+          return success();
+        }) {}
+  std::vector<PyDiagnostic> take() { return std::move(diags); }
+
+private:
+  std::vector<PyDiagnostic> diags;
+  ScopedDiagnosticHandler handler;
+};
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void registerAllPassesOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerTransformsPasses();
+    mlir::argus::registerArgusAnalysisPasses();
+#ifdef ARGUS_HAVE_VERIFY
+    mlir::argus::registerArgusVerifyPasses();
+#endif
+#ifdef ARGUS_HAVE_TRANSFORMS
+    mlir::argus::registerArgusPasses();
+    mlir::argus::registerArgusPipelines();
+#endif
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Context and Module
+//===----------------------------------------------------------------------===//
+
+class ArgusCtx {
+public:
+  ArgusCtx() {
+    registerAllPassesOnce();
+    DialectRegistry registry;
+    registry.insert<mlir::argus::ArgusDialect, affine::AffineDialect,
+                    arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
+                    memref::MemRefDialect, scf::SCFDialect>();
+#ifdef ARGUS_HAVE_TRANSFORMS
+    mlir::argus::registerArgusLoweringDialects(registry);
+#endif
+    ctx = std::make_unique<MLIRContext>(registry,
+                                        MLIRContext::Threading::DISABLED);
+    ctx->loadAllAvailableDialects();
+    ctx->allowUnregisteredDialects(false);
+  }
+  MLIRContext *get() { return ctx.get(); }
+
+private:
+  std::unique_ptr<MLIRContext> ctx;
+};
+
+class ArgusMod {
+public:
+  ArgusMod(std::shared_ptr<ArgusCtx> ctx, OwningOpRef<ModuleOp> module)
+      : ctx(std::move(ctx)), module(std::move(module)) {}
+
+  std::string print(bool debugInfo, bool generic) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    OpPrintingFlags flags;
+    if (debugInfo)
+      flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    if (generic)
+      flags.printGenericOpForm();
+    // Print even invalid IR (after a failed pass) without asserting.
+    flags.assumeVerified();
+    module->print(os, flags);
+    return s;
+  }
+
+  /// Runs the op verifiers; returns the diagnostics (empty when valid).
+  std::vector<PyDiagnostic> verify() {
+    DiagnosticCollector collect(ctx->get());
+    (void)mlir::verify(*module);
+    return collect.take();
+  }
+
+  /// Runs a textual pass pipeline in place. Returns (success, diagnostics).
+  std::pair<bool, std::vector<PyDiagnostic>>
+  runPipeline(const std::string &pipeline) {
+    DiagnosticCollector collect(ctx->get());
+    PassManager pm(ctx->get(), ModuleOp::getOperationName());
+    pm.enableVerifier(true);
+    std::string err;
+    llvm::raw_string_ostream errStream(err);
+    if (failed(parsePassPipeline(pipeline, pm, errStream))) {
+      PyDiagnostic d;
+      d.severity = "error";
+      d.message = "invalid pass pipeline '" + pipeline + "': " + err;
+      std::vector<PyDiagnostic> diags = collect.take();
+      diags.insert(diags.begin(), d);
+      return {false, diags};
+    }
+    bool ok = succeeded(pm.run(*module));
+    return {ok, collect.take()};
+  }
+
+  std::shared_ptr<ArgusMod> clone() {
+    return std::make_shared<ArgusMod>(
+        ctx, OwningOpRef<ModuleOp>(cast<ModuleOp>((*module)->clone())));
+  }
+
+private:
+  std::shared_ptr<ArgusCtx> ctx;
+  OwningOpRef<ModuleOp> module;
+};
+
+/// Parses `text`; returns (module or None, diagnostics).
+py::tuple parse(std::shared_ptr<ArgusCtx> ctx, const std::string &text,
+                const std::string &sourceName, bool verifyAfterParse) {
+  MLIRContext *mctx = ctx->get();
+  std::vector<PyDiagnostic> diags;
+  OwningOpRef<ModuleOp> module;
+  {
+    DiagnosticCollector collect(mctx);
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, sourceName);
+    llvm::SourceMgr sm;
+    sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    ParserConfig config(mctx, verifyAfterParse);
+    module = parseSourceFile<ModuleOp>(sm, config);
+    diags = collect.take();
+  }
+  if (!module) {
+    if (diags.empty()) {
+      PyDiagnostic d;
+      d.severity = "error";
+      d.message = "failed to parse the module";
+      diags.push_back(d);
+    }
+    return py::make_tuple(py::none(), diags);
+  }
+  return py::make_tuple(std::make_shared<ArgusMod>(ctx, std::move(module)),
+                        diags);
+}
+
+bool hasPass(const std::string &name) {
+  registerAllPassesOnce();
+  return mlir::PassInfo::lookup(name) != nullptr ||
+         mlir::PassPipelineInfo::lookup(name) != nullptr;
+}
+
+/// Parses CuTe notation: returns (canonical text, size, cosize) or raises
+/// ValueError with the parser's message.
+py::tuple parseLayoutText(const std::string &text) {
+  auto parsed = ::argus::layout::parseLayout(text);
+  if (!parsed) {
+    std::string msg = llvm::toString(parsed.takeError());
+    throw py::value_error(msg);
+  }
+  return py::make_tuple(parsed->str(), parsed->size(), parsed->cosize());
+}
+
+/// The descriptor of a named matrix-core instruction, or None.
+py::object mmaInstruction(const std::string &name) {
+  auto instr = ::argus::layout::lookupMmaInstr(name);
+  if (!instr)
+    return py::none();
+  py::dict d;
+  d["name"] = instr->name;
+  d["target"] = instr->target == ::argus::layout::MmaInstr::Target::GFX942
+                    ? "gfx942"
+                    : "sm_90a";
+  d["M"] = instr->M;
+  d["N"] = instr->N;
+  d["K"] = instr->K;
+  d["a_type"] = instr->aType;
+  d["b_type"] = instr->bType;
+  d["c_type"] = instr->cType;
+  d["threads"] = instr->threads;
+  d["a_from_shared"] = instr->aFromShared;
+  d["b_from_shared"] = instr->bFromShared;
+  return d;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_argus, m) {
+  m.doc() = "argus: bindings over the argus MLIR dialect and passes";
+
+  py::class_<PyDiagnostic>(m, "Diagnostic")
+      .def_readonly("severity", &PyDiagnostic::severity)
+      .def_readonly("file", &PyDiagnostic::file)
+      .def_readonly("line", &PyDiagnostic::line)
+      .def_readonly("col", &PyDiagnostic::col)
+      .def_readonly("location", &PyDiagnostic::location)
+      .def_readonly("message", &PyDiagnostic::message)
+      .def_readonly("notes", &PyDiagnostic::notes)
+      .def("__str__", &PyDiagnostic::str)
+      .def("__repr__", [](const PyDiagnostic &d) {
+        return "<Diagnostic " + d.severity + " " + d.location + ": " +
+               d.message + ">";
+      });
+
+  py::class_<ArgusCtx, std::shared_ptr<ArgusCtx>>(m, "Context")
+      .def(py::init<>())
+      .def("parse", &parse, py::arg("text"),
+           py::arg("source_name") = "<string>", py::arg("verify") = true,
+           "Parse a module: returns (Module or None, [Diagnostic]).");
+
+  py::class_<ArgusMod, std::shared_ptr<ArgusMod>>(m, "Module")
+      .def("print", &ArgusMod::print, py::arg("debug_info") = false,
+           py::arg("generic") = false)
+      .def("__str__",
+           [](ArgusMod &mod) { return mod.print(false, false); })
+      .def("verify", &ArgusMod::verify,
+           "Run the op verifiers: returns [Diagnostic] (empty when valid).")
+      .def("run_pipeline", &ArgusMod::runPipeline, py::arg("pipeline"),
+           "Run a textual pass pipeline in place: returns (ok, "
+           "[Diagnostic]).",
+           py::call_guard<py::gil_scoped_release>())
+      .def("clone", &ArgusMod::clone);
+
+  m.def("has_pass", &hasPass, py::arg("name"),
+        "Whether a pass or pass pipeline of this name is registered.");
+
+  m.def("parse_layout", &parseLayoutText, py::arg("text"),
+        "Parse CuTe notation: (canonical text, size, cosize); ValueError "
+        "on bad input.");
+  m.def("mma_instruction", &mmaInstruction, py::arg("name"));
+  m.def("known_mma_instructions", &::argus::layout::knownMmaInstrNames);
+  m.def("closest_mma_instruction", [](const std::string &name) {
+    return ::argus::layout::closestMmaInstrName(name);
+  });
+
+  py::dict features;
+  features["verify"] =
+#ifdef ARGUS_HAVE_VERIFY
+      true;
+#else
+      false;
+#endif
+  features["transforms"] =
+#ifdef ARGUS_HAVE_TRANSFORMS
+      true;
+#else
+      false;
+#endif
+  m.attr("features") = features;
+#ifdef ARGUS_RUN_PATH
+  m.attr("argus_run_path") = ARGUS_RUN_PATH;
+#else
+  m.attr("argus_run_path") = py::none();
+#endif
+}

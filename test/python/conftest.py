@@ -1,0 +1,34 @@
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for p in (os.path.join(ROOT, "python"), os.path.join(ROOT, "examples", "python")):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import pytest  # noqa: E402
+
+try:
+    import _argus  # noqa: F401
+    _MISSING = None
+except ImportError as e:  # the extension is not built: every test needs it
+    _MISSING = str(e)
+    collect_ignore = [os.path.join(os.path.dirname(__file__), f)
+                      for f in os.listdir(os.path.dirname(__file__))
+                      if f.startswith("test_") and f.endswith(".py") and f != "test_extension.py"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "verifier: needs the argus-verify-tags pass")
+
+
+@pytest.fixture
+def need_verifier():
+    import argus
+    if not argus.verifier_available():
+        pytest.skip("argus-verify-tags not built into the _argus extension")
+
+
+@pytest.fixture
+def examples_dir():
+    return os.path.join(ROOT, "examples")
