@@ -10,6 +10,7 @@
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Transforms/Passes.h"
+#include "argus/Verify/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -24,6 +25,7 @@ int main(int argc, char **argv) {
                   mlir::scf::SCFDialect>();
   mlir::registerTransformsPasses();
   mlir::argus::registerArgusAnalysisPasses();
+  mlir::argus::registerArgusVerifyPasses();
   mlir::argus::registerArgusLoweringDialects(registry);
   mlir::argus::registerArgusPasses();
   mlir::argus::registerArgusPipelines();
