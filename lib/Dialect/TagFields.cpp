@@ -24,10 +24,13 @@ mlir::argus::getNamedTagOperands(Operation *op) {
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp>([](auto o) -> Named {
         return {{"lhs", o.getLhs()}, {"rhs", o.getRhs()}};
       })
-      .Case<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp,
-            ReduceOp, BroadcastOp, TagOp>(
-          [](auto o) -> Named { return {{"input", o.getInput()}}; })
-      .Case([](LoadOp o) -> Named { return {{"source", o.getSource()}}; })
+      .Case<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp, ReduceOp,
+            BroadcastOp, TagOp>([](auto o) -> Named {
+        return {{"input", o.getInput()}};
+      })
+      .Case([](LoadOp o) -> Named {
+        return {{"source", o.getSource()}};
+      })
       .Case([](StoreOp o) -> Named {
         return {{"value", o.getValue()}, {"dest", o.getDest()}};
       })
@@ -56,6 +59,25 @@ bool mlir::argus::isWellFormed(Operation *op) {
   return true;
 }
 
+Value mlir::argus::getMemoryRoot(Value tile, bool onlyWellFormed) {
+  while (Operation *def = tile.getDefiningOp()) {
+    if (onlyWellFormed && !isWellFormed(def))
+      break;
+    if (auto stage = dyn_cast<StageOp>(def))
+      return stage.getBuffer();
+    if (auto view = dyn_cast<ViewOp>(def))
+      return view.getTensor();
+    if (auto gather = dyn_cast<GatherViewOp>(def))
+      return gather.getTensor();
+    if (isa<TagOp, TransposeOp, ReinterpretOp>(def)) {
+      tile = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  return tile;
+}
+
 namespace {
 /// Structural walk backwards through the def-use graph. Memory is followed
 /// through its root (the viewed tensor or the allocated buffer): a load sees
@@ -82,26 +104,6 @@ private:
     return a;
   }
 
-  /// The value that identifies the memory a tile refers to.
-  static Value getRoot(Value tile) {
-    while (Operation *def = tile.getDefiningOp()) {
-      if (!isWellFormed(def))
-        break;
-      if (auto stage = dyn_cast<StageOp>(def))
-        return stage.getBuffer();
-      if (auto view = dyn_cast<ViewOp>(def))
-        return view.getTensor();
-      if (auto gather = dyn_cast<GatherViewOp>(def))
-        return gather.getTensor();
-      if (isa<TagOp, TransposeOp, ReinterpretOp>(def)) {
-        tile = def->getOperand(0);
-        continue;
-      }
-      break;
-    }
-    return tile;
-  }
-
   std::optional<std::set<std::string>> inferMemory(Value tile) {
     // Tags attached to the memory tile itself.
     if (auto tag = tile.getDefiningOp<TagOp>()) {
@@ -110,7 +112,7 @@ private:
         fields.insert(cast<StringAttr>(f).getValue().str());
       return unite(fields, inferMemory(tag.getInput()));
     }
-    Value root = getRoot(tile);
+    Value root = getMemoryRoot(tile, /*onlyWellFormed=*/true);
     Operation *scope = root.getParentRegion()->getParentOp();
     if (!scope)
       return std::nullopt;
@@ -123,13 +125,13 @@ private:
         return;
       }
       if (auto store = dyn_cast<StoreOp>(op)) {
-        if (getRoot(store.getDest()) == root)
+        if (getMemoryRoot(store.getDest(), /*onlyWellFormed=*/true) == root)
           fields = unite(fields, infer(store.getValue()));
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
-        if (getRoot(copy.getDest()) == root)
+        if (getMemoryRoot(copy.getDest(), /*onlyWellFormed=*/true) == root)
           fields = unite(fields, infer(copy.getSource()));
       } else if (auto copy = dyn_cast<CopyAsyncOp>(op)) {
-        if (getRoot(copy.getDest()) == root)
+        if (getMemoryRoot(copy.getDest(), /*onlyWellFormed=*/true) == root)
           fields = unite(fields, infer(copy.getSource()));
       }
     });

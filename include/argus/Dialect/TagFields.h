@@ -32,6 +32,12 @@ bool isWellFormed(Operation *op);
 llvm::SmallVector<std::pair<llvm::StringRef, Value>>
 getNamedTagOperands(Operation *op);
 
+/// The value that identifies the memory a tile refers to: the viewed tensor
+/// or the staged buffer, looking through tags, transposes and reinterprets.
+/// With `onlyWellFormed`, stops at ops whose invariants do not hold (for op
+/// verifiers, which may run before those ops are verified).
+Value getMemoryRoot(Value tile, bool onlyWellFormed = false);
+
 /// The tag field names carried by `value`, or std::nullopt when they cannot
 /// be determined structurally (then no field check is made).
 std::optional<std::set<std::string>> inferTagFields(Value value);

@@ -91,7 +91,8 @@ struct KernelReport {
 std::vector<KernelReport> verifyModule(mlir::ModuleOp module,
                                        const VerifyOptions &options);
 
-/// Emit errors (violated) with notes and warnings (unknown) at the ops.
+/// Emit errors (violated) with notes and warnings (unknown) at the ops'
+/// locations.
 void emitDiagnostics(const std::vector<KernelReport> &reports);
 
 /// The JSON report (docs/report-schema.md).

@@ -1,0 +1,58 @@
+//===- ConcreteIndex.h - concrete index arithmetic for replay ---*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The concrete counterparts of the symbolic index terms, used to replay a
+// model (floor division and modulo as MLIR's affine expressions define them).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_VERIFY_CONCRETEINDEX_H
+#define ARGUS_LIB_VERIFY_CONCRETEINDEX_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace argus::verify::detail {
+
+inline int64_t product(llvm::ArrayRef<int64_t> s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+/// Column-major (first coordinate fastest), like the layout algebra.
+inline std::vector<int64_t> delinConcrete(int64_t lin,
+                                          llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> c;
+  for (int64_t d : shape) {
+    c.push_back(lin % d);
+    lin /= d;
+  }
+  return c;
+}
+
+inline int64_t linConcrete(llvm::ArrayRef<int64_t> c,
+                           llvm::ArrayRef<int64_t> shape) {
+  int64_t lin = 0, mul = 1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    lin += c[k] * mul;
+    mul *= shape[k];
+  }
+  return lin;
+}
+
+inline int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+inline int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+} // namespace argus::verify::detail
+
+#endif // ARGUS_LIB_VERIFY_CONCRETEINDEX_H

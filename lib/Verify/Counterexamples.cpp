@@ -1,0 +1,128 @@
+//===- Counterexamples.cpp - model replay and counterexample contents -----===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// A model is reported only after every recorded `Fact` (layout encodings,
+// divisions, index arithmetic, tag maps) is re-evaluated concretely on it;
+// any disagreement turns the check into unknown instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace argus::verify::detail {
+
+void KernelVerifier::preferSmall(std::vector<z3::expr> extra, const Inst &in,
+                                 std::optional<z3::model> &model) {
+  for (auto &[name, e] : paramVars)
+    extra.push_back(z3::ule(e, bv(name.rfind("block_id.", 0) == 0 ? 1 : 512)));
+  for (auto &[l, iv] : in.ivs)
+    extra.push_back(z3::ule(iv, bv(16)));
+  std::optional<z3::model> m;
+  if (solve(extra, m) == z3::sat)
+    model = m;
+}
+
+std::string KernelVerifier::replay(const z3::model &m) {
+  for (Fact &f : q->facts) {
+    z3::expr g = m.eval(f.guard, true);
+    if (!g.is_true())
+      continue;
+    std::string e = f.check(m);
+    if (!e.empty())
+      return e;
+  }
+  return "";
+}
+
+void KernelVerifier::fillCommon(Counterexample &cx, const z3::model &m,
+                                const Inst &in) {
+  for (auto &[name, e] : paramVars) {
+    if (name.rfind("block_id.", 0) == 0)
+      cx.blockIds[name.substr(9)] = uval(m, e);
+    else
+      cx.params.push_back({name, uval(m, e)});
+  }
+  for (auto &[loop, iv] : in.ivs)
+    cx.loops.push_back({loopName(loop), uval(m, iv)});
+}
+
+void KernelVerifier::readNotes(Counterexample &cx, const z3::model &m) {
+  for (ReadRec &r : q->reads) {
+    for (auto &c : r.cands) {
+      if (!m.eval(c.sel, true).is_true())
+        continue;
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      std::vector<int64_t> coords;
+      for (auto &x : r.coords)
+        coords.push_back(uval(m, x));
+      os << opDesc(r.reader) << " reads " << r.memory << "[stage "
+         << uval(m, r.stage) << ", offset " << uval(m, r.addr) << "] (tile "
+         << "element (";
+      llvm::interleaveComma(coords, os);
+      os << ")) ";
+      if (c.cutoff) {
+        os << "beyond the pipeline depth the verifier follows";
+      } else {
+        os << "written by " << opDesc(c.op);
+        if (c.wt) {
+          int64_t t = uval(m, *c.wt);
+          os << " thread " << t << " (warp " << t / warpSize << ", lane "
+             << t % warpSize << ") slot " << uval(m, *c.wv);
+        }
+        for (auto &[loop, iv] : c.ivs)
+          os << ", " << loopName(loop) << " iteration " << uval(m, iv);
+        if (!c.srcGlobal.empty()) {
+          std::vector<int64_t> g;
+          for (auto &x : c.srcGlobal)
+            g.push_back(uval(m, x));
+          os << ", from " << c.srcName << "[";
+          llvm::interleaveComma(g, os);
+          os << "]";
+        }
+      }
+      cx.notes.push_back(s);
+    }
+  }
+}
+
+void KernelVerifier::setThread(Counterexample &cx, int64_t thread,
+                               int64_t slot) {
+  cx.thread = thread;
+  cx.slot = slot;
+  cx.warp = thread / warpSize;
+  cx.lane = thread % warpSize;
+}
+
+ElementInfo KernelVerifier::accessedElement(const Counterexample &cx,
+                                            const char *role,
+                                            const std::string &memory,
+                                            const std::vector<z3::expr> &coords,
+                                            const z3::model &m) {
+  ElementInfo el;
+  el.role = role;
+  el.memory = memory;
+  for (auto &x : coords)
+    el.tileCoords.push_back(uval(m, x));
+  el.thread = cx.thread;
+  el.slot = cx.slot;
+  return el;
+}
+
+std::vector<int64_t>
+KernelVerifier::globalCoords(const MemView &mv, const z3::model &m,
+                             const std::vector<int64_t> &tileCoords) {
+  std::vector<int64_t> g;
+  if (!mv.shared && !mv.gather)
+    for (size_t k = 0; k < mv.offsets.size(); ++k)
+      g.push_back(uval(m, mv.offsets[k]) + tileCoords[mv.perm[k]]);
+  return g;
+}
+
+} // namespace argus::verify::detail

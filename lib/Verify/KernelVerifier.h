@@ -1,0 +1,154 @@
+//===- KernelVerifier.h - the tag verifier of one kernel --------*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// An abstract interpreter that builds, for each check, one quantifier-free
+// bit-vector query: symbolic thread / slot / logical coordinate / loop
+// iterations / kernel parameters, tags as terms over them, memory reads
+// resolved to their latest writer through a bounded recency chain (see
+// docs/Verifier.md). Unsupported constructs throw `Unsupported`, which turns
+// the check into `unknown`; Z3 exceptions are caught the same way.
+//
+// The members are defined by concept, one file each:
+//   IndexEvaluation.cpp   kernel parameters, index values, loop instances
+//   TagTransfer.cpp       tags of register and memory tiles, op by op
+//   LoopInvariants.cpp    tag fields carried unchanged by scf.for iter_args
+//   MemoryViews.cpp       memory tiles resolved to roots, write footprints
+//   LatestWriter.cpp      the recency chain and shared-memory reads
+//   AssertCheck.cpp       argus.tag_assert
+//   MemoryChecks.cpp      the implicit read / write checks
+//   Counterexamples.cpp   model replay and counterexample contents
+//   KernelVerifier.cpp    solving, the check harness, the driver
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_VERIFY_KERNELVERIFIER_H
+#define ARGUS_LIB_VERIFY_KERNELVERIFIER_H
+
+#include "MemoryModel.h"
+#include "SymbolicTerms.h"
+
+#include "argus/Verify/TagVerifier.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <set>
+
+namespace argus::verify::detail {
+
+class KernelVerifier : SymbolicTerms {
+public:
+  KernelVerifier(mlir::func::FuncOp func, mlir::argus::KernelAttr kernel,
+                 const VerifyOptions &opts)
+      : func(func), opts(opts) {
+    threads = kernel.getNumThreads();
+    warpSize = kernel.getWarpSize();
+  }
+
+  KernelReport run();
+
+private:
+  mlir::func::FuncOp func;
+  VerifyOptions opts;
+  int64_t threads = 0, warpSize = 0;
+  int64_t depth = 2; // recency-chain depth per loop
+  unsigned queries = 0;
+  std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports
+  std::map<const void *, z3::expr> params;
+  std::vector<z3::expr> paramCons;
+  std::map<mlir::Operation *, std::vector<std::set<std::string>>> invariant;
+  std::map<mlir::Operation *, const std::vector<std::set<std::string>> *>
+      hypothesis;
+  std::map<mlir::Operation *, std::string> fullStage; // "" when full
+  std::map<mlir::Operation *, bool> relevant;
+
+  // ---- parameters, index values, loop instances (IndexEvaluation.cpp) -----
+  void collectParams();
+  z3::expr evalIndex(mlir::Value v, const Inst &in);
+  std::vector<mlir::scf::ForOp> enclosingLoops(mlir::Operation *op);
+  Inst freshInst(mlir::Operation *op);
+  void loopBounds(mlir::scf::ForOp loop, const Inst &in, z3::expr &lb,
+                  z3::expr &ub, int64_t &step);
+
+  // ---- tags (TagTransfer.cpp, LoopInvariants.cpp) -------------------------
+  Tags applyTagOp(mlir::argus::TagOp op, const std::vector<z3::expr> &c,
+                  const Inst &in);
+  Tags regTags(mlir::Value v, const std::vector<z3::expr> &c, const Inst &in);
+  Tags operandTags(mlir::Value v, const std::vector<z3::expr> &c,
+                   const Inst &in, mlir::Operation *reader);
+  Tags memTags(mlir::Value tile, const std::vector<z3::expr> &c, const Inst &in,
+               mlir::Operation *reader, std::optional<z3::expr> readerThread);
+  const std::vector<std::set<std::string>> &
+  invariantFields(mlir::scf::ForOp loop);
+
+  // ---- memory (MemoryViews.cpp, LatestWriter.cpp) -------------------------
+  MemView resolve(mlir::Value tile, const Inst &in);
+  /// Why the write does not cover exactly one whole stage ("" when it does).
+  std::string checkFullStage(mlir::Operation *write);
+  Tags readShared(const MemView &mv, const std::vector<z3::expr> &c,
+                  const Inst &in, mlir::Operation *reader,
+                  std::optional<z3::expr> readerThread, bool wantTags);
+  bool hasRelevant(mlir::Operation *op);
+  bool touchesRoot(mlir::Operation *op, mlir::Value root, AccessKind kind);
+  /// The accesses of `kind` to `root` that may precede `op` in instance
+  /// `in`, latest first, each with the sync events after it.
+  void walkBefore(mlir::Operation *op, const Inst &in, mlir::Value root,
+                  AccessKind kind, std::vector<Candidate> &out,
+                  std::vector<SyncEvent> &evRev);
+  void walkBlockBack(mlir::Block &b, const Inst &in, mlir::Value root,
+                     AccessKind kind, std::vector<Candidate> &out,
+                     std::vector<SyncEvent> &evRev);
+  void visitBack(mlir::Operation *p, const Inst &in, mlir::Value root,
+                 AccessKind kind, std::vector<Candidate> &out,
+                 std::vector<SyncEvent> &evRev);
+  /// Records `loop` as a cut-off candidate when it accesses `root` and
+  /// `older` (iterations beyond the followed depth) may hold.
+  void addCutoff(mlir::scf::ForOp loop, const Inst &in, mlir::Value root,
+                 AccessKind kind, llvm::function_ref<z3::expr()> older,
+                 std::vector<Candidate> &out,
+                 const std::vector<SyncEvent> &evRev);
+
+  // ---- checks (AssertCheck.cpp, MemoryChecks.cpp, KernelVerifier.cpp) -----
+  z3::check_result solve(const std::vector<z3::expr> &extra,
+                         std::optional<z3::model> &model);
+  void baseCons(Query &Q);
+  /// A check result for `site` reported at `reportOp`.
+  CheckResult newCheck(const char *kind, mlir::Operation *reportOp,
+                       mlir::Operation *site);
+  /// Runs `body` on a fresh query; an unsupported construct or a solver
+  /// error makes every result unknown. Time and queries go to the first.
+  void runCheck(llvm::ArrayRef<CheckResult *> results,
+                llvm::function_ref<void(Query &)> body);
+  CheckResult checkAssert(mlir::argus::TagAssertOp op);
+  void checkRead(mlir::Operation *reader, mlir::Value source,
+                 std::vector<CheckResult> &out);
+  CheckResult checkInjective(mlir::Operation *write);
+  CheckResult checkWar(mlir::Operation *write);
+
+  // ---- counterexamples (Counterexamples.cpp) ------------------------------
+  /// The first recorded fact the model contradicts ("" when none).
+  std::string replay(const z3::model &m);
+  /// Re-solve with small loop iterations, block ids and kernel arguments,
+  /// keeping `model` when that is impossible: easier counterexamples.
+  void preferSmall(std::vector<z3::expr> extra, const Inst &in,
+                   std::optional<z3::model> &model);
+  void fillCommon(Counterexample &cx, const z3::model &m, const Inst &in);
+  void setThread(Counterexample &cx, int64_t thread, int64_t slot);
+  /// The element at tile coordinates `coords` of `memory` that the
+  /// counterexample's own thread and slot access.
+  ElementInfo accessedElement(const Counterexample &cx, const char *role,
+                              const std::string &memory,
+                              const std::vector<z3::expr> &coords,
+                              const z3::model &m);
+  void readNotes(Counterexample &cx, const z3::model &m);
+  /// Global coordinates of a tile element of a viewed tensor (empty for
+  /// shared memory and gathers).
+  std::vector<int64_t> globalCoords(const MemView &mv, const z3::model &m,
+                                    const std::vector<int64_t> &tileCoords);
+};
+
+} // namespace argus::verify::detail
+
+#endif // ARGUS_LIB_VERIFY_KERNELVERIFIER_H

@@ -1,0 +1,266 @@
+//===- LatestWriter.cpp - the recency chain and shared-memory reads -------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// A read of shared memory sees its latest writer: the walk goes backwards
+// from the read through the kernel, unrolling each enclosing or preceding
+// scf.for `depth` iterations (a "cut-off" candidate stands for anything
+// older), and collects the candidate writes with the barriers and
+// commit / wait groups between them and the read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "argus/Dialect/TagFields.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+namespace L = ::argus::layout;
+
+namespace argus::verify::detail {
+
+bool KernelVerifier::hasRelevant(Operation *op) {
+  auto it = relevant.find(op);
+  if (it != relevant.end())
+    return it->second;
+  bool r = false;
+  op->walk([&](Operation *p) {
+    if (isa<BarrierOp, WaitGroupOp, CommitGroupOp>(p) ||
+        (isWriteOp(p) && isSharedTile(writeDest(p))) ||
+        (isa<LoadOp, CopyOp, CopyAsyncOp>(p) &&
+         isSharedTile(p->getOperand(0))) ||
+        (isa<MmaOp>(p) &&
+         (isSharedTile(p->getOperand(0)) || isSharedTile(p->getOperand(1)))))
+      r = true;
+  });
+  relevant[op] = r;
+  return r;
+}
+
+bool KernelVerifier::touchesRoot(Operation *op, Value root, AccessKind kind) {
+  bool r = false;
+  op->walk([&](Operation *p) {
+    if (kind == AccessKind::Reads
+            ? readsRoot(p, root)
+            : (isWriteOp(p) && getMemoryRoot(writeDest(p)) == root))
+      r = true;
+  });
+  return r;
+}
+
+/// Records `op` in instance `in`, with the sync events met so far (walking
+/// backwards) in program order.
+static void addCandidate(Operation *op, const Inst &in, bool cutoff,
+                         const std::vector<SyncEvent> &evRev,
+                         std::vector<Candidate> &out) {
+  Candidate c{op, in, cutoff, {}};
+  c.events.assign(evRev.rbegin(), evRev.rend());
+  out.push_back(c);
+}
+
+void KernelVerifier::addCutoff(scf::ForOp loop, const Inst &in, Value root,
+                               AccessKind kind, function_ref<z3::expr()> older,
+                               std::vector<Candidate> &out,
+                               const std::vector<SyncEvent> &evRev) {
+  if (!touchesRoot(loop, root, kind))
+    return;
+  z3::expr g = (in.guard && older()).simplify();
+  if (g.is_false())
+    return;
+  Inst ci = in;
+  ci.guard = g;
+  addCandidate(loop, ci, true, evRev, out);
+}
+
+void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
+                               AccessKind kind, std::vector<Candidate> &out,
+                               std::vector<SyncEvent> &evRev) {
+  if (kind == AccessKind::Reads && readsRoot(p, root)) {
+    addCandidate(p, in, false, evRev, out);
+    return;
+  }
+  if (isWriteOp(p)) {
+    if (kind == AccessKind::Writes && getMemoryRoot(writeDest(p)) == root)
+      addCandidate(p, in, false, evRev, out);
+    return;
+  }
+  if (isa<BarrierOp>(p)) {
+    evRev.push_back({SyncEvent::Barrier, 0, in.guard, p});
+    return;
+  }
+  if (auto w = dyn_cast<WaitGroupOp>(p)) {
+    evRev.push_back(
+        {SyncEvent::Wait, static_cast<int64_t>(w.getPending()), in.guard, p});
+    return;
+  }
+  if (isa<CommitGroupOp>(p)) {
+    evRev.push_back({SyncEvent::Commit, 0, in.guard, p});
+    return;
+  }
+  if (p->getNumRegions() == 0 || !hasRelevant(p))
+    return;
+  auto loop = dyn_cast<scf::ForOp>(p);
+  if (!loop)
+    unsupported("writes or synchronisation inside '" +
+                p->getName().getStringRef() + "' (only scf.for is modelled)");
+  z3::expr lb = bv(0), ub = bv(0);
+  int64_t step = 1;
+  loopBounds(loop, in, lb, ub, step);
+  z3::expr n = z3::ite(z3::ugt(ub, lb),
+                       z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
+  for (int64_t d = 0; d < depth; ++d) {
+    z3::expr g = (in.guard && z3::uge(n, bv(d + 1))).simplify();
+    if (g.is_false())
+      break;
+    z3::expr iv = lb + (n - bv(1 + d)) * bv(step);
+    walkBlockBack(*loop.getBody(), in.with(loop, iv, g), root, kind, out,
+                  evRev);
+  }
+  addCutoff(
+      loop, in, root, kind, [&] { return z3::uge(n, bv(depth + 1)); }, out,
+      evRev);
+}
+
+void KernelVerifier::walkBlockBack(Block &b, const Inst &in, Value root,
+                                   AccessKind kind, std::vector<Candidate> &out,
+                                   std::vector<SyncEvent> &evRev) {
+  for (Operation &p : llvm::reverse(b))
+    visitBack(&p, in, root, kind, out, evRev);
+}
+
+void KernelVerifier::walkBefore(Operation *op, const Inst &in, Value root,
+                                AccessKind kind, std::vector<Candidate> &out,
+                                std::vector<SyncEvent> &evRev) {
+  for (Operation *p = op->getPrevNode(); p; p = p->getPrevNode())
+    visitBack(p, in, root, kind, out, evRev);
+  Operation *parent = op->getParentOp();
+  if (parent == func.getOperation())
+    return;
+  auto loop = dyn_cast<scf::ForOp>(parent);
+  if (!loop)
+    unsupported("read nested in '" + parent->getName().getStringRef() + "'");
+  Inst outer = in.without(loop);
+  if (hasRelevant(loop)) {
+    z3::expr i = *in.lookup(loop);
+    z3::expr lb = bv(0), ub = bv(0);
+    int64_t step = 1;
+    loopBounds(loop, outer, lb, ub, step);
+    for (int64_t d = 1; d <= depth; ++d) {
+      z3::expr g = (in.guard && z3::uge(i, lb + bv(d * step))).simplify();
+      if (g.is_false())
+        break;
+      walkBlockBack(*loop.getBody(), in.with(loop, i - bv(d * step), g), root,
+                    kind, out, evRev);
+    }
+    addCutoff(
+        loop, in, root, kind,
+        [&] { return z3::uge(i, lb + bv((depth + 1) * step)); }, out, evRev);
+  }
+  walkBefore(loop, outer, root, kind, out, evRev);
+}
+
+Tags KernelVerifier::readShared(const MemView &mv,
+                                const std::vector<z3::expr> &c, const Inst &in,
+                                Operation *reader,
+                                std::optional<z3::expr> readerThread,
+                                bool wantTags) {
+  ReadRec rec{reader,
+              mv.name,
+              c,
+              *mv.stage,
+              *mv.base + memOffset(mv.layout, mv.shape, c, in.guard),
+              ctx.bool_val(false),
+              ctx.bool_val(false),
+              ctx.bool_val(false),
+              {}};
+  z3::expr addr = rec.addr;
+  z3::expr tr =
+      readerThread ? *readerThread : rangeVar("reader_thread", threads);
+  std::vector<Candidate> cands;
+  std::vector<SyncEvent> evRev;
+  walkBefore(reader, in, mv.root, AccessKind::Writes, cands, evRev);
+
+  z3::expr prevActive = ctx.bool_val(false);
+  z3::expr defined = ctx.bool_val(false), cut = ctx.bool_val(false),
+           unsync = ctx.bool_val(false);
+  std::vector<std::pair<z3::expr, Tags>> tagChain;
+  std::optional<std::set<std::string>> common;
+  for (Candidate &cd : cands) {
+    if (cd.cutoff) {
+      z3::expr sel = cd.inst.guard && !prevActive;
+      cut = cut || sel;
+      rec.cands.push_back({cd.op, true, sel, {}, {}, {}, cd.inst.ivs, {}, ""});
+      prevActive = prevActive || cd.inst.guard;
+      continue;
+    }
+    std::string why = checkFullStage(cd.op);
+    if (!why.empty())
+      unsupported("the write footprint of " + opDesc(cd.op) +
+                  " is not a whole stage (" + why + ")");
+    MemView wv = resolve(writeDest(cd.op), cd.inst);
+    z3::expr active = cd.inst.guard && z3::uge(addr, *wv.base) &&
+                      z3::ult(addr, *wv.base + bv(wv.cosz));
+    z3::expr sel = active && !prevActive;
+    prevActive = prevActive || active;
+    // The written element: unique by the bijection.
+    std::vector<z3::expr> cw = coordVars("wcoord", wv.shape);
+    assume(sel, *wv.base + memOffset(wv.layout, wv.shape, cw, sel) == addr);
+    // The writing thread.
+    L::Layout tvl = *accessLayout(cd.op);
+    z3::expr wt = rangeVar("writer_thread", tvl.mode(0).size());
+    z3::expr wsl = rangeVar("writer_slot", tvl.mode(1).size());
+    assume(sel, tvLin(tvl, wt, wsl, sel) == lin(cw, wv.shape));
+    // Synchronisation between the writer and this read.
+    z3::expr viol = unsynchronised(ctx, cd, wt, tr);
+    unsync = unsync || (sel && viol);
+    defined = defined || sel;
+
+    ReadRec::Cand rc{cd.op, false, sel, cw, wt, wsl, cd.inst.ivs, {}, ""};
+    if (wantTags) {
+      Tags t;
+      if (auto st = dyn_cast<StoreOp>(cd.op))
+        t = regTags(st.getValue(), cw, cd.inst);
+      else {
+        Value src = cd.op->getOperand(0);
+        t = memTags(src, cw, cd.inst, cd.op, wt);
+        MemView sv = resolve(src, cd.inst);
+        rc.srcName = sv.name;
+        if (!sv.shared && !sv.gather)
+          for (size_t k = 0; k < sv.offsets.size(); ++k)
+            rc.srcGlobal.push_back(sv.offsets[k] + cw[sv.perm[k]]);
+      }
+      std::set<std::string> names;
+      for (auto &[k, e] : t)
+        names.insert(k);
+      if (!common)
+        common = names;
+      else {
+        std::set<std::string> inter;
+        for (auto &k : *common)
+          if (names.count(k))
+            inter.insert(k);
+        common = inter;
+      }
+      tagChain.push_back({sel, t});
+    }
+    rec.cands.push_back(rc);
+  }
+  rec.defined = defined;
+  rec.cut = cut;
+  rec.unsync = unsync;
+  q->reads.push_back(rec);
+  Tags out;
+  if (!wantTags || !common)
+    return out;
+  for (const std::string &f : *common) {
+    z3::expr e = var("undef_" + f);
+    for (auto it = tagChain.rbegin(); it != tagChain.rend(); ++it)
+      e = z3::ite(it->first, it->second.at(f), e);
+    out.insert_or_assign(f, e);
+  }
+  return out;
+}
+
+} // namespace argus::verify::detail

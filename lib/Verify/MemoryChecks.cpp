@@ -1,0 +1,321 @@
+//===- MemoryChecks.cpp - the implicit shared-memory checks ---------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Checks made without being asked: every shared-memory read sees a write
+// (unwritten-read) ordered before it (unsynchronized-read); no write op has
+// two (thread, slot) pairs hitting one address (non-injective-write); no
+// write overwrites an element another thread read before it without a
+// barrier in between (unsynchronized-write).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConcreteIndex.h"
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "argus/Dialect/TagFields.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+namespace L = ::argus::layout;
+
+namespace argus::verify::detail {
+
+void KernelVerifier::checkRead(Operation *reader, Value source,
+                               std::vector<CheckResult> &out) {
+  CheckResult unw = newCheck("unwritten-read", reader, reader);
+  CheckResult uns = newCheck("unsynchronized-read", reader, reader);
+  unw.predicate = "every element read from shared memory was written before";
+  uns.predicate = "every shared-memory read is ordered after its writer "
+                  "(wait_group for async copies, barrier across threads)";
+  bool notShared = false;
+  runCheck({&unw, &uns}, [&](Query &Q) {
+    Inst in = freshInst(reader);
+    auto sty = cast<TileType>(source.getType());
+    std::vector<int64_t> shape(sty.getShape().begin(), sty.getShape().end());
+    std::optional<z3::expr> t, s;
+    std::vector<z3::expr> c;
+    std::optional<L::Layout> l = accessLayout(reader);
+    if (l) {
+      t = rangeVar("thread", l->mode(0).size());
+      s = rangeVar("slot", l->mode(1).size());
+      c = delin(tvLin(*l, *t, *s, ctx.bool_val(true)), shape);
+    } else {
+      c = coordVars("c", shape);
+      t = rangeVar("thread", threads);
+    }
+    MemView mv = resolve(source, in);
+    if (!mv.direct.empty() || !mv.shared) {
+      notShared = true;
+      return;
+    }
+    readShared(mv, c, in, reader, t, false);
+    ReadRec &rr = Q.reads.back();
+    auto finish = [&](CheckResult &res, z3::expr cond, const char *what) {
+      std::optional<z3::model> m;
+      z3::check_result r = solve({cond}, m);
+      if (r == z3::unknown) {
+        res.status = Status::Unknown;
+        res.reason = "solver returned unknown (timeout?)";
+        return;
+      }
+      if (r == z3::unsat) {
+        res.status = Status::Proved;
+        return;
+      }
+      preferSmall({cond}, in, m);
+      std::string bad = replay(*m);
+      if (!bad.empty()) {
+        res.status = Status::Unknown;
+        res.reason = std::string("counterexample replay disagrees: ") + bad;
+        return;
+      }
+      Counterexample cx;
+      fillCommon(cx, *m, in);
+      setThread(cx, uval(*m, *t), s ? uval(*m, *s) : -1);
+      cx.elements.push_back(accessedElement(cx, "source", mv.name, c, *m));
+      std::string note;
+      llvm::raw_string_ostream os(note);
+      os << what << ": " << mv.name << "[stage " << uval(*m, rr.stage)
+         << ", offset " << uval(*m, rr.addr) << "]";
+      cx.notes.push_back(note);
+      readNotes(cx, *m);
+      res.counterexamples.push_back(cx);
+      res.status = Status::Violated;
+    };
+    z3::expr cutPossible = rr.cut;
+    z3::expr unwritten = !rr.defined && !rr.cut;
+    z3::expr unsynced = rr.defined && rr.unsync;
+    // Usually both hold: one query proves both.
+    std::optional<z3::model> both;
+    if (solve({unwritten || unsynced}, both) == z3::unsat) {
+      unw.status = uns.status = Status::Proved;
+    } else {
+      finish(unw, unwritten, "no write reaches this address");
+      finish(uns, unsynced,
+             "the latest writer is not synchronised with this read");
+    }
+    if (unw.status == Status::Proved || uns.status == Status::Proved) {
+      std::optional<z3::model> m;
+      if (solve({cutPossible}, m) != z3::unsat)
+        for (CheckResult *r : {&unw, &uns})
+          if (r->status == Status::Proved) {
+            r->status = Status::Unknown;
+            r->reason = "a read may see a writer older than the pipeline "
+                        "depth the verifier follows";
+          }
+    }
+  });
+  if (notShared)
+    return; // a tagged or global source: nothing to check
+  out.push_back(unw);
+  out.push_back(uns);
+}
+
+CheckResult KernelVerifier::checkInjective(Operation *w) {
+  CheckResult res = newCheck("non-injective-write", w, w);
+  res.predicate = "no two (thread, slot) pairs of one write write the same "
+                  "address";
+  runCheck({&res}, [&](Query &Q) {
+    Inst in = freshInst(w);
+    Value dest = writeDest(w);
+    auto dty = cast<TileType>(dest.getType());
+    std::vector<int64_t> shape(dty.getShape().begin(), dty.getShape().end());
+    L::Layout l = *accessLayout(w);
+    z3::expr t1 = rangeVar("thread", l.mode(0).size());
+    z3::expr s1 = rangeVar("slot", l.mode(1).size());
+    z3::expr t2 = rangeVar("thread2", l.mode(0).size());
+    z3::expr s2 = rangeVar("slot2", l.mode(1).size());
+    auto c1 = delin(tvLin(l, t1, s1, ctx.bool_val(true)), shape);
+    auto c2 = delin(tvLin(l, t2, s2, ctx.bool_val(true)), shape);
+    // Global destinations: the view offsets are the same for both writers,
+    // so only the coordinates matter (no need to model the offsets).
+    MemView mv;
+    if (isSharedTile(dest))
+      mv = resolve(dest, in);
+    else {
+      mv.name = "global";
+      if (auto v = dest.getDefiningOp())
+        for (Operation *d = v; d; d = d->getOperand(0).getDefiningOp()) {
+          if (auto vw = dyn_cast<ViewOp>(d)) {
+            mv.name = vw.getName().str();
+            break;
+          }
+          if (auto g = dyn_cast<GatherViewOp>(d)) {
+            mv.name = g.getName().str();
+            break;
+          }
+          if (!isa<TagOp, TransposeOp, ReinterpretOp>(d))
+            break;
+        }
+    }
+    z3::expr same = ctx.bool_val(true);
+    L::SwizzledLayout ml = mv.layout;
+    if (mv.shared)
+      same = memOffset(ml, shape, c1, ctx.bool_val(true)) ==
+             memOffset(ml, shape, c2, ctx.bool_val(true));
+    else
+      for (size_t k = 0; k < c1.size(); ++k)
+        same = same && c1[k] == c2[k];
+    std::optional<z3::model> m;
+    z3::check_result r = solve({same, t1 != t2 || s1 != s2}, m);
+    if (r == z3::unsat)
+      res.status = Status::Proved;
+    else if (r == z3::unknown) {
+      res.status = Status::Unknown;
+      res.reason = "solver returned unknown (timeout?)";
+    } else {
+      // Concrete replay with the layout library.
+      int64_t a1 = uval(*m, t1), b1 = uval(*m, s1), a2 = uval(*m, t2),
+              b2 = uval(*m, s2);
+      int64_t s0 = l.mode(0).size();
+      int64_t l1 = l(a1 + s0 * b1), l2 = l(a2 + s0 * b2);
+      bool collide = mv.shared ? ml(l1) == ml(l2) : l1 == l2;
+      std::string bad = replay(*m);
+      if (!collide || !bad.empty()) {
+        res.status = Status::Unknown;
+        res.reason = "counterexample replay disagrees" +
+                     (bad.empty() ? std::string() : ": " + bad);
+      } else {
+        res.status = Status::Violated;
+        Counterexample cx;
+        fillCommon(cx, *m, in);
+        setThread(cx, a1, b1);
+        for (int i = 0; i < 2; ++i) {
+          ElementInfo el;
+          el.role = i == 0 ? "dest" : "dest (second writer)";
+          el.memory = mv.name;
+          el.tileCoords = delinConcrete(i == 0 ? l1 : l2, shape);
+          el.thread = i == 0 ? a1 : a2;
+          el.slot = i == 0 ? b1 : b2;
+          cx.elements.push_back(el);
+        }
+        std::string note;
+        llvm::raw_string_ostream os(note);
+        os << "thread " << a1 << " slot " << b1 << " and thread " << a2
+           << " slot " << b2 << " both write " << mv.name;
+        if (mv.shared)
+          os << " offset " << ml(l1) << " (stage-relative)";
+        cx.notes.push_back(note);
+        res.counterexamples.push_back(cx);
+      }
+    }
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkWar(Operation *w) {
+  CheckResult res = newCheck("unsynchronized-write", w, w);
+  res.predicate = "no thread overwrites a shared element another thread read "
+                  "before it without a barrier in between (write after read)";
+  runCheck({&res}, [&](Query &Q) {
+    Inst in = freshInst(w);
+    Value dest = writeDest(w);
+    MemView wv = resolve(dest, in);
+    L::Layout l = *accessLayout(w);
+    z3::expr tw = rangeVar("thread", l.mode(0).size());
+    z3::expr sw = rangeVar("slot", l.mode(1).size());
+    std::vector<z3::expr> cw =
+        delin(tvLin(l, tw, sw, ctx.bool_val(true)), wv.shape);
+    z3::expr addr =
+        *wv.base + memOffset(wv.layout, wv.shape, cw, ctx.bool_val(true));
+    std::vector<Candidate> cands;
+    std::vector<SyncEvent> evRev;
+    walkBefore(w, in, wv.root, AccessKind::Reads, cands, evRev);
+    z3::expr viol = ctx.bool_val(false), cut = ctx.bool_val(false);
+    struct Hit {
+      z3::expr cond;
+      Operation *op;
+      z3::expr t;
+      std::optional<z3::expr> s;
+      std::vector<z3::expr> c;
+      Inst inst;
+    };
+    std::vector<Hit> hits;
+    for (Candidate &cd : cands) {
+      z3::expr barrier = anyBarrier(ctx, cd.events);
+      if (cd.cutoff) {
+        cut = cut || (cd.inst.guard && !barrier);
+        continue;
+      }
+      std::vector<Value> srcs;
+      if (auto m = dyn_cast<MmaOp>(cd.op)) {
+        for (Value v : {m.getA(), m.getB()})
+          if (isSharedTile(v) && getMemoryRoot(v) == wv.root)
+            srcs.push_back(v);
+      } else
+        srcs.push_back(cd.op->getOperand(0));
+      for (Value src : srcs) {
+        MemView rv = resolve(src, cd.inst);
+        std::optional<L::Layout> rl = accessLayout(cd.op);
+        z3::expr tr = var("reader_thread");
+        std::optional<z3::expr> sr;
+        std::vector<z3::expr> cr;
+        if (rl) {
+          Q.cons.push_back(z3::ult(tr, bv(rl->mode(0).size())));
+          sr = rangeVar("reader_slot", rl->mode(1).size());
+          cr = delin(tvLin(*rl, tr, *sr, cd.inst.guard), rv.shape);
+        } else {
+          Q.cons.push_back(z3::ult(tr, bv(threads)));
+          cr = coordVars("reader_coord", rv.shape);
+        }
+        z3::expr raddr =
+            *rv.base + memOffset(rv.layout, rv.shape, cr, cd.inst.guard);
+        z3::expr cond = cd.inst.guard && raddr == addr && tr != tw && !barrier;
+        viol = viol || cond;
+        hits.push_back({cond, cd.op, tr, sr, cr, cd.inst});
+      }
+    }
+    std::optional<z3::model> m;
+    z3::check_result r = solve({viol}, m);
+    if (r == z3::unknown) {
+      res.status = Status::Unknown;
+      res.reason = "solver returned unknown (timeout?)";
+    } else if (r == z3::unsat) {
+      std::optional<z3::model> m2;
+      z3::check_result r2 = solve({cut}, m2);
+      if (r2 == z3::unsat)
+        res.status = Status::Proved;
+      else {
+        res.status = Status::Unknown;
+        res.reason = "a read older than the pipeline depth the verifier "
+                     "follows may precede this write without a barrier";
+      }
+    } else {
+      preferSmall({viol}, in, m);
+      std::string bad = replay(*m);
+      if (!bad.empty()) {
+        res.status = Status::Unknown;
+        res.reason = "counterexample replay disagrees: " + bad;
+      } else {
+        res.status = Status::Violated;
+        Counterexample cx;
+        fillCommon(cx, *m, in);
+        setThread(cx, uval(*m, tw), uval(*m, sw));
+        cx.elements.push_back(accessedElement(cx, "dest", wv.name, cw, *m));
+        for (Hit &h : hits) {
+          if (!m->eval(h.cond, true).is_true())
+            continue;
+          std::string note;
+          llvm::raw_string_ostream os(note);
+          int64_t t = uval(*m, h.t);
+          os << "thread " << t << " (warp " << t / warpSize << ", lane "
+             << t % warpSize << ") read " << wv.name << "[offset "
+             << uval(*m, addr) << "] at " << opDesc(h.op);
+          for (auto &[loop, iv] : h.inst.ivs)
+            os << ", " << loopName(loop) << " iteration " << uval(*m, iv);
+          os << " with no barrier before this write";
+          cx.notes.push_back(note);
+          break;
+        }
+        res.counterexamples.push_back(cx);
+      }
+    }
+  });
+  return res;
+}
+
+} // namespace argus::verify::detail

@@ -1,0 +1,95 @@
+//===- MemoryModel.cpp - memory ops and synchronisation terms -------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MemoryModel.h"
+#include "SymbolicTerms.h"
+
+#include "argus/Dialect/TagFields.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+namespace L = ::argus::layout;
+
+namespace argus::verify::detail {
+
+bool isWriteOp(Operation *op) { return isa<CopyOp, CopyAsyncOp, StoreOp>(op); }
+
+Value writeDest(Operation *op) {
+  if (auto c = dyn_cast<CopyOp>(op))
+    return c.getDest();
+  if (auto c = dyn_cast<CopyAsyncOp>(op))
+    return c.getDest();
+  return cast<StoreOp>(op).getDest();
+}
+
+bool isSharedTile(Value v) {
+  auto t = dyn_cast<TileType>(v.getType());
+  return t && t.getMemorySpace() == MemorySpace::Shared;
+}
+
+bool readsRoot(Operation *p, Value root) {
+  if (isa<LoadOp, CopyOp, CopyAsyncOp>(p))
+    return isSharedTile(p->getOperand(0)) &&
+           getMemoryRoot(p->getOperand(0)) == root;
+  if (auto m = dyn_cast<MmaOp>(p))
+    for (Value v : {m.getA(), m.getB()})
+      if (isSharedTile(v) && getMemoryRoot(v) == root)
+        return true;
+  return false;
+}
+
+std::optional<L::Layout> accessLayout(Operation *op) {
+  if (auto c = dyn_cast<CopyOp>(op))
+    return c.getThreads().getLayout().layout;
+  if (auto c = dyn_cast<CopyAsyncOp>(op))
+    return c.getThreads().getLayout().layout;
+  if (auto ld = dyn_cast<LoadOp>(op))
+    return registerLayout(cast<TileType>(ld.getResult().getType()));
+  if (auto st = dyn_cast<StoreOp>(op))
+    return registerLayout(cast<TileType>(st.getValue().getType()));
+  return std::nullopt;
+}
+
+z3::expr anyBarrier(z3::context &ctx, ArrayRef<SyncEvent> events, size_t from) {
+  z3::expr b = ctx.bool_val(false);
+  for (size_t j = from; j < events.size(); ++j)
+    if (events[j].kind == SyncEvent::Barrier)
+      b = b || events[j].guard;
+  return b;
+}
+
+z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
+                        const z3::expr &wt, const z3::expr &tr) {
+  auto bv = [&](int64_t v) { return ctx.bv_val(v, kWidth); };
+  if (!isa<CopyAsyncOp>(cd.op))
+    return wt != tr && !anyBarrier(ctx, cd.events);
+  // The first commit after the copy closes its group; a later wait_group N
+  // retires it once N more groups were committed after it.
+  size_t i0 = cd.events.size();
+  for (size_t j = 0; j < cd.events.size(); ++j)
+    if (cd.events[j].kind == SyncEvent::Commit) {
+      i0 = j;
+      break;
+    }
+  z3::expr retired = ctx.bool_val(false), visible = ctx.bool_val(false);
+  if (i0 < cd.events.size()) {
+    z3::expr closed = z3::implies(cd.inst.guard, cd.events[i0].guard);
+    z3::expr count = bv(0);
+    for (size_t j = i0 + 1; j < cd.events.size(); ++j) {
+      const SyncEvent &e = cd.events[j];
+      if (e.kind == SyncEvent::Commit)
+        count = count + z3::ite(e.guard, bv(1), bv(0));
+      else if (e.kind == SyncEvent::Wait) {
+        z3::expr r = closed && e.guard && z3::uge(count, bv(e.n));
+        retired = retired || r;
+        visible = visible || (r && anyBarrier(ctx, cd.events, j + 1));
+      }
+    }
+  }
+  return !retired || (wt != tr && !visible);
+}
+
+} // namespace argus::verify::detail

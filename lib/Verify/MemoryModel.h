@@ -1,0 +1,101 @@
+//===- MemoryModel.h - memory tiles, write events, synchronisation -*- C++ -*-//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The vocabulary of the memory model: which ops read and write which memory
+// root, a memory tile resolved to its root in one instance (`MemView`), the
+// possible latest writers of a read (`Candidate`) with the barriers and
+// commit / wait groups between them and the read (`SyncEvent`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_VERIFY_MEMORYMODEL_H
+#define ARGUS_LIB_VERIFY_MEMORYMODEL_H
+
+#include "Query.h"
+
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Layout/Layout.h"
+#include "argus/Layout/Swizzle.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+namespace argus::verify::detail {
+
+//===----------------------------------------------------------------------===//
+// Memory ops
+//===----------------------------------------------------------------------===//
+
+bool isWriteOp(mlir::Operation *op);
+/// The tile a write op (copy, copy_async, store) writes.
+mlir::Value writeDest(mlir::Operation *op);
+bool isSharedTile(mlir::Value v);
+/// Whether `op` reads shared memory whose root is `root`.
+bool readsRoot(mlir::Operation *op, mlir::Value root);
+/// The (thread, slot) -> tile coordinate layout by which `op` accesses its
+/// memory tile: the thread layout of copies, the register layout of the
+/// loaded or stored value; none for `argus.mma` (its operands are read
+/// whole by every thread).
+std::optional<::argus::layout::Layout> accessLayout(mlir::Operation *op);
+
+/// Which accesses of a root a backwards walk collects.
+enum class AccessKind { Writes, Reads };
+
+//===----------------------------------------------------------------------===//
+// Memory tiles
+//===----------------------------------------------------------------------===//
+
+struct DirectTag {
+  mlir::argus::TagOp op;
+  std::vector<unsigned> perm; // tag-level coord k = tile coord perm[k]
+};
+
+/// A memory tile resolved to its root (tensor or buffer) in one instance.
+struct MemView {
+  bool shared = false, gather = false;
+  mlir::Value root;
+  std::string name;
+  std::optional<z3::expr> stage, base;
+  int64_t stages = 1, cosz = 0;
+  ::argus::layout::SwizzledLayout layout;
+  std::vector<int64_t> shape;
+  std::vector<z3::expr> offsets;
+  std::vector<unsigned> perm; // root coord k = tile coord perm[k]
+  std::vector<DirectTag> direct;
+};
+
+//===----------------------------------------------------------------------===//
+// Write events and synchronisation
+//===----------------------------------------------------------------------===//
+
+struct SyncEvent {
+  enum Kind { Barrier, Wait, Commit } kind;
+  int64_t n = 0;
+  z3::expr guard;
+  mlir::Operation *op;
+};
+
+/// One possible latest writer (or, for write-after-read, earlier reader) of
+/// an access.
+struct Candidate {
+  mlir::Operation *op;
+  Inst inst;
+  bool cutoff = false;
+  std::vector<SyncEvent> events; // between the candidate and the access
+};
+
+/// Whether a barrier executes among `events[from..]`.
+z3::expr anyBarrier(z3::context &ctx, llvm::ArrayRef<SyncEvent> events,
+                    size_t from = 0);
+
+/// Whether the write of `writer` is not ordered before a read by thread
+/// `reader`: async copies must be retired by a wait_group (and, for another
+/// thread, followed by a barrier); other writes need a barrier when the
+/// threads differ.
+z3::expr unsynchronised(z3::context &ctx, const Candidate &writer,
+                        const z3::expr &writerThread,
+                        const z3::expr &readerThread);
+
+} // namespace argus::verify::detail
+
+#endif // ARGUS_LIB_VERIFY_MEMORYMODEL_H

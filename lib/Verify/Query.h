@@ -1,0 +1,117 @@
+//===- Query.h - one SMT query under construction ---------------*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The state every check builds: the constraints of one quantifier-free
+// bit-vector query, the dynamic instance (loop iterations, guard) of the op
+// being interpreted, the concrete facts the counterexample replay re-checks,
+// and the shared-memory reads met on the way (for provenance notes).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_VERIFY_QUERY_H
+#define ARGUS_LIB_VERIFY_QUERY_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <z3++.h>
+
+namespace argus::verify::detail {
+
+/// Thrown by the interpreter when it cannot model something: the check
+/// becomes unknown with this reason.
+struct Unsupported {
+  std::string reason;
+};
+
+[[noreturn]] inline void unsupported(const llvm::Twine &why) {
+  throw Unsupported{why.str()};
+}
+
+/// Bit-vector width of every term. Index values are assumed to stay below
+/// 2^30 (no wrap-around; checked per operation as an assumption), so signed
+/// and unsigned readings agree.
+constexpr unsigned kWidth = 24;
+constexpr int64_t kIndexBound = int64_t(1) << 23;
+constexpr int64_t kParamBound = int64_t(1) << 16;
+
+/// Dynamic context: the value of each enclosing loop's induction variable
+/// and the condition under which this instance executes.
+struct Inst {
+  std::vector<std::pair<mlir::Operation *, z3::expr>> ivs;
+  z3::expr guard;
+  explicit Inst(z3::expr g) : guard(g) {}
+  std::optional<z3::expr> lookup(mlir::Operation *loop) const {
+    for (auto &[l, e] : ivs)
+      if (l == loop)
+        return e;
+    return std::nullopt;
+  }
+  Inst with(mlir::Operation *loop, z3::expr iv, z3::expr g) const {
+    Inst r = without(loop);
+    r.ivs.push_back({loop, iv});
+    r.guard = g;
+    return r;
+  }
+  Inst without(mlir::Operation *loop) const {
+    Inst r = *this;
+    r.ivs.erase(std::remove_if(r.ivs.begin(), r.ivs.end(),
+                               [&](auto &p) { return p.first == loop; }),
+                r.ivs.end());
+    return r;
+  }
+};
+
+/// Tag field name -> its value as a term.
+using Tags = std::map<std::string, z3::expr>;
+
+/// A concrete re-evaluation of one symbolic step on a model. Returns an
+/// empty string when the model agrees.
+struct Fact {
+  z3::expr guard;
+  std::function<std::string(const z3::model &)> check;
+};
+
+/// One shared-memory read and its possible latest writers, kept for the
+/// provenance notes of counterexamples.
+struct ReadRec {
+  mlir::Operation *reader;
+  std::string memory;
+  std::vector<z3::expr> coords;
+  z3::expr stage, addr;
+  z3::expr defined, cut, unsync;
+  struct Cand {
+    mlir::Operation *op;
+    bool cutoff;
+    z3::expr sel;
+    std::vector<z3::expr> wcoords;
+    std::optional<z3::expr> wt, wv;
+    std::vector<std::pair<mlir::Operation *, z3::expr>> ivs;
+    std::vector<z3::expr> srcGlobal;
+    std::string srcName;
+  };
+  std::vector<Cand> cands;
+};
+
+struct Query {
+  std::vector<z3::expr> cons;
+  std::map<std::pair<unsigned, int64_t>, std::pair<z3::expr, z3::expr>> divs;
+  std::map<unsigned, z3::expr> divRoots;
+  std::vector<ReadRec> reads;
+  std::vector<Fact> facts;
+  std::vector<z3::expr> reductionVars;
+};
+
+} // namespace argus::verify::detail
+
+#endif // ARGUS_LIB_VERIFY_QUERY_H
