@@ -28,6 +28,12 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include "llvm/ADT/MapVector.h"
+
+#include <limits>
+#include <map>
+#include <set>
+
 namespace mlir::argus {
 #define GEN_PASS_DEF_ARGUSTOGPU
 #include "argus/Transforms/Passes.h.inc"
@@ -97,6 +103,13 @@ L::SwizzledLayout memLayout(TileType t) {
 
 int64_t memCosize(TileType t) { return memLayout(t).cosize(); }
 
+int64_t numElements(TileType t) {
+  int64_t n = 1;
+  for (int64_t s : t.getShape())
+    n *= s;
+  return n;
+}
+
 int64_t elemBytes(Type t) {
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
@@ -143,17 +156,38 @@ int64_t vectorWidth(const ThreadCoords &tc, int64_t threads,
   return 1;
 }
 
-/// Indices into the converted memref of a memory tile at `coord`.
-SmallVector<Value> memIndices(OpBuilder &b, Location loc, TileType t,
-                              ValueRange coord) {
-  if (t.getMemorySpace() == MemorySpace::Global)
+constexpr StringLiteral kGatherAttr = "argus.gather";
+
+/// argus.gather_view lowers to this marker cast of (tensor, row indices,
+/// column); accesses through it read row indices[r] of the tensor.
+UnrealizedConversionCastOp gatherOf(Value mem) {
+  auto c = mem.getDefiningOp<UnrealizedConversionCastOp>();
+  if (c && c->hasAttr(kGatherAttr) && c.getInputs().size() == 3)
+    return c;
+  return {};
+}
+
+/// Indices into the converted memref of a memory tile at `coord`; `mem` is
+/// replaced by the memref to access (the whole tensor for gathered rows).
+SmallVector<Value> memIndices(OpBuilder &b, Location loc, Value &mem,
+                              TileType t, ValueRange coord) {
+  if (t.getMemorySpace() == MemorySpace::Global) {
+    if (auto g = gatherOf(mem)) {
+      mem = g.getInputs()[0];
+      Value id = vector::ExtractOp::create(b, loc, g.getInputs()[1],
+                                           ArrayRef<OpFoldResult>{coord[0]});
+      Value row = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
+      Value col = arith::AddIOp::create(b, loc, g.getInputs()[2], coord[1]);
+      return {row, col};
+    }
     return SmallVector<Value>(coord.begin(), coord.end());
+  }
   return {emitMemOffset(b, loc, memLayout(t), t.getShape(), coord)};
 }
 
 Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
                 ValueRange coord, int64_t n) {
-  SmallVector<Value> idx = memIndices(b, loc, t, coord);
+  SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
   if (n == 1)
     return memref::LoadOp::create(b, loc, mem, idx);
   auto vt = VectorType::get({n}, t.getElementType());
@@ -164,7 +198,7 @@ Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
 
 void storeElems(OpBuilder &b, Location loc, Value val, Value mem, TileType t,
                 ValueRange coord, int64_t n) {
-  SmallVector<Value> idx = memIndices(b, loc, t, coord);
+  SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
   if (n == 1) {
     memref::StoreOp::create(b, loc, val, mem, idx);
     return;
@@ -247,9 +281,13 @@ struct ViewLowering : ArgusPattern<ViewOp> {
       sizes.push_back(rewriter.getIndexAttr(s));
       strides.push_back(rewriter.getIndexAttr(1));
     }
-    rewriter.replaceOpWithNewOp<memref::SubViewOp>(
-        op, cast<MemRefType>(resultType), adaptor.getTensor(), offsets, sizes,
-        strides);
+    // Static inner sizes of the tensor give static strides: cast them away
+    // (every global tile is strided<[?, ..., 1], offset: ?>).
+    Value sv = memref::SubViewOp::create(
+        rewriter, op.getLoc(), adaptor.getTensor(), offsets, sizes, strides);
+    if (sv.getType() != resultType)
+      sv = memref::CastOp::create(rewriter, op.getLoc(), resultType, sv);
+    rewriter.replaceOp(op, sv);
     return success();
   }
 };
@@ -269,9 +307,12 @@ struct AllocLowering : ArgusPattern<AllocOp> {
     {
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPointToStart(mod.getBody());
+      // Swizzled tiles: 1024 bytes, so that the layout's XOR pattern is the
+      // hardware's on absolute addresses (wgmma/TMA 128B swizzle atoms).
+      int64_t align = memLayout(op.getType().getTile()).swizzle ? 1024 : 128;
       memref::GlobalOp::create(
           rewriter, op.getLoc(), name, rewriter.getStringAttr("private"), type,
-          Attribute(), /*constant=*/false, rewriter.getI64IntegerAttr(128));
+          Attribute(), /*constant=*/false, rewriter.getI64IntegerAttr(align));
     }
     rewriter.replaceOpWithNewOp<memref::GetGlobalOp>(op, type, name);
     return success();
@@ -314,8 +355,123 @@ template <typename OpT> struct SameBytesLowering : ArgusPattern<OpT> {
   }
 };
 
+/// One ldmatrix.x{n}[.trans] covering register slots [slot, slot + 2n):
+/// value j = v + 2m of the instruction (matrix m, value v) is slot slot + j.
+struct LdMatrixGroup {
+  int64_t slot;
+  int n;
+  bool trans;
+};
+
+/// The lane of a warp that holds row `r`, column 0 of an 8x8 matrix, and
+/// the value (0/1) it holds it in (see lookupLdMatrix's TV layout).
+std::pair<int, int> ldmRowOwner(int r, bool trans) {
+  return trans ? std::make_pair(r / 2, r % 2) : std::make_pair(4 * r, 0);
+}
+
+/// Whether ldmatrix.x{n}[.trans] loads slots [s, s + 2n) of every thread:
+/// for every warp and matrix, the 8 rows are 16-byte aligned runs of 8
+/// consecutive elements of the shared layout (swizzle included), and every
+/// lane's value (m, v) is the element the instruction gives it.
+bool ldmatrixFits(const ThreadCoords &tc, int64_t threads, TileType src,
+                  const L::SwizzledLayout &mem, int64_t s, int n, bool trans) {
+  std::optional<L::LdMatrixInstr> instr = L::lookupLdMatrix(
+      "ldmatrix.x" + std::to_string(n) + (trans ? ".trans" : ""));
+  if (!instr || s + 2 * n > tc.numSlots() || threads % 32 != 0)
+    return false;
+  auto off = [&](int64_t t, int64_t slot) {
+    return staticMemOffset(mem, src.getShape(), tc.staticCoord(t, slot));
+  };
+  for (int64_t w = 0; w < threads / 32; ++w)
+    for (int m = 0; m < n; ++m) {
+      int64_t rowStart[8];
+      for (int r = 0; r < 8; ++r) {
+        auto [lane, v] = ldmRowOwner(r, trans);
+        rowStart[r] = off(32 * w + lane, s + 2 * m + v);
+        if (rowStart[r] % 8 != 0)
+          return false;
+      }
+      for (int lane = 0; lane < 32; ++lane)
+        for (int v = 0; v < 2; ++v) {
+          L::LdMatrixInstr::Elem e = instr->coord(lane, v + 2 * m);
+          if (e.matrix != m ||
+              off(32 * w + lane, s + 2 * m + v) != rowStart[e.row] + e.col)
+            return false;
+        }
+    }
+  return true;
+}
+
+/// Cover all slots of a 16-bit register tile loaded from shared memory with
+/// ldmatrix instructions (widest first), or return nothing.
+SmallVector<LdMatrixGroup> planLdMatrix(const ThreadCoords &tc, int64_t threads,
+                                        TileType src) {
+  SmallVector<LdMatrixGroup> plan;
+  L::SwizzledLayout mem = memLayout(src);
+  for (int64_t s = 0; s < tc.numSlots();) {
+    bool found = false;
+    for (int n : {4, 2, 1}) {
+      for (bool trans : {false, true})
+        if (ldmatrixFits(tc, threads, src, mem, s, n, trans)) {
+          plan.push_back({s, n, trans});
+          s += 2 * n;
+          found = true;
+          break;
+        }
+      if (found)
+        break;
+    }
+    if (!found)
+      return {};
+  }
+  return plan;
+}
+
 struct LoadLowering : ArgusPattern<LoadOp> {
-  using ArgusPattern::ArgusPattern;
+  LoadLowering(const TypeConverter &tc, MLIRContext *ctx, bool useLdMatrix)
+      : ArgusPattern(tc, ctx), useLdMatrix(useLdMatrix) {}
+  bool useLdMatrix;
+
+  /// ldmatrix: lane l supplies the address of row l % 8 of matrix
+  /// (l / 8) mod n; that row's first element is held by lane
+  /// ldmRowOwner(row) of the same warp, so its offset is evaluated from the
+  /// layout for that thread (one candidate per matrix and value, selected).
+  Value emitLdMatrix(ConversionPatternRewriter &rewriter, Location loc,
+                     const LdMatrixGroup &g, const ThreadCoords &owner,
+                     Value rowInMatrix, Value matrix, Value src, TileType st,
+                     Value acc) const {
+    Value addr;
+    for (int m = 0; m < g.n; ++m)
+      for (int v = 0; v < (g.trans ? 2 : 1); ++v) {
+        Value mem = src;
+        Value o = memIndices(rewriter, loc, mem, st,
+                             owner.coord(rewriter, loc, g.slot + 2 * m + v))[0];
+        if (!addr) {
+          addr = o;
+          continue;
+        }
+        Value c = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        matrix, cidx(rewriter, loc, m));
+        if (g.trans)
+          c = arith::AndIOp::create(
+              rewriter, loc, c,
+              arith::CmpIOp::create(
+                  rewriter, loc, arith::CmpIPredicate::eq,
+                  arith::RemUIOp::create(rewriter, loc, rowInMatrix,
+                                         cidx(rewriter, loc, 2)),
+                  cidx(rewriter, loc, v)));
+        addr = arith::SelectOp::create(rewriter, loc, c, o, addr);
+      }
+    Type elem = st.getElementType();
+    Value r = nvgpu::LdMatrixOp::create(
+        rewriter, loc, VectorType::get({g.n, 2}, elem), src, ValueRange{addr},
+        g.trans, uint32_t(g.n));
+    r = vector::ShapeCastOp::create(rewriter, loc,
+                                    VectorType::get({2 * g.n}, elem), r);
+    return vector::InsertStridedSliceOp::create(
+        rewriter, loc, r, acc, ArrayRef<int64_t>{g.slot}, ArrayRef<int64_t>{1});
+  }
+
   LogicalResult
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -328,6 +484,43 @@ struct LoadLowering : ArgusPattern<LoadOp> {
     auto vt = cast<VectorType>(getTypeConverter()->convertType(dst));
     Value tid = linearThreadId(rewriter, loc, k);
     ThreadCoords tc(rewriter, loc, *tv, dst.getShape(), tid);
+    SmallVector<LdMatrixGroup> plan;
+    if (useLdMatrix && k.nvidia &&
+        src.getMemorySpace() == MemorySpace::Shared &&
+        dst.getElementType().getIntOrFloatBitWidth() == 16 &&
+        tc.numThreads() == k.numThreads())
+      plan = planLdMatrix(tc, k.numThreads(), src);
+    if (!plan.empty()) {
+      Value acc = arith::ConstantOp::create(rewriter, loc, vt,
+                                            rewriter.getZeroAttr(vt));
+      Value lane =
+          arith::RemUIOp::create(rewriter, loc, tid, cidx(rewriter, loc, 32));
+      Value warpBase = arith::SubIOp::create(rewriter, loc, tid, lane);
+      Value row =
+          arith::RemUIOp::create(rewriter, loc, lane, cidx(rewriter, loc, 8));
+      Value mat8 =
+          arith::DivUIOp::create(rewriter, loc, lane, cidx(rewriter, loc, 8));
+      // Owner lanes: 4 * row (plain) or row / 2 (transposed).
+      std::optional<ThreadCoords> plain, trans;
+      for (const LdMatrixGroup &g : plan) {
+        std::optional<ThreadCoords> &owner = g.trans ? trans : plain;
+        if (!owner) {
+          Value ol = g.trans
+                         ? Value(arith::DivUIOp::create(rewriter, loc, row,
+                                                        cidx(rewriter, loc, 2)))
+                         : Value(arith::MulIOp::create(rewriter, loc, row,
+                                                       cidx(rewriter, loc, 4)));
+          owner.emplace(rewriter, loc, *tv, dst.getShape(),
+                        arith::AddIOp::create(rewriter, loc, warpBase, ol));
+        }
+        Value matrix = arith::RemUIOp::create(rewriter, loc, mat8,
+                                              cidx(rewriter, loc, g.n));
+        acc = emitLdMatrix(rewriter, loc, g, *owner, row, matrix,
+                           adaptor.getSource(), src, acc);
+      }
+      rewriter.replaceOp(op, acc);
+      return success();
+    }
     int64_t n = vectorWidth(tc, k.numThreads(), {src}, dst.getElementType());
     Value acc =
         arith::ConstantOp::create(rewriter, loc, vt, rewriter.getZeroAttr(vt));
@@ -414,12 +607,12 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
     for (int64_t v = 0; v < tc.numSlots(); v += n) {
       SmallVector<Value> c = tc.coord(rewriter, loc, v);
       if (async) {
-        SmallVector<Value> dIdx = memIndices(rewriter, loc, dst, c);
-        SmallVector<Value> sIdx = memIndices(rewriter, loc, src, c);
+        Value dMem = adaptor.getDest(), sMem = adaptor.getSource();
+        SmallVector<Value> dIdx = memIndices(rewriter, loc, dMem, dst, c);
+        SmallVector<Value> sIdx = memIndices(rewriter, loc, sMem, src, c);
         nvgpu::DeviceAsyncCopyOp::create(
             rewriter, loc, nvgpu::DeviceAsyncTokenType::get(op.getContext()),
-            adaptor.getDest(), dIdx, adaptor.getSource(), sIdx,
-            rewriter.getIndexAttr(n), Value(),
+            dMem, dIdx, sMem, sIdx, rewriter.getIndexAttr(n), Value(),
             bytes == 16 ? rewriter.getUnitAttr() : UnitAttr());
         continue;
       }
@@ -427,6 +620,25 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
       storeElems(rewriter, loc, x, adaptor.getDest(), dst, c, n);
     }
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct GatherViewLowering : ArgusPattern<GatherViewOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(GatherViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    TileType t = op.getType();
+    if (t.getRank() != 2 || op.getIndices().getType().getRank() != 1)
+      return op.emitOpError() << "lowering supports 2-d gathers of rows";
+    Type resultType = getTypeConverter()->convertType(t);
+    auto c = UnrealizedConversionCastOp::create(
+        rewriter, op.getLoc(), resultType,
+        ValueRange{adaptor.getTensor(), adaptor.getIndices(),
+                   adaptor.getCol()});
+    c->setAttr(kGatherAttr, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, c.getResult(0));
     return success();
   }
 };
@@ -470,6 +682,146 @@ struct BarrierLowering : ArgusPattern<BarrierOp> {
 // Compute
 //===----------------------------------------------------------------------===//
 
+/// wgmma.m64nNk16 with A from registers and B from shared memory (one
+/// warpgroup): B must be the canonical MN-major (N contiguous) 128-byte
+/// swizzled layout -- 8 k-rows of 64 elements per 1024-byte atom
+/// (Sw<3,3,3> on 16-bit elements), atoms at SBO bytes along K and LBO
+/// bytes along N -- which is checked element by element. Per k-step:
+/// fence.proxy.async + barrier (the tile was written through the generic
+/// proxy), wgmma.fence, wgmma.mma_async (descriptor: start >> 4, LBO >> 4,
+/// SBO >> 4, swizzle 128B; imm-trans-b = 1), commit, wait 0. The
+/// accumulators go through every asm block as tied operands, so nothing
+/// reads them before the wait.
+LogicalResult lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
+                         ConversionPatternRewriter &rewriter,
+                         const L::MmaInstr &instr, const KernelInfo &k) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  TileType ta = op.getA().getType(), tb = op.getB().getType(),
+           tcT = op.getAcc().getType();
+  auto fa = dyn_cast_or_null<FragmentAttr>(ta.getLayout());
+  auto fc = dyn_cast_or_null<FragmentAttr>(tcT.getLayout());
+  if (k.numThreads() != 128 || !fa || !fc ||
+      tb.getMemorySpace() != MemorySpace::Shared ||
+      ta.getShape()[0] != instr.M || tcT.getShape()[0] != instr.M ||
+      tcT.getShape()[1] != instr.N || tb.getShape()[1] != instr.N ||
+      ta.getShape()[1] != tb.getShape()[0] || ta.getShape()[1] % instr.K ||
+      elemBytes(ta.getElementType()) != 2)
+    return op.emitOpError()
+           << "wgmma lowering supports one warpgroup (128 threads), A "
+              "(64 x K) in registers, B (K x N) in shared memory, 16-bit "
+              "inputs, one instruction along M and N";
+  // B: the canonical MN-major SW128 layout.
+  L::SwizzledLayout mem = memLayout(tb);
+  int64_t kt = tb.getShape()[0], n = tb.getShape()[1];
+  auto off = [&](int64_t r, int64_t c) {
+    return staticMemOffset(mem, tb.getShape(), {r, c});
+  };
+  int64_t sboE = kt > 8 ? off(8, 0) : 512, lboE = n > 64 ? off(0, 64) : 0;
+  bool canonical =
+      n % 64 == 0 && kt % 8 == 0 && sboE % 512 == 0 && lboE % 512 == 0;
+  for (int64_t r = 0; r < kt && canonical; ++r)
+    for (int64_t c = 0; c < n && canonical; ++c) {
+      int64_t a = (r % 8) * 64 + c % 64;
+      a ^= ((a >> 6) & 7) << 3;
+      if (off(r, c) != a + (r / 8) * sboE + (c / 64) * lboE)
+        canonical = false;
+    }
+  if (!canonical)
+    return op.emitOpError()
+           << "wgmma lowering needs B in the 128-byte-swizzled MN-major "
+              "layout (Sw<3,3,3> o (K,(64,N/64)):(64,(1,LBO)), 8-row "
+              "atoms of 1024 bytes)";
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type(),
+       f32 = rewriter.getF32Type();
+  auto asmOp = [&](TypeRange res, ValueRange args, StringRef str,
+                   StringRef cons) {
+    return LLVM::InlineAsmOp::create(
+        rewriter, loc, res, args, str, cons, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  };
+  asmOp({}, {}, "fence.proxy.async.shared::cta;", "");
+  gpu::BarrierOp::create(rewriter, loc);
+  // Descriptor of B's first k-step.
+  Value memB = adaptor.getB();
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memB);
+  auto md = memref::ExtractStridedMetadataOp::create(rewriter, loc, memB);
+  Value addr =
+      arith::AddIOp::create(rewriter, loc, base,
+                            arith::MulIOp::create(rewriter, loc, md.getOffset(),
+                                                  cidx(rewriter, loc, 2)));
+  Value addr64 = arith::IndexCastUIOp::create(rewriter, loc, i64, addr);
+  auto c64 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, i64, v);
+  };
+  Value start = arith::ShRUIOp::create(
+      rewriter, loc, arith::AndIOp::create(rewriter, loc, addr64, c64(0x3FFFF)),
+      c64(4));
+  int64_t fixed =
+      ((lboE * 2 >> 4) << 16) | ((sboE * 2 >> 4) << 32) | (int64_t(1) << 62);
+  Value desc0 = arith::OrIOp::create(rewriter, loc, start, c64(fixed));
+  // Accumulators as 64 scalars, tied through every asm block.
+  int64_t nc = instr.cRegs;
+  Value c = adaptor.getAcc();
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < nc; ++i)
+    acc.push_back(vector::ExtractOp::create(rewriter, loc, c, i));
+  SmallVector<Type> accFields(nc, f32);
+  Type accTypes = LLVM::LLVMStructType::getLiteral(ctx, accFields);
+  std::string outs, tied;
+  for (int64_t i = 0; i < nc; ++i) {
+    outs += (i ? ",=f" : "=f");
+    tied += "," + std::to_string(i);
+  }
+  auto unpack = [&](LLVM::InlineAsmOp a) {
+    SmallVector<Value> r;
+    for (int64_t i = 0; i < nc; ++i)
+      r.push_back(LLVM::ExtractValueOp::create(rewriter, loc, a.getResult(0),
+                                               ArrayRef<int64_t>{i}));
+    return r;
+  };
+  auto regList = [&](int64_t first, int64_t count) {
+    std::string r = "{";
+    for (int64_t i = 0; i < count; ++i)
+      r += (i ? ", $" : "$") + std::to_string(first + i);
+    return r + "}";
+  };
+  acc = unpack(asmOp(accTypes, acc, "wgmma.fence.sync.aligned;", outs + tied));
+  Value a = adaptor.getA();
+  Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
+  std::string name = "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(instr.N) + "k16.f32." + instr.aType + "." +
+                     instr.bType;
+  for (int64_t kk = 0; kk < ta.getShape()[1] / instr.K; ++kk) {
+    SmallVector<Value> args(acc);
+    for (int64_t r = 0; r < 4; ++r) {
+      Value pair = vector::ExtractStridedSliceOp::create(
+          rewriter, loc, a, ArrayRef<int64_t>{instr.aRegs * kk + 2 * r},
+          ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
+      args.push_back(LLVM::BitcastOp::create(rewriter, loc, i32, pair));
+    }
+    // The next 16 k-rows: 2 atoms of 8 rows further along K.
+    args.push_back(arith::AddIOp::create(rewriter, loc, desc0,
+                                         c64((2 * kk * sboE * 2) >> 4)));
+    args.push_back(one);
+    std::string str = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                      std::to_string(2 * nc + 5) + ", 0;\n" + name + " " +
+                      regList(0, nc) + ", " + regList(2 * nc, 4) + ", $" +
+                      std::to_string(2 * nc + 4) + ", p, 1, 1, 1;\n}";
+    acc = unpack(asmOp(accTypes, args, str, outs + tied + ",r,r,r,r,l,r"));
+  }
+  acc = unpack(asmOp(accTypes, acc,
+                     "wgmma.commit_group.sync.aligned;\n"
+                     "wgmma.wait_group.sync.aligned 0;",
+                     outs + tied));
+  Value d = vector::FromElementsOp::create(rewriter, loc,
+                                           VectorType::get({nc}, f32), acc);
+  rewriter.replaceOp(op, d);
+  return success();
+}
+
 struct MmaLowering : ArgusPattern<MmaOp> {
   using ArgusPattern::ArgusPattern;
   LogicalResult
@@ -489,6 +841,9 @@ struct MmaLowering : ArgusPattern<MmaOp> {
              << "for " << k.chip
              << "; hint: matrix-core instructions are target-specific, write "
                 "the kernel with an instruction of the target";
+    if (instr->threads == 128 && k.nvidia && !instr->aFromShared &&
+        instr->bFromShared)
+      return lowerWgmma(op, adaptor, rewriter, *instr, k);
     if (instr->threads != k.warpSize || instr->aFromShared ||
         instr->bFromShared)
       return op.emitOpError() << "lowering of " << op.getInstr()
@@ -600,7 +955,38 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isa<FloatType>(op.getType().getElementType()))
       return rewriter.notifyMatchFailure(op, "float tiles only");
-    rewriter.replaceOpWithNewOp<FOp>(op, adaptor.getInput());
+    Value in = adaptor.getInput();
+    if (!in)
+      return rewriter.notifyMatchFailure(op, "input not converted");
+    Location loc = op.getLoc();
+    // AMDGPU: math.exp/exp2 would become OCML calls (ROCm device
+    // libraries); use the llvm.exp2 intrinsic (v_exp_f32) directly.
+    if constexpr (std::is_same_v<FOp, math::ExpOp> ||
+                  std::is_same_v<FOp, math::Exp2Op>) {
+      if (!this->kernel(op).nvidia) {
+        auto vt = cast<VectorType>(in.getType());
+        Value x = in;
+        if constexpr (std::is_same_v<FOp, math::ExpOp>) {
+          Value log2e = arith::ConstantOp::create(
+              rewriter, loc, vt,
+              DenseElementsAttr::get(
+                  vt, rewriter.getFloatAttr(vt.getElementType(),
+                                            1.4426950408889634)));
+          x = arith::MulFOp::create(rewriter, loc, x, log2e);
+        }
+        // rocdl.exp2 (llvm.amdgcn.exp2) is scalar: one per slot.
+        Value r = arith::ConstantOp::create(rewriter, loc, vt,
+                                            rewriter.getZeroAttr(vt));
+        for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+          Value e = vector::ExtractOp::create(rewriter, loc, x, i);
+          e = ROCDL::ROCDLExp2::create(rewriter, loc, e.getType(), e);
+          r = vector::InsertOp::create(rewriter, loc, e, r, i);
+        }
+        rewriter.replaceOp(op, r);
+        return success();
+      }
+    }
+    rewriter.replaceOp(op, FOp::create(rewriter, loc, in.getType(), in));
     return success();
   }
 };
@@ -660,6 +1046,594 @@ template <typename OpT> struct EraseLowering : ArgusPattern<OpT> {
   matchAndRewrite(OpT op, typename OpT::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Redistribution: reduce, broadcast, convert_layout
+//===----------------------------------------------------------------------===//
+
+/// Row-major linear index of a coordinate.
+int64_t rowMajor(ArrayRef<int64_t> c, ArrayRef<int64_t> shape) {
+  int64_t r = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    r = r * shape[d] + c[d];
+  return r;
+}
+
+Value rowMajorValue(OpBuilder &b, Location loc, ValueRange c,
+                    ArrayRef<int64_t> shape) {
+  Value r = c[0];
+  for (size_t d = 1; d < shape.size(); ++d)
+    r = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, r, cidx(b, loc, shape[d])), c[d]);
+  return r;
+}
+
+SmallVector<int64_t> dropDim(ArrayRef<int64_t> c, int64_t dim) {
+  SmallVector<int64_t> r(c.begin(), c.end());
+  r.erase(r.begin() + dim);
+  return r;
+}
+
+SmallVector<Value> dropDim(ArrayRef<Value> c, int64_t dim) {
+  SmallVector<Value> r(c.begin(), c.end());
+  r.erase(r.begin() + dim);
+  return r;
+}
+
+constexpr StringLiteral kScratchPrefix = "__argus_xchg_";
+
+/// The shared scratch of the kernel for element type `elem`: one buffer per
+/// kernel and element type, sized by the largest exchange (created before
+/// the conversion, see ArgusToGPUPass::createScratch). Exchanges use it one
+/// after the other: each ends with a barrier.
+Value getScratch(OpBuilder &b, Location loc, Operation *op, Type elem) {
+  auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+  auto mod = op->getParentOfType<gpu::GPUModuleOp>();
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << kScratchPrefix << fn.getName() << "_" << elem;
+  auto g = dyn_cast_or_null<memref::GlobalOp>(
+      SymbolTable::lookupSymbolIn(mod, name));
+  if (!g)
+    return Value();
+  return memref::GetGlobalOp::create(b, loc, g.getType(), name);
+}
+
+std::string scratchName(StringRef fn, Type elem) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << kScratchPrefix << fn << "_" << elem;
+  return name;
+}
+
+Value extractSlot(OpBuilder &b, Location loc, Value vec, int64_t i) {
+  return vector::ExtractOp::create(b, loc, vec, i);
+}
+
+/// Largest n (<= 16 bytes) such that every group of n consecutive slots of
+/// every thread is n consecutive, n-aligned row-major elements of `shape`.
+int64_t rowMajorVectorWidth(const ThreadCoords &tc, int64_t threads,
+                            ArrayRef<int64_t> shape, Type elem) {
+  int64_t maxN = std::max<int64_t>(1, 16 / elemBytes(elem));
+  for (int64_t n = maxN; n > 1; n /= 2) {
+    if (tc.numSlots() % n != 0)
+      continue;
+    bool ok = true;
+    for (int64_t t = 0; t < threads && ok; ++t)
+      for (int64_t v0 = 0; v0 < tc.numSlots() && ok; v0 += n) {
+        int64_t base = rowMajor(tc.staticCoord(t, v0), shape);
+        if (base % n != 0)
+          ok = false;
+        for (int64_t k = 1; k < n && ok; ++k)
+          if (rowMajor(tc.staticCoord(t, v0 + k), shape) != base + k)
+            ok = false;
+      }
+    if (ok)
+      return n;
+  }
+  return 1;
+}
+
+/// Every thread writes its slots to the scratch at their row-major index
+/// (replicated elements are written with equal values).
+void writeTileToScratch(OpBuilder &b, Location loc, Value vec,
+                        const ThreadCoords &tc, int64_t threads,
+                        ArrayRef<int64_t> shape, Value scratch) {
+  Type elem = cast<VectorType>(vec.getType()).getElementType();
+  int64_t n = rowMajorVectorWidth(tc, threads, shape, elem);
+  for (int64_t v = 0; v < tc.numSlots(); v += n) {
+    Value idx = rowMajorValue(b, loc, tc.coord(b, loc, v), shape);
+    if (n == 1) {
+      memref::StoreOp::create(b, loc, extractSlot(b, loc, vec, v), scratch,
+                              idx);
+      continue;
+    }
+    Value x = vector::ExtractStridedSliceOp::create(
+        b, loc, vec, ArrayRef<int64_t>{v}, ArrayRef<int64_t>{n},
+        ArrayRef<int64_t>{1});
+    vector::StoreOp::create(b, loc, x, scratch, idx)
+        .setAlignment(uint64_t(n * elemBytes(elem)));
+  }
+}
+
+/// Output slot v of every thread takes input slot cands[v][i] when the
+/// input coordinate of that slot (projected) is the output coordinate.
+/// Returns false when some thread holds no input slot for some output slot,
+/// or there are too many candidates.
+bool planRegisterGather(const ThreadCoords &tin, const ThreadCoords &tout,
+                        int64_t threads, int64_t dim, bool broadcast,
+                        SmallVector<SmallVector<int64_t>> &cands) {
+  cands.assign(tout.numSlots(), {});
+  for (int64_t t = 0; t < threads; ++t) {
+    // input coordinate -> first slot holding it, for this thread
+    std::map<SmallVector<int64_t>, int64_t> held;
+    for (int64_t u = tin.numSlots() - 1; u >= 0; --u)
+      held[tin.staticCoord(t, u)] = u;
+    for (int64_t v = 0; v < tout.numSlots(); ++v) {
+      SmallVector<int64_t> c = tout.staticCoord(t, v);
+      if (broadcast)
+        c = dropDim(c, dim);
+      auto it = held.find(c);
+      if (it == held.end())
+        return false;
+      if (!llvm::is_contained(cands[v], it->second)) {
+        cands[v].push_back(it->second);
+        if (cands[v].size() > 4)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// Redistribute the register tile `in` (layout `tin`) to the layout `tout`;
+/// with `broadcast`, output coordinates drop dimension `dim` to find their
+/// input element. In registers when every thread already holds what it
+/// needs (the slot is chosen by comparing coordinates at run time when it
+/// depends on the thread), else through the shared scratch.
+Value redistribute(ConversionPatternRewriter &b, Location loc, Operation *op,
+                   Value in, TileType inT, const ThreadCoords &tin,
+                   TileType outT, VectorType outVT, const ThreadCoords &tout,
+                   int64_t threads, bool broadcast, int64_t dim) {
+  SmallVector<SmallVector<int64_t>> cands;
+  Value acc = arith::ConstantOp::create(b, loc, outVT, b.getZeroAttr(outVT));
+  if (planRegisterGather(tin, tout, threads, dim, broadcast, cands)) {
+    for (int64_t v = 0; v < tout.numSlots(); ++v) {
+      Value x = extractSlot(b, loc, in, cands[v][0]);
+      if (cands[v].size() > 1) {
+        SmallVector<Value> oc = tout.coord(b, loc, v);
+        if (broadcast)
+          oc = dropDim(oc, dim);
+        for (size_t i = 1; i < cands[v].size(); ++i) {
+          SmallVector<Value> ic = tin.coord(b, loc, cands[v][i]);
+          Value eq = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+          for (size_t d = 0; d < ic.size(); ++d)
+            eq = arith::AndIOp::create(
+                b, loc, eq,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ic[d],
+                                      oc[d]));
+          x = arith::SelectOp::create(b, loc, eq,
+                                      extractSlot(b, loc, in, cands[v][i]), x);
+        }
+      }
+      acc = vector::InsertOp::create(b, loc, x, acc, v);
+    }
+    return acc;
+  }
+  Value scratch = getScratch(b, loc, op, inT.getElementType());
+  if (!scratch)
+    return Value();
+  writeTileToScratch(b, loc, in, tin, threads, inT.getShape(), scratch);
+  gpu::BarrierOp::create(b, loc);
+  int64_t n = broadcast ? 1
+                        : rowMajorVectorWidth(tout, threads, outT.getShape(),
+                                              outT.getElementType());
+  for (int64_t v = 0; v < tout.numSlots(); v += n) {
+    SmallVector<Value> oc = tout.coord(b, loc, v);
+    if (broadcast)
+      oc = dropDim(oc, dim);
+    Value idx = rowMajorValue(b, loc, oc, inT.getShape());
+    if (n == 1) {
+      acc = vector::InsertOp::create(
+          b, loc, memref::LoadOp::create(b, loc, scratch, idx), acc, v);
+      continue;
+    }
+    auto vt = VectorType::get({n}, outT.getElementType());
+    auto ld = vector::LoadOp::create(b, loc, vt, scratch, idx);
+    ld.setAlignment(uint64_t(n * elemBytes(outT.getElementType())));
+    acc = vector::InsertStridedSliceOp::create(
+        b, loc, ld, acc, ArrayRef<int64_t>{v}, ArrayRef<int64_t>{1});
+  }
+  gpu::BarrierOp::create(b, loc);
+  return acc;
+}
+
+struct ConvertLayoutLowering : ArgusPattern<ConvertLayoutOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    TileType inT = op.getInput().getType(), outT = op.getType();
+    std::optional<L::Layout> li = regLayout(inT), lo = regLayout(outT);
+    if (!li || !lo)
+      return failure();
+    auto outVT = cast<VectorType>(getTypeConverter()->convertType(outT));
+    Value tid = linearThreadId(rewriter, loc, k);
+    ThreadCoords tin(rewriter, loc, *li, inT.getShape(), tid);
+    ThreadCoords tout(rewriter, loc, *lo, outT.getShape(), tid);
+    if (tin.numThreads() != k.numThreads() ||
+        tout.numThreads() != k.numThreads())
+      return op.emitOpError() << "lowering needs layouts over all "
+                              << k.numThreads() << " threads of the block";
+    Value r = redistribute(rewriter, loc, op, adaptor.getInput(), inT, tin,
+                           outT, outVT, tout, k.numThreads(), false, 0);
+    if (!r)
+      return op.emitOpError() << "no shared scratch for the exchange";
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct BroadcastLowering : ArgusPattern<BroadcastOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    TileType inT = op.getInput().getType(), outT = op.getType();
+    std::optional<L::Layout> li = regLayout(inT), lo = regLayout(outT);
+    if (!li || !lo)
+      return failure();
+    auto outVT = cast<VectorType>(getTypeConverter()->convertType(outT));
+    Value tid = linearThreadId(rewriter, loc, k);
+    ThreadCoords tin(rewriter, loc, *li, inT.getShape(), tid);
+    ThreadCoords tout(rewriter, loc, *lo, outT.getShape(), tid);
+    if (tin.numThreads() != k.numThreads() ||
+        tout.numThreads() != k.numThreads())
+      return op.emitOpError() << "lowering needs layouts over all "
+                              << k.numThreads() << " threads of the block";
+    Value r =
+        redistribute(rewriter, loc, op, adaptor.getInput(), inT, tin, outT,
+                     outVT, tout, k.numThreads(), true, int64_t(op.getDim()));
+    if (!r)
+      return op.emitOpError() << "no shared scratch for the exchange";
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// The static plan of a reduction (see ReduceLowering).
+struct ReducePlan {
+  /// Slots of each in-thread group (same output coordinate in every thread).
+  SmallVector<SmallVector<int64_t>> groups;
+  /// Lane xor masks combined with shuffles.
+  SmallVector<int64_t> masks;
+  /// Some output coordinate is held by several warps.
+  bool crossWarp = false;
+  /// Register distribution: output slot -> candidate groups.
+  SmallVector<SmallVector<int64_t>> cands;
+  bool inRegisters = false;
+};
+
+FailureOr<ReducePlan> planReduce(const ThreadCoords &tin,
+                                 const ThreadCoords &tout, int64_t threads,
+                                 int64_t warpSize, int64_t dim,
+                                 ArrayRef<int64_t> inShape,
+                                 ArrayRef<int64_t> outShape, std::string &why) {
+  ReducePlan p;
+  int64_t S = tin.numSlots();
+  auto key = [&](int64_t t, int64_t u) {
+    return rowMajor(dropDim(tin.staticCoord(t, u), dim), outShape);
+  };
+  auto elemId = [&](int64_t t, int64_t u) {
+    return rowMajor(tin.staticCoord(t, u), inShape);
+  };
+  // 1. In-thread groups, from thread 0, checked for every thread.
+  SmallVector<int64_t> groupOf(S, -1);
+  for (int64_t u = 0; u < S; ++u) {
+    for (size_t g = 0; g < p.groups.size() && groupOf[u] < 0; ++g)
+      if (key(0, p.groups[g][0]) == key(0, u))
+        groupOf[u] = g;
+    if (groupOf[u] < 0) {
+      groupOf[u] = p.groups.size();
+      p.groups.push_back({});
+    }
+    p.groups[groupOf[u]].push_back(u);
+  }
+  for (int64_t t = 0; t < threads; ++t)
+    for (int64_t u = 0; u < S; ++u)
+      for (int64_t w = u + 1; w < S; ++w)
+        if ((key(t, u) == key(t, w)) != (groupOf[u] == groupOf[w])) {
+          why = "the slots that share an output coordinate differ between "
+                "threads";
+          return failure();
+        }
+  // Distinct elements per (thread, group); replicated slots count once.
+  auto elems = [&](int64_t t, int64_t g) {
+    std::set<int64_t> s;
+    for (int64_t u : p.groups[g])
+      s.insert(elemId(t, u));
+    return s;
+  };
+  for (int64_t t = 0; t < threads; ++t)
+    for (size_t g = 0; g < p.groups.size(); ++g)
+      if (int64_t(elems(t, g).size()) != int64_t(p.groups[g].size())) {
+        why = "a thread holds an element twice";
+        return failure();
+      }
+  // 2. Lane masks: the key is kept and the combined lanes hold disjoint
+  // elements.
+  for (int64_t m = 1; m < warpSize; m <<= 1) {
+    SmallVector<int64_t> orbit{0};
+    for (int64_t a : p.masks) {
+      size_t n = orbit.size();
+      for (size_t i = 0; i < n; ++i)
+        orbit.push_back(orbit[i] ^ a);
+    }
+    bool ok = true;
+    for (int64_t t = 0; t < threads && ok; ++t) {
+      int64_t tm = t ^ m;
+      if (tm >= threads) {
+        ok = false;
+        break;
+      }
+      for (size_t g = 0; g < p.groups.size() && ok; ++g) {
+        if (key(tm, p.groups[g][0]) != key(t, p.groups[g][0])) {
+          ok = false;
+          break;
+        }
+        std::set<int64_t> mine;
+        for (int64_t x : orbit) {
+          std::set<int64_t> s = elems(t ^ x, g);
+          mine.insert(s.begin(), s.end());
+        }
+        for (int64_t x : orbit)
+          for (int64_t e : elems(tm ^ x, g))
+            if (mine.count(e))
+              ok = false;
+      }
+    }
+    if (ok)
+      p.masks.push_back(m);
+  }
+  SmallVector<int64_t> orbit{0};
+  for (int64_t a : p.masks) {
+    size_t n = orbit.size();
+    for (size_t i = 0; i < n; ++i)
+      orbit.push_back(orbit[i] ^ a);
+  }
+  // Per warp and output coordinate: the elements the warp holds, and the
+  // elements each lane has combined; they must agree.
+  int64_t warps = (threads + warpSize - 1) / warpSize;
+  std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> perWarp;
+  std::map<int64_t, std::set<int64_t>> warpsOfKey;
+  for (int64_t t = 0; t < threads; ++t)
+    for (size_t g = 0; g < p.groups.size(); ++g) {
+      std::set<int64_t> s = elems(t, g);
+      perWarp[{t / warpSize, key(t, p.groups[g][0])}].insert(s.begin(),
+                                                             s.end());
+      warpsOfKey[key(t, p.groups[g][0])].insert(t / warpSize);
+    }
+  for (int64_t t = 0; t < threads; ++t)
+    for (size_t g = 0; g < p.groups.size(); ++g) {
+      std::set<int64_t> got;
+      for (int64_t x : orbit) {
+        std::set<int64_t> s = elems(t ^ x, g);
+        got.insert(s.begin(), s.end());
+      }
+      if (got != perWarp[{t / warpSize, key(t, p.groups[g][0])}]) {
+        why = "the lanes of a warp that hold one output element cannot be "
+              "combined with xor shuffles";
+        return failure();
+      }
+    }
+  // 3. Across warps: the warps' element sets of a key must be disjoint.
+  for (auto &[k, ws] : warpsOfKey) {
+    if (ws.size() < 2)
+      continue;
+    p.crossWarp = true;
+    std::set<int64_t> seen;
+    for (int64_t w : ws)
+      for (int64_t e : perWarp[{w, k}])
+        if (!seen.insert(e).second) {
+          why = "several warps hold the same element";
+          return failure();
+        }
+  }
+  (void)warps;
+  // 4. Register distribution.
+  if (!p.crossWarp) {
+    p.inRegisters = true;
+    p.cands.assign(tout.numSlots(), {});
+    for (int64_t t = 0; t < threads && p.inRegisters; ++t)
+      for (int64_t v = 0; v < tout.numSlots() && p.inRegisters; ++v) {
+        int64_t want = rowMajor(tout.staticCoord(t, v), outShape);
+        int64_t found = -1;
+        for (size_t g = 0; g < p.groups.size() && found < 0; ++g)
+          if (key(t, p.groups[g][0]) == want)
+            found = g;
+        if (found < 0) {
+          p.inRegisters = false;
+        } else if (!llvm::is_contained(p.cands[v], found)) {
+          p.cands[v].push_back(found);
+          if (p.cands[v].size() > 4)
+            p.inRegisters = false;
+        }
+      }
+  }
+  return p;
+}
+
+Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value y) {
+  bool fp = isa<FloatType>(x.getType());
+  switch (kind) {
+  case ReduceKind::Sum:
+    return fp ? Value(arith::AddFOp::create(b, loc, x, y))
+              : Value(arith::AddIOp::create(b, loc, x, y));
+  case ReduceKind::Max:
+    return fp ? Value(arith::MaximumFOp::create(b, loc, x, y))
+              : Value(arith::MaxSIOp::create(b, loc, x, y));
+  case ReduceKind::Min:
+    return fp ? Value(arith::MinimumFOp::create(b, loc, x, y))
+              : Value(arith::MinSIOp::create(b, loc, x, y));
+  }
+  return x;
+}
+
+Value identity(OpBuilder &b, Location loc, ReduceKind kind, Type t) {
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    double v = kind == ReduceKind::Sum ? 0.0
+               : kind == ReduceKind::Max
+                   ? -std::numeric_limits<double>::infinity()
+                   : std::numeric_limits<double>::infinity();
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
+  }
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt v = kind == ReduceKind::Sum   ? APInt(w, 0)
+            : kind == ReduceKind::Max ? APInt::getSignedMinValue(w)
+                                      : APInt::getSignedMaxValue(w);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
+}
+
+/// argus.reduce: (1) each thread combines its slots per output coordinate,
+/// (2) xor shuffles combine the lanes of a warp that hold the same output
+/// coordinates, (3) if several warps hold an output coordinate, their
+/// partials meet in the shared scratch, (4) the result layout is filled
+/// from registers when every thread holds its outputs, else from the
+/// scratch. Every step is checked at compile time over all (thread, slot).
+struct ReduceLowering : ArgusPattern<ReduceOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    TileType inT = op.getInput().getType(), outT = op.getType();
+    std::optional<L::Layout> li = regLayout(inT), lo = regLayout(outT);
+    if (!li || !lo)
+      return failure();
+    auto outVT = cast<VectorType>(getTypeConverter()->convertType(outT));
+    int64_t dim = op.getDim();
+    int64_t T = k.numThreads();
+    Value tid = linearThreadId(rewriter, loc, k);
+    ThreadCoords tin(rewriter, loc, *li, inT.getShape(), tid);
+    ThreadCoords tout(rewriter, loc, *lo, outT.getShape(), tid);
+    if (tin.numThreads() != T || tout.numThreads() != T)
+      return op.emitOpError()
+             << "lowering needs layouts over all " << T << " threads";
+    std::string why;
+    FailureOr<ReducePlan> plan = planReduce(
+        tin, tout, T, k.warpSize, dim, inT.getShape(), outT.getShape(), why);
+    if (failed(plan))
+      return op.emitOpError() << "cannot be lowered: " << why;
+    ReduceKind kind = op.getKind();
+    Value in = adaptor.getInput();
+    Type elem = outT.getElementType();
+    SmallVector<Value> part;
+    for (auto &g : plan->groups) {
+      Value x = extractSlot(rewriter, loc, in, g[0]);
+      for (size_t i = 1; i < g.size(); ++i)
+        x = combine(rewriter, loc, kind, x,
+                    extractSlot(rewriter, loc, in, g[i]));
+      part.push_back(x);
+    }
+    for (int64_t m : plan->masks)
+      for (Value &x : part) {
+        Value y =
+            gpu::ShuffleOp::create(rewriter, loc, x, int32_t(m),
+                                   int32_t(k.warpSize), gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        x = combine(rewriter, loc, kind, x, y);
+      }
+    auto keyCoord = [&](int64_t slot) {
+      return dropDim(tin.coord(rewriter, loc, slot), dim);
+    };
+    Value acc = arith::ConstantOp::create(rewriter, loc, outVT,
+                                          rewriter.getZeroAttr(outVT));
+    if (plan->inRegisters) {
+      for (int64_t v = 0; v < tout.numSlots(); ++v) {
+        auto &c = plan->cands[v];
+        Value x = part[c[0]];
+        if (c.size() > 1) {
+          SmallVector<Value> oc = tout.coord(rewriter, loc, v);
+          for (size_t i = 1; i < c.size(); ++i) {
+            SmallVector<Value> kc = keyCoord(plan->groups[c[i]][0]);
+            Value eq = arith::ConstantIntOp::create(rewriter, loc,
+                                                    rewriter.getI1Type(), 1);
+            for (size_t d = 0; d < kc.size(); ++d)
+              eq = arith::AndIOp::create(
+                  rewriter, loc, eq,
+                  arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        kc[d], oc[d]));
+            x = arith::SelectOp::create(rewriter, loc, eq, part[c[i]], x);
+          }
+        }
+        acc = vector::InsertOp::create(rewriter, loc, x, acc, v);
+      }
+      rewriter.replaceOp(op, acc);
+      return success();
+    }
+    Value scratch = getScratch(rewriter, loc, op, elem);
+    if (!scratch)
+      return op.emitOpError() << "no shared scratch for the exchange";
+    int64_t outSize = numElements(outT);
+    int64_t warps = plan->crossWarp ? (T + k.warpSize - 1) / k.warpSize : 1;
+    Value warpOff = cidx(rewriter, loc, 0);
+    if (plan->crossWarp) {
+      // Identity first: a warp that holds no element of an output writes
+      // nothing there.
+      Value id = identity(rewriter, loc, kind, elem);
+      for (int64_t i = 0; i < warps * outSize; i += T) {
+        Value idx =
+            arith::AddIOp::create(rewriter, loc, tid, cidx(rewriter, loc, i));
+        if (i + T <= warps * outSize) {
+          memref::StoreOp::create(rewriter, loc, id, scratch, idx);
+          continue;
+        }
+        auto inside =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, idx,
+                                  cidx(rewriter, loc, warps * outSize));
+        auto ifOp = scf::IfOp::create(rewriter, loc, inside, false);
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        memref::StoreOp::create(rewriter, loc, id, scratch, idx);
+      }
+      gpu::BarrierOp::create(rewriter, loc);
+      warpOff = arith::MulIOp::create(
+          rewriter, loc,
+          arith::DivUIOp::create(rewriter, loc, tid,
+                                 cidx(rewriter, loc, k.warpSize)),
+          cidx(rewriter, loc, outSize));
+    }
+    for (size_t g = 0; g < part.size(); ++g) {
+      Value idx = arith::AddIOp::create(
+          rewriter, loc, warpOff,
+          rowMajorValue(rewriter, loc, keyCoord(plan->groups[g][0]),
+                        outT.getShape()));
+      memref::StoreOp::create(rewriter, loc, part[g], scratch, idx);
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    for (int64_t v = 0; v < tout.numSlots(); ++v) {
+      Value o = rowMajorValue(rewriter, loc, tout.coord(rewriter, loc, v),
+                              outT.getShape());
+      Value x;
+      for (int64_t w = 0; w < warps; ++w) {
+        Value y = memref::LoadOp::create(
+            rewriter, loc, scratch,
+            ValueRange{arith::AddIOp::create(
+                rewriter, loc, o, cidx(rewriter, loc, w * outSize))});
+        x = x ? combine(rewriter, loc, kind, x, y) : y;
+      }
+      acc = vector::InsertOp::create(rewriter, loc, x, acc, v);
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.replaceOp(op, acc);
     return success();
   }
 };
@@ -980,6 +1954,69 @@ struct ArgusToGPUPass
                                     b.getArrayAttr({target}));
   }
 
+  /// convert_layout followed only by a narrowing convert exchanges the
+  /// narrow values instead (the conversion is elementwise, so it commutes
+  /// with the redistribution): half the shared scratch for f32 -> f16.
+  void narrowExchanges(gpu::GPUFuncOp gfn) {
+    SmallVector<ConvertLayoutOp> cls;
+    gfn.walk([&](ConvertLayoutOp c) { cls.push_back(c); });
+    for (ConvertLayoutOp cl : cls) {
+      if (!cl->hasOneUse())
+        continue;
+      auto cv = dyn_cast<ConvertOp>(*cl->getUsers().begin());
+      if (!cv)
+        continue;
+      TileType in = cl.getInput().getType(), out = cv.getType();
+      if (out.getElementType().getIntOrFloatBitWidth() >=
+          in.getElementType().getIntOrFloatBitWidth())
+        continue;
+      OpBuilder b(cl);
+      auto narrowIn =
+          TileType::get(in.getContext(), in.getShape(), out.getElementType(),
+                        in.getMemorySpace(), in.getLayout());
+      Value c = ConvertOp::create(b, cl.getLoc(), narrowIn, cl.getInput());
+      Value x = ConvertLayoutOp::create(b, cl.getLoc(), out, c);
+      cv.replaceAllUsesWith(x);
+      cv.erase();
+      cl.erase();
+    }
+  }
+
+  /// One shared scratch per element type for the kernel's exchanges
+  /// (reduce, broadcast, convert_layout), sized by the largest.
+  void createScratch(gpu::GPUFuncOp gfn, gpu::GPUModuleOp mod) {
+    KernelInfo k = getKernelInfo(gfn);
+    int64_t warps = (k.numThreads() + k.warpSize - 1) / k.warpSize;
+    llvm::MapVector<Type, int64_t> need;
+    gfn.walk([&](Operation *op) {
+      int64_t n = 0;
+      Type e;
+      if (auto c = dyn_cast<ConvertLayoutOp>(op)) {
+        n = numElements(c.getInput().getType());
+        e = c.getType().getElementType();
+      } else if (auto c = dyn_cast<BroadcastOp>(op)) {
+        n = numElements(c.getInput().getType());
+        e = c.getType().getElementType();
+      } else if (auto c = dyn_cast<ReduceOp>(op)) {
+        n = warps * numElements(c.getType());
+        e = c.getType().getElementType();
+      } else {
+        return;
+      }
+      need[e] = std::max(need[e], n);
+    });
+    OpBuilder b(mod.getBody(), mod.getBody()->begin());
+    for (auto [e, n] : need) {
+      auto type = MemRefType::get(
+          {n}, e, MemRefLayoutAttrInterface(),
+          IntegerAttr::get(IntegerType::get(gfn.getContext(), 64),
+                           kSharedSpace));
+      memref::GlobalOp::create(b, gfn.getLoc(), scratchName(gfn.getName(), e),
+                               b.getStringAttr("private"), type, Attribute(),
+                               /*constant=*/false, b.getI64IntegerAttr(16));
+    }
+  }
+
   LogicalResult convertKernel(ModuleOp top, func::FuncOp fn) {
     auto kattr = fn->getAttrOfType<KernelAttr>("argus.kernel");
     std::string chip = target.empty() ? kattr.getTarget().str() : target;
@@ -987,17 +2024,6 @@ struct ArgusToGPUPass
       chip = "sm_90a"; // the examples' instructions need the arch-specific PTX
     if (fn.getBody().getBlocks().size() != 1)
       return fn.emitOpError() << "argus-to-gpu: kernels must have one block";
-    // Unsupported ops: say so clearly instead of failing to legalize.
-    WalkResult unsupported = fn.walk([&](Operation *op) {
-      if (isa<ReduceOp, BroadcastOp, ConvertLayoutOp, GatherViewOp>(op)) {
-        op->emitOpError() << "is not lowered by argus-to-gpu yet";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (unsupported.wasInterrupted())
-      return failure();
-
     gpu::GPUModuleOp mod = getOrCreateModule(top, chip);
     MLIRContext *ctx = fn.getContext();
     auto ptrT = LLVM::LLVMPointerType::get(ctx, kGlobalSpace);
@@ -1025,6 +2051,8 @@ struct ArgusToGPUPass
     block.resize(3, 1);
     gfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
         {int32_t(block[0]), int32_t(block[1]), int32_t(block[2])}));
+    if (minBlocksPerSM > 0 && !StringRef(chip).starts_with("gfx"))
+      gfn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocksPerSM));
     gfn->setAttr("argus_chip", b.getStringAttr(chip));
     gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));
     if (auto p = fn->getAttr("argus_probes"))
@@ -1084,6 +2112,8 @@ struct ArgusToGPUPass
       b.clone(op, map);
     gpu::ReturnOp::create(b, loc);
     fn.erase();
+    narrowExchanges(gfn);
+    createScratch(gfn, mod);
 
     // Probes: expand probed markers, erase the others.
     KernelInfo k = getKernelInfo(gfn);
@@ -1152,11 +2182,10 @@ struct ArgusToGPUPass
     patterns
         .add<ViewLowering, AllocLowering, StageLowering,
              SameBytesLowering<TransposeOp>, SameBytesLowering<ReinterpretOp>,
-             LoadLowering, StoreLowering, CopyLowering<CopyOp>,
-             CopyLowering<CopyAsyncOp>, CommitGroupLowering, WaitGroupLowering,
-             BarrierLowering, MmaLowering, FillLowering, TagLowering,
-             EraseLowering<TagAssertOp>, EraseLowering<RegionBeginOp>,
-             EraseLowering<RegionEndOp>,
+             StoreLowering, CopyLowering<CopyOp>, CopyLowering<CopyAsyncOp>,
+             CommitGroupLowering, WaitGroupLowering, BarrierLowering,
+             MmaLowering, FillLowering, TagLowering, EraseLowering<TagAssertOp>,
+             EraseLowering<RegionBeginOp>, EraseLowering<RegionEndOp>,
              BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
              BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
              BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
@@ -1166,8 +2195,24 @@ struct ArgusToGPUPass
              UnaryFloatLowering<Exp2Op, math::Exp2Op>,
              UnaryFloatLowering<NegOp, arith::NegFOp>, ScaleLowering,
              ConvertLowering>(tc, ctx);
+    patterns.add<LoadLowering>(tc, ctx, ldmatrix.getValue());
+    patterns.add<GatherViewLowering, ReduceLowering, BroadcastLowering,
+                 ConvertLayoutLowering>(tc, ctx);
     if (failed(applyPartialConversion(top, tgt, std::move(patterns))))
       return signalPassFailure();
+    // Gather views whose accesses are all lowered.
+    SmallVector<UnrealizedConversionCastOp> gathers;
+    top.walk([&](UnrealizedConversionCastOp c) {
+      if (c->hasAttr(kGatherAttr))
+        gathers.push_back(c);
+    });
+    for (UnrealizedConversionCastOp c : gathers) {
+      if (!c->use_empty())
+        return (void)(c.emitError("a gathered view is used by an op that "
+                                  "cannot read it (copy, load, store only)"),
+                      signalPassFailure());
+      c.erase();
+    }
     // The bookkeeping attributes are not needed past this point.
     top.walk([](gpu::GPUFuncOp f) {
       f->removeAttr("argus_chip");

@@ -95,6 +95,8 @@ void mlir::argus::buildArgusToNVPTXPipeline(
   ArgusToGPUOptions lower;
   lower.target = o.chip.empty() ? std::string("sm_90a") : o.chip.getValue();
   lower.probes = o.probes;
+  lower.ldmatrix = o.ldmatrix;
+  lower.minBlocksPerSM = o.minBlocksPerSM;
   pm.addPass(createArgusToGPU(lower));
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
   gm.addPass(createCanonicalizerPass());
@@ -120,6 +122,8 @@ void mlir::argus::buildArgusToGFX942Pipeline(
   std::string chip = o.chip.empty() ? std::string("gfx942") : o.chip.getValue();
   lower.target = chip;
   lower.probes = o.probes;
+  lower.ldmatrix = o.ldmatrix;
+  lower.minBlocksPerSM = o.minBlocksPerSM;
   pm.addPass(createArgusToGPU(lower));
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
   gm.addPass(createCanonicalizerPass());

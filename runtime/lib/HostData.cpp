@@ -1,8 +1,10 @@
 //===- HostData.cpp - Host buffers, dtype conversion, reference checks ----===//
 #include "argus/runtime/HostData.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 namespace argus {
 namespace rt {
@@ -272,15 +274,35 @@ std::vector<float> referenceGemm(const uint8_t *a, DType ta, const uint8_t *b,
       B[k * N + n] = static_cast<float>(
           loadElement(b, tb, static_cast<size_t>(bT ? n * K + k : k * N + n)));
   std::vector<float> C(static_cast<size_t>(M * N), 0.0f);
-  for (int64_t m = 0; m < M; ++m) {
-    float *c = &C[m * N];
-    for (int64_t k = 0; k < K; ++k) {
-      float av = A[m * K + k];
-      const float *bp = &B[k * N];
-      for (int64_t n = 0; n < N; ++n)
-        c[n] += av * bp[n];
+  // Rows are independent and each is summed in the same k order, so the
+  // result does not depend on the number of threads (large GEMMs, e.g.
+  // 4096^3, would take minutes on one core).
+  auto rows = [&](int64_t m0, int64_t m1) {
+    for (int64_t m = m0; m < m1; ++m) {
+      float *c = &C[m * N];
+      for (int64_t k = 0; k < K; ++k) {
+        float av = A[m * K + k];
+        const float *bp = &B[k * N];
+        for (int64_t n = 0; n < N; ++n)
+          c[n] += av * bp[n];
+      }
     }
+  };
+  double flops = 2.0 * double(M) * double(N) * double(K);
+  int64_t workers = 1;
+  if (flops > 1e8)
+    workers = std::min<int64_t>(
+        M, std::max(1u, std::min(64u, std::thread::hardware_concurrency())));
+  if (workers <= 1) {
+    rows(0, M);
+    return C;
   }
+  std::vector<std::thread> pool;
+  int64_t chunk = (M + workers - 1) / workers;
+  for (int64_t m0 = 0; m0 < M; m0 += chunk)
+    pool.emplace_back(rows, m0, std::min(M, m0 + chunk));
+  for (std::thread &t : pool)
+    t.join();
   return C;
 }
 

@@ -61,6 +61,16 @@ struct ArgusTargetPipelineOptions
       llvm::cl::desc("toolkit path for format=bin (CUDA root, or a "
                      "ROCm-style root with llvm/bin/ld.lld)"),
       llvm::cl::init("")};
+  Option<bool> ldmatrix{*this, "ldmatrix",
+                        llvm::cl::desc("load 16-bit fragments from shared "
+                                       "memory with ldmatrix where the "
+                                       "layouts allow (NVPTX)"),
+                        llvm::cl::init(true)};
+  Option<int64_t> minBlocksPerSM{
+      *this, "min-blocks-per-sm",
+      llvm::cl::desc("NVPTX: at least this many resident blocks per SM "
+                     "(.minnctapersm; bounds registers); 0: none"),
+      llvm::cl::init(0)};
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("override the chip (default "
                                           "sm_90a / gfx942)"),

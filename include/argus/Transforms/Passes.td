@@ -67,7 +67,15 @@ def ArgusToGPU : Pass<"argus-to-gpu", "::mlir::ModuleOp"> {
     Option<"target", "target", "std::string", "\"\"",
            "override the kernels' target chip (sm_90a, gfx942, ...)">,
     Option<"probes", "probes", "bool", "true",
-           "lower probed markers to records (false: erase every marker)">
+           "lower probed markers to records (false: erase every marker)">,
+    Option<"ldmatrix", "ldmatrix", "bool", "true",
+           "NVPTX: load 16-bit register fragments from shared memory with "
+           "ldmatrix(.trans) where every lane's rows are 16-byte rows of the "
+           "shared layout (swizzled layouts included)">,
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", "0",
+           "NVPTX: ask ptxas for at least this many resident blocks per SM "
+           "(nvvm.minctasm / .minnctapersm, which bounds the registers per "
+           "thread); 0: no bound">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",

@@ -34,3 +34,10 @@
 // ON: mov.u32 {{.*}}, %smid;
 // AMDON: s_memtime
 // AMDON: s_getreg_b32
+
+// The same for the flash-attention example (reductions, broadcasts and
+// layout conversions between the markers).
+// RUN: sed '/argus.region/d' %examples/flash_attention_fwd.mlir > %t.fa.nomarkers.mlir
+// RUN: argus-opt %examples/flash_attention_fwd.mlir --argus-to-gfx942="dump=%t.fa.marked.s" -o /dev/null
+// RUN: argus-opt %t.fa.nomarkers.mlir --argus-to-gfx942="dump=%t.fa.plain.s" -o /dev/null
+// RUN: diff %t.fa.marked.s %t.fa.plain.s

@@ -79,3 +79,28 @@ TEST_CASE("GEMM reference and comparison", "[hostdata]") {
   CHECK_FALSE(nan.passed());
   CHECK(nan.nonFinite == 1);
 }
+
+TEST_CASE("referenceGemm splits large products over threads exactly",
+          "[hostdata]") {
+  // 2*M*N*K > 1e8: the threaded path. Every row must equal the serial i-k-j
+  // sum bit for bit (same k order per row).
+  const int64_t M = 67, N = 512, K = 1536;
+  std::vector<uint8_t> a(M * K * 4), b(K * N * 4);
+  for (int64_t i = 0; i < M * K; ++i)
+    storeElement(a.data(), DType::F32, i, double((i * 37) % 17) - 8);
+  for (int64_t i = 0; i < K * N; ++i)
+    storeElement(b.data(), DType::F32, i, double((i * 11) % 13) * 0.25 - 1);
+  auto C = referenceGemm(a.data(), DType::F32, b.data(), DType::F32, M, N, K,
+                         false, false);
+  REQUIRE(C.size() == size_t(M * N));
+  for (int64_t m : {int64_t(0), int64_t(33), M - 1}) {
+    std::vector<float> row(N, 0.0f);
+    for (int64_t k = 0; k < K; ++k) {
+      float av = float(loadElement(a.data(), DType::F32, m * K + k));
+      for (int64_t n = 0; n < N; ++n)
+        row[n] += av * float(loadElement(b.data(), DType::F32, k * N + n));
+    }
+    for (int64_t n = 0; n < N; ++n)
+      CHECK(C[m * N + n] == row[n]);
+  }
+}
