@@ -1,6 +1,7 @@
 //===- Runner.cpp - Run a launch spec end to end --------------------------===//
 #include "argus/runtime/Runner.h"
 #include "argus/runtime/Error.h"
+#include "argus/runtime/Spec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,7 +83,9 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
       argPtrs.push_back(&scalarStore[i]);
       continue;
     }
-    if (a.init == "random")
+    if (a.init == "file")
+      host[i] = readInitFile(a, "$.args[" + std::to_string(i) + "].init.file");
+    else if (a.init == "random")
       fillUniform(host[i], a.dtype, a.elements,
                   a.seed ? a.seed : 0x9E3779B9ull * (i + 1), a.lo, a.hi);
     else
@@ -164,6 +167,30 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
     dev.copyToHost(out[i].data(), devPtr[i], out[i].size());
   }
 
+  // "save": the checked run's output buffers, as raw bytes.
+  Json saved = Json::array();
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgSpec &a = spec.args[i];
+    if (!a.isBuffer || a.savePath.empty())
+      continue;
+    std::ofstream f(a.savePath, std::ios::binary | std::ios::trunc);
+    if (f)
+      f.write(reinterpret_cast<const char *>(out[i].data()),
+              static_cast<std::streamsize>(out[i].size()));
+    if (!f)
+      throw RuntimeError(ErrorKind::Runtime,
+                         "cannot write '" + a.savePath +
+                             "' (save of argument " + std::to_string(i) + ")",
+                         "$.args[" + std::to_string(i) + "].save");
+    Json sj = Json::object();
+    sj.set("arg", static_cast<uint64_t>(i));
+    sj.set("name", a.name);
+    sj.set("dtype", dtypeName(a.dtype));
+    sj.set("file", a.savePath);
+    sj.set("bytes", static_cast<uint64_t>(out[i].size()));
+    saved.push(std::move(sj));
+  }
+
   // Report.
   Json rep = Json::object();
   rep.set("schema", "argus.run_report/1");
@@ -183,6 +210,7 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   kj.set("shared_mem", spec.launch.sharedMem);
   kj.set("probe_arg", ps.enabled);
   rep.set("kernel", std::move(kj));
+  rep.set("saved", std::move(saved));
 
   Json tj = Json::object();
   tj.set("unit", "ms");

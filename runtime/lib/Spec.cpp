@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace argus {
 namespace rt {
@@ -111,12 +113,31 @@ void getDims(const Json &v, const std::string &path, unsigned out[3]) {
         v.asArray()[i], path + "[" + std::to_string(i) + "]", 0, 0xFFFFFFFFll));
 }
 
-ArgSpec parseArg(const Json &a, const std::string &path) {
+std::string resolvePath(const std::string &p, const std::string &baseDir) {
+  return (p[0] == '/' || baseDir.empty()) ? p : baseDir + "/" + p;
+}
+
+/// Checks that an "init": {"file": ...} file exists and has exactly the
+/// buffer's size (so --validate catches both).
+void checkInitFileSize(const ArgSpec &s, const std::string &path) {
+  struct stat st;
+  if (::stat(s.initFile.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    bad(path, "cannot open init file '" + s.initFile + "'");
+  uint64_t want = uint64_t(s.elements) * dtypeSize(s.dtype);
+  if (uint64_t(st.st_size) != want)
+    bad(path, "init file '" + s.initFile + "' has " +
+                  std::to_string(uint64_t(st.st_size)) +
+                  " bytes; the buffer (" + std::to_string(s.elements) + " x " +
+                  dtypeName(s.dtype) + ") needs " + std::to_string(want));
+}
+
+ArgSpec parseArg(const Json &a, const std::string &path,
+                 const std::string &baseDir) {
   if (!a.isObject())
     bad(path, std::string("expected an object, got ") + kindName(a));
   checkKeys(a, path,
             {"name", "kind", "dtype", "shape", "init", "seed", "range", "value",
-             "role"});
+             "role", "save"});
   ArgSpec s;
   if (const Json *n = a.find("name"))
     s.name = getString(*n, path + ".name");
@@ -139,7 +160,7 @@ ArgSpec parseArg(const Json &a, const std::string &path) {
                              "\" (expected f32, f16, bf16, f64, i8, u8, i32, "
                              "u32, i64, u64)");
   if (!s.isBuffer) {
-    for (const char *k : {"shape", "init", "seed", "range", "role"})
+    for (const char *k : {"shape", "init", "seed", "range", "role", "save"})
       if (a.find(k))
         bad(path + "." + k, "not allowed for a scalar argument");
     const Json &v = require(a, path, "value");
@@ -179,7 +200,16 @@ ArgSpec parseArg(const Json &a, const std::string &path) {
   }
   s.init = s.role == "output" ? "zeros" : "random";
   if (const Json *i = a.find("init")) {
-    if (i->isNumber()) {
+    if (i->isObject()) {
+      checkKeys(*i, path + ".init", {"file"});
+      std::string f =
+          getString(require(*i, path + ".init", "file"), path + ".init.file");
+      if (f.empty())
+        bad(path + ".init.file", "empty file path");
+      s.init = "file";
+      s.initFile = resolvePath(f, baseDir);
+      checkInitFileSize(s, path + ".init.file");
+    } else if (i->isNumber()) {
       s.init = "const";
       s.initValue = i->asDouble();
     } else {
@@ -188,10 +218,19 @@ ArgSpec parseArg(const Json &a, const std::string &path) {
         s.init = "const";
         s.initValue = 1;
       } else if (s.init != "random" && s.init != "zeros")
-        bad(path + ".init", "expected \"random\", \"zeros\", \"ones\" or a "
-                            "number, got \"" +
+        bad(path + ".init", "expected \"random\", \"zeros\", \"ones\", a "
+                            "number or {\"file\": PATH}, got \"" +
                                 s.init + "\"");
     }
+  }
+  if (const Json *sv = a.find("save")) {
+    std::string f = getString(*sv, path + ".save");
+    if (f.empty())
+      bad(path + ".save", "empty file path");
+    if (s.role == "input")
+      bad(path + ".save", "only output and inout buffers can be saved (add "
+                          "\"role\": \"output\" or \"inout\")");
+    s.savePath = resolvePath(f, baseDir);
   }
   if (const Json *sd = a.find("seed"))
     s.seed = static_cast<uint64_t>(getInt(*sd, path + ".seed", 0, INT64_MAX));
@@ -263,8 +302,8 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
   if (!args.isArray())
     bad("$.args", std::string("expected an array, got ") + kindName(args));
   for (size_t i = 0; i < args.size(); ++i)
-    s.args.push_back(
-        parseArg(args.asArray()[i], "$.args[" + std::to_string(i) + "]"));
+    s.args.push_back(parseArg(args.asArray()[i],
+                              "$.args[" + std::to_string(i) + "]", baseDir));
 
   if (const Json *c = j.find("check")) {
     const std::string p = "$.check";
@@ -408,6 +447,22 @@ LaunchSpec loadLaunchSpec(const std::string &file) {
     s.name = base;
   }
   return s;
+}
+
+std::vector<uint8_t> readInitFile(const ArgSpec &a,
+                                  const std::string &jsonPath) {
+  std::ifstream in(a.initFile, std::ios::binary);
+  if (!in)
+    bad(jsonPath, "cannot open init file '" + a.initFile + "'");
+  std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+  uint64_t want = uint64_t(a.elements) * dtypeSize(a.dtype);
+  if (data.size() != want)
+    bad(jsonPath, "init file '" + a.initFile + "' has " +
+                      std::to_string(data.size()) + " bytes; the buffer (" +
+                      std::to_string(a.elements) + " x " + dtypeName(a.dtype) +
+                      ") needs " + std::to_string(want));
+  return data;
 }
 
 } // namespace rt

@@ -120,3 +120,105 @@ TEST_CASE("spec files: missing file and bad JSON are spec errors", "[spec]") {
   CHECK(s.name == "my_gemm");
   CHECK(s.modulePath == std::string(ARGUS_TEST_TMPDIR) + "/probe_gemm.ptx");
 }
+
+namespace {
+std::string tmpPath(const std::string &name) {
+  return std::string(ARGUS_TEST_TMPDIR) + "/" + name;
+}
+
+void writeBytes(const std::string &path, size_t n) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  for (size_t i = 0; i < n; ++i)
+    f.put(static_cast<char>(i & 0xFF));
+}
+
+/// One f16 [4, 8] buffer (64 bytes) plus `extra` JSON fields.
+std::string fileSpec(const std::string &argFields) {
+  return R"({"module": "m.ptx", "kernel": "k", "grid": 1, "block": 32,
+             "args": [{"name": "X", "dtype": "f16", "shape": [4, 8], )" +
+         argFields + "}]}";
+}
+
+RuntimeError specError(const std::string &text, const std::string &base) {
+  try {
+    parseLaunchSpec(Json::parse(text), base);
+  } catch (const RuntimeError &e) {
+    return e;
+  }
+  FAIL("no spec error for " << text);
+  return RuntimeError(ErrorKind::Runtime, "");
+}
+} // namespace
+
+TEST_CASE("init files and save paths", "[spec]") {
+  const std::string dir = ARGUS_TEST_TMPDIR;
+  writeBytes(tmpPath("x64.bin"), 64);
+  writeBytes(tmpPath("x63.bin"), 63);
+
+  // Relative paths resolve against the spec's folder; absolute ones stay.
+  LaunchSpec s = parseLaunchSpec(
+      Json::parse(fileSpec(R"("init": {"file": "x64.bin"}, "role": "inout",
+                              "save": "out/x.bin")")),
+      dir);
+  REQUIRE(s.args.size() == 1);
+  CHECK(s.args[0].init == "file");
+  CHECK(s.args[0].initFile == dir + "/x64.bin");
+  CHECK(s.args[0].savePath == dir + "/out/x.bin");
+  std::vector<uint8_t> data = readInitFile(s.args[0], "$.args[0].init.file");
+  REQUIRE(data.size() == 64);
+  CHECK(data[63] == 63);
+  s = parseLaunchSpec(
+      Json::parse(fileSpec(R"("init": {"file": ")" + tmpPath("x64.bin") +
+                           R"("}, "role": "output", "save": "/abs/y.bin")")),
+      "/elsewhere");
+  CHECK(s.args[0].initFile == dir + "/x64.bin");
+  CHECK(s.args[0].savePath == "/abs/y.bin");
+
+  // Size mismatch: exit 2, the JSON path and both sizes.
+  RuntimeError e = specError(fileSpec(R"("init": {"file": "x63.bin"})"), dir);
+  CHECK(e.kind == ErrorKind::Spec);
+  CHECK(static_cast<int>(e.kind) == 2);
+  CHECK(e.path == "$.args[0].init.file");
+  std::string msg = e.what();
+  CHECK(msg.find("63 bytes") != std::string::npos);
+  CHECK(msg.find("needs 64") != std::string::npos);
+  CHECK(msg.find("x63.bin") != std::string::npos);
+
+  // Missing file.
+  e = specError(fileSpec(R"("init": {"file": "no_such.bin"})"), dir);
+  CHECK(e.kind == ErrorKind::Spec);
+  CHECK(e.path == "$.args[0].init.file");
+  CHECK(std::string(e.what()).find("no_such.bin") != std::string::npos);
+
+  // Shape errors of the init object and of save.
+  CHECK(specError(fileSpec(R"("init": {})"), dir).path ==
+        "$.args[0].init.file");
+  CHECK(specError(fileSpec(R"("init": {"file": 3})"), dir).path ==
+        "$.args[0].init.file");
+  CHECK(
+      specError(fileSpec(R"("init": {"file": "x64.bin", "x": 1})"), dir).path ==
+      "$.args[0].init.x");
+  CHECK(specError(fileSpec(R"("init": "file")"), dir).path == "$.args[0].init");
+  CHECK(specError(fileSpec(R"("save": "x.bin")"), dir).path ==
+        "$.args[0].save"); // role input
+  CHECK(specError(fileSpec(R"("role": "output", "save": 1)"), dir).path ==
+        "$.args[0].save");
+  CHECK(specError(R"({"module": "m.ptx", "kernel": "k", "grid": 1,
+                      "block": 32, "args": [{"dtype": "i32", "value": 1,
+                      "save": "s.bin"}]})",
+                  dir)
+            .path == "$.args[0].save");
+
+  // The size is re-checked when the run reads the file.
+  s = parseLaunchSpec(Json::parse(fileSpec(R"("init": {"file": "x64.bin"})")),
+                      dir);
+  writeBytes(tmpPath("x64.bin"), 65);
+  try {
+    readInitFile(s.args[0], "$.args[0].init.file");
+    FAIL("a changed init file was accepted");
+  } catch (const RuntimeError &re) {
+    CHECK(re.kind == ErrorKind::Spec);
+    CHECK(re.path == "$.args[0].init.file");
+    CHECK(std::string(re.what()).find("65 bytes") != std::string::npos);
+  }
+}

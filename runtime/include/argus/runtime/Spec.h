@@ -22,8 +22,10 @@ struct ArgSpec {
   // Buffers.
   std::vector<int64_t> shape;
   size_t elements = 0;
-  std::string init = "zeros"; ///< random | zeros | ones | const
+  std::string init = "zeros"; ///< random | zeros | const | file
   double initValue = 0;       ///< for const
+  std::string initFile;       ///< for file: raw elements (resolved path)
+  std::string savePath;       ///< "save": written after the checked run
   uint64_t seed = 0;
   double lo = -1, hi = 1;     ///< random range
   std::string role = "input"; ///< input | output | inout
@@ -78,6 +80,12 @@ LaunchSpec loadLaunchSpec(const std::string &file);
 
 /// Read a whole file; throws RuntimeError(kind) when it cannot.
 std::string readFile(const std::string &path, ErrorKind kind);
+
+/// Read the raw contents of `a.initFile` (an "init": {"file": ...} buffer):
+/// exactly a.elements * dtypeSize(a.dtype) bytes. Throws RuntimeError(Spec)
+/// naming `jsonPath` when the file is missing or has another size.
+std::vector<uint8_t> readInitFile(const ArgSpec &a,
+                                  const std::string &jsonPath);
 
 } // namespace rt
 } // namespace argus
