@@ -33,40 +33,37 @@ struct ArgusInsertProbesPass
 
   void runOnOperation() override {
     ModuleOp top = getOperation();
+    // Bad options: the pass fails with one error on the module.
+    auto fail = [&] {
+      signalPassFailure();
+      return top.emitError() << "argus-insert-probes: ";
+    };
     bool duration = signals.empty(), timeline = signals.empty();
     for (const std::string &s : signals) {
       if (s == "duration")
         duration = true;
       else if (s == "timeline")
         timeline = true;
-      else {
-        top.emitError() << "argus-insert-probes: unknown signal '" << s
-                        << "' (expected duration or timeline)";
-        return signalPassFailure();
-      }
+      else
+        return (void)(fail() << "unknown signal '" << s
+                             << "' (expected duration or timeline)");
     }
     int64_t lo = 0, hi = -1;
     if (!iterationWindow.empty()) {
       auto [a, b] = StringRef(iterationWindow).split(':');
       if (a.trim().getAsInteger(10, lo) || b.trim().getAsInteger(10, hi) ||
-          lo < 0 || hi < lo) {
-        top.emitError() << "argus-insert-probes: iteration-window must be "
-                           "'lo:hi' with 0 <= lo <= hi, got '"
-                        << iterationWindow << "'";
-        return signalPassFailure();
-      }
+          lo < 0 || hi < lo)
+        return (void)(fail() << "iteration-window must be 'lo:hi' with 0 <= "
+                                "lo <= hi, got '"
+                             << iterationWindow << "'");
     }
     static const char *clocks[] = {"default", "globaltimer", "clock64",
                                    "memtime", "memrealtime"};
-    if (!llvm::is_contained(clocks, StringRef(clock))) {
-      top.emitError() << "argus-insert-probes: unknown clock '" << clock
-                      << "' (globaltimer, clock64, memtime, memrealtime)";
-      return signalPassFailure();
-    }
-    if (capacity <= 0 || capacity > 0xFFFFFFFFll) {
-      top.emitError() << "argus-insert-probes: capacity must be positive";
-      return signalPassFailure();
-    }
+    if (!llvm::is_contained(clocks, StringRef(clock)))
+      return (void)(fail() << "unknown clock '" << clock
+                           << "' (globaltimer, clock64, memtime, memrealtime)");
+    if (capacity <= 0 || capacity > 0xFFFFFFFFll)
+      return (void)(fail() << "capacity must be positive");
     llvm::StringSet<> wanted;
     for (const std::string &r : regions)
       wanted.insert(r);
@@ -130,12 +127,9 @@ struct ArgusInsertProbesPass
       fn->setAttr("argus_probes", b.getDictionaryAttr(plan));
     });
     for (const std::string &r : regions)
-      if (!seen.contains(r)) {
-        top.emitError() << "argus-insert-probes: no region named or "
-                           "numbered '"
-                        << r << "' in any kernel";
-        return signalPassFailure();
-      }
+      if (!seen.contains(r))
+        return (void)(fail() << "no region named or numbered '" << r
+                             << "' in any kernel");
   }
 };
 

@@ -12,7 +12,7 @@ using namespace mlir;
 using namespace mlir::argus;
 namespace L = ::argus::layout;
 
-static Value cidx(OpBuilder &b, Location loc, int64_t v) {
+Value mlir::argus::cidx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 static Value addi(OpBuilder &b, Location loc, Value x, Value y) {

@@ -18,6 +18,9 @@
 
 namespace mlir::argus {
 
+/// An index constant.
+Value cidx(OpBuilder &b, Location loc, int64_t v);
+
 /// The logical coordinates a thread holds in a register (or copy) TV layout
 /// (thread, slot) -> colexicographic linear coordinate of a tile of `shape`.
 /// The thread-dependent part is computed once at run time; the slot part is

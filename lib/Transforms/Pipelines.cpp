@@ -13,47 +13,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
-
-namespace mlir::argus {
-#define GEN_PASS_DEF_ARGUSDUMPBINARY
-#include "argus/Transforms/Passes.h.inc"
-} // namespace mlir::argus
-
 using namespace mlir;
 using namespace mlir::argus;
 
 namespace {
-
-struct ArgusDumpBinaryPass
-    : public ::mlir::argus::impl::ArgusDumpBinaryBase<ArgusDumpBinaryPass> {
-  using ArgusDumpBinaryBase::ArgusDumpBinaryBase;
-  void runOnOperation() override {
-    if (path.empty())
-      return;
-    int index = 0;
-    WalkResult r = getOperation().walk([&](gpu::BinaryOp bin) {
-      for (Attribute a : bin.getObjects()) {
-        auto obj = cast<gpu::ObjectAttr>(a);
-        std::string file =
-            index == 0 ? path.getValue() : path + "." + std::to_string(index);
-        ++index;
-        std::error_code ec;
-        llvm::raw_fd_ostream os(file, ec, llvm::sys::fs::OF_None);
-        if (ec) {
-          bin.emitError() << "argus-dump-binary: cannot write '" << file
-                          << "': " << ec.message();
-          return WalkResult::interrupt();
-        }
-        os << obj.getObject().getValue();
-      }
-      return WalkResult::advance();
-    });
-    if (r.wasInterrupted())
-      signalPassFailure();
-  }
-};
 
 SmallVector<std::string> splitBar(StringRef s) {
   SmallVector<StringRef> parts;
@@ -74,7 +37,40 @@ void addProbes(OpPassManager &pm, const ArgusTargetPipelineOptions &o) {
   pm.addPass(createArgusInsertProbes(p));
 }
 
-void addBinary(OpPassManager &pm, const ArgusTargetPipelineOptions &o) {
+/// Probes (if asked for) and argus-to-gpu for `chip` (o.chip overrides it);
+/// returns the gpu.module pass manager the target passes go into.
+OpPassManager &addArgusToGPU(OpPassManager &pm,
+                             const ArgusTargetPipelineOptions &o,
+                             StringRef chip) {
+  addProbes(pm, o);
+  ArgusToGPUOptions lower;
+  lower.target = chip.str();
+  lower.probes = o.probes;
+  lower.ldmatrix = o.ldmatrix;
+  lower.minBlocksPerSM = o.minBlocksPerSM;
+  pm.addPass(createArgusToGPU(lower));
+  return pm.nest<gpu::GPUModuleOp>();
+}
+
+void addCleanup(OpPassManager &gm) {
+  gm.addPass(createCanonicalizerPass());
+  gm.addPass(createCSEPass());
+}
+
+/// vector, scf, memref and affine down to LLVM (target-independent).
+void addStandardToLLVM(OpPassManager &gm) {
+  gm.addPass(createConvertVectorToSCFPass());
+  gm.addPass(createSCFToControlFlowPass());
+  gm.addPass(memref::createExpandStridedMetadataPass());
+  gm.addPass(createLowerAffinePass());
+  gm.addPass(createConvertVectorToLLVMPass());
+}
+
+/// Cleanup, the last casts, then the binary (and its dump).
+void addFinish(OpPassManager &pm, OpPassManager &gm,
+               const ArgusTargetPipelineOptions &o) {
+  addCleanup(gm);
+  gm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions bin;
   bin.compilationTarget = o.format;
   if (!o.toolkit.empty())
@@ -87,62 +83,36 @@ void addBinary(OpPassManager &pm, const ArgusTargetPipelineOptions &o) {
   }
 }
 
+std::string chipOr(const ArgusTargetPipelineOptions &o, StringRef fallback) {
+  return o.chip.empty() ? fallback.str() : o.chip.getValue();
+}
+
 } // namespace
 
 void mlir::argus::buildArgusToNVPTXPipeline(
     OpPassManager &pm, const ArgusTargetPipelineOptions &o) {
-  addProbes(pm, o);
-  ArgusToGPUOptions lower;
-  lower.target = o.chip.empty() ? std::string("sm_90a") : o.chip.getValue();
-  lower.probes = o.probes;
-  lower.ldmatrix = o.ldmatrix;
-  lower.minBlocksPerSM = o.minBlocksPerSM;
-  pm.addPass(createArgusToGPU(lower));
-  OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
-  gm.addPass(createCanonicalizerPass());
-  gm.addPass(createCSEPass());
+  OpPassManager &gm = addArgusToGPU(pm, o, chipOr(o, "sm_90a"));
+  addCleanup(gm);
   gm.addPass(createConvertNVGPUToNVVMPass());
-  gm.addPass(createConvertVectorToSCFPass());
-  gm.addPass(createSCFToControlFlowPass());
-  gm.addPass(memref::createExpandStridedMetadataPass());
-  gm.addPass(createLowerAffinePass());
-  gm.addPass(createConvertVectorToLLVMPass());
+  addStandardToLLVM(gm);
   gm.addPass(createConvertGpuOpsToNVVMOps());
   gm.addPass(createConvertNVVMToLLVMPass());
-  gm.addPass(createCanonicalizerPass());
-  gm.addPass(createCSEPass());
-  gm.addPass(createReconcileUnrealizedCastsPass());
-  addBinary(pm, o);
+  addFinish(pm, gm, o);
 }
 
 void mlir::argus::buildArgusToGFX942Pipeline(
     OpPassManager &pm, const ArgusTargetPipelineOptions &o) {
-  addProbes(pm, o);
-  ArgusToGPUOptions lower;
-  std::string chip = o.chip.empty() ? std::string("gfx942") : o.chip.getValue();
-  lower.target = chip;
-  lower.probes = o.probes;
-  lower.ldmatrix = o.ldmatrix;
-  lower.minBlocksPerSM = o.minBlocksPerSM;
-  pm.addPass(createArgusToGPU(lower));
-  OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
-  gm.addPass(createCanonicalizerPass());
-  gm.addPass(createCSEPass());
+  std::string chip = chipOr(o, "gfx942");
+  OpPassManager &gm = addArgusToGPU(pm, o, chip);
+  addCleanup(gm);
   ConvertAMDGPUToROCDLPassOptions amd;
   amd.chipset = chip;
   gm.addPass(createConvertAMDGPUToROCDLPass(amd));
-  gm.addPass(createConvertVectorToSCFPass());
-  gm.addPass(createSCFToControlFlowPass());
-  gm.addPass(memref::createExpandStridedMetadataPass());
-  gm.addPass(createLowerAffinePass());
-  gm.addPass(createConvertVectorToLLVMPass());
+  addStandardToLLVM(gm);
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = chip;
   gm.addPass(createConvertGpuOpsToROCDLOps(rocdl));
-  gm.addPass(createCanonicalizerPass());
-  gm.addPass(createCSEPass());
-  gm.addPass(createReconcileUnrealizedCastsPass());
-  addBinary(pm, o);
+  addFinish(pm, gm, o);
 }
 
 void mlir::argus::registerArgusPipelines() {

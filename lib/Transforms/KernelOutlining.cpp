@@ -1,0 +1,140 @@
+//===- KernelOutlining.cpp - argus kernels into gpu.module / gpu.func -----===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Each argus kernel (func.func with argus.kernel) becomes a gpu.func kernel in
+// the gpu.module of its chip, with the argus ABI: a memref argument is a
+// pointer and its sizes (the row-major descriptor is rebuilt in the kernel),
+// an index argument an i64, and the probe buffer comes last.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringPatterns.h"
+
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+/// The gpu.module `argus_<chip>`, created with the chip's target on first use.
+static gpu::GPUModuleOp getOrCreateModule(ModuleOp top, StringRef chip) {
+  std::string name = "argus_" + chip.str();
+  if (auto m = top.lookupSymbol<gpu::GPUModuleOp>(name))
+    return m;
+  OpBuilder b(top.getContext());
+  b.setInsertionPointToEnd(top.getBody());
+  MLIRContext *ctx = top.getContext();
+  Attribute target;
+  if (chip.starts_with("gfx"))
+    target = ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3,
+                                         "amdgcn-amd-amdhsa", chip);
+  else
+    target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
+                                       "nvptx64-nvidia-cuda", chip);
+  return gpu::GPUModuleOp::create(b, top.getLoc(), name,
+                                  b.getArrayAttr({target}));
+}
+
+/// A memref<shape x elem, 1> over `ptr` with row-major strides from `sizes`.
+static Value rowMajorMemRef(OpBuilder &b, Location loc, MemRefType mt,
+                            Value ptr, ArrayRef<Value> sizes) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  auto ptrT = ptr.getType();
+  int64_t r = mt.getRank();
+  auto arr = LLVM::LLVMArrayType::get(i64, r);
+  auto st = LLVM::LLVMStructType::getLiteral(ctx, {ptrT, ptrT, i64, arr, arr});
+  Value desc = LLVM::PoisonOp::create(b, loc, st);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  Value zero = LLVM::ConstantOp::create(b, loc, i64, 0);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, zero, ArrayRef<int64_t>{2});
+  Value stride = LLVM::ConstantOp::create(b, loc, i64, 1);
+  SmallVector<Value> strides(r);
+  for (int64_t d = r - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride = LLVM::MulOp::create(b, loc, stride, sizes[d]);
+  }
+  for (int64_t d = 0; d < r; ++d) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc, sizes[d],
+                                       ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, strides[d],
+                                       ArrayRef<int64_t>{4, d});
+  }
+  auto newType = MemRefType::get(mt.getShape(), mt.getElementType(),
+                                 MemRefLayoutAttrInterface(),
+                                 addressSpace(ctx, kGlobalSpace));
+  return UnrealizedConversionCastOp::create(b, loc, newType, desc).getResult(0);
+}
+
+FailureOr<gpu::GPUFuncOp>
+mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
+                           const KernelOutlining &options) {
+  auto kattr = fn->getAttrOfType<KernelAttr>("argus.kernel");
+  std::string chip =
+      options.target.empty() ? kattr.getTarget().str() : options.target;
+  if (chip == "sm_90")
+    chip = "sm_90a"; // the examples' instructions need the arch-specific PTX
+  if (fn.getBody().getBlocks().size() != 1)
+    return fn.emitOpError() << "argus-to-gpu: kernels must have one block";
+  gpu::GPUModuleOp mod = getOrCreateModule(top, chip);
+  MLIRContext *ctx = fn.getContext();
+  auto ptrT = LLVM::LLVMPointerType::get(ctx, kGlobalSpace);
+  Type i64 = IntegerType::get(ctx, 64);
+  bool withProbes = options.probes && fn->hasAttr("argus_probes");
+  SmallVector<Type> argTypes;
+  for (Type t : fn.getArgumentTypes()) {
+    if (auto mt = dyn_cast<MemRefType>(t)) {
+      argTypes.push_back(ptrT);
+      argTypes.append(mt.getRank(), i64);
+    } else if (isa<IndexType>(t)) {
+      argTypes.push_back(i64);
+    } else {
+      argTypes.push_back(t);
+    }
+  }
+  if (withProbes)
+    argTypes.push_back(ptrT);
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(mod.getBody());
+  auto gfn = gpu::GPUFuncOp::create(b, fn.getLoc(), fn.getName(),
+                                    FunctionType::get(ctx, argTypes, {}));
+  gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  SmallVector<int64_t> block(kattr.getBlock());
+  block.resize(3, 1);
+  gfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {int32_t(block[0]), int32_t(block[1]), int32_t(block[2])}));
+  if (options.minBlocksPerSM > 0 && !StringRef(chip).starts_with("gfx"))
+    gfn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(options.minBlocksPerSM));
+  gfn->setAttr("argus_chip", b.getStringAttr(chip));
+  gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));
+  if (auto p = fn->getAttr("argus_probes"))
+    if (withProbes)
+      gfn->setAttr("argus_probes", p);
+
+  Block &entry = gfn.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  IRMapping map;
+  unsigned next = 0;
+  Location loc = fn.getLoc();
+  for (BlockArgument arg : fn.getArguments()) {
+    Type t = arg.getType();
+    if (auto mt = dyn_cast<MemRefType>(t)) {
+      Value ptr = entry.getArgument(next++);
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < mt.getRank(); ++d)
+        sizes.push_back(entry.getArgument(next++));
+      map.map(arg, rowMajorMemRef(b, loc, mt, ptr, sizes));
+    } else if (isa<IndexType>(t)) {
+      map.map(arg, arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                              entry.getArgument(next++)));
+    } else {
+      map.map(arg, entry.getArgument(next++));
+    }
+  }
+  for (Operation &op : fn.getBody().front().without_terminator())
+    b.clone(op, map);
+  gpu::ReturnOp::create(b, loc);
+  fn.erase();
+  return gfn;
+}

@@ -1,0 +1,73 @@
+//===- LoweringPatterns.h - the pieces of argus-to-gpu ----------*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// What ArgusToGPU.cpp assembles: kernel outlining (KernelOutlining.cpp), the
+// conversion patterns by concept (MemoryLowering.cpp, MmaLowering.cpp,
+// ElementwiseLowering.cpp, ExchangeLowering.cpp), and the probe records
+// (ProbeEmission.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_TRANSFORMS_LOWERINGPATTERNS_H
+#define ARGUS_LIB_TRANSFORMS_LOWERINGPATTERNS_H
+
+#include "LoweringSupport.h"
+
+#include "argus/Dialect/Instructions.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::argus {
+
+/// Outlining options (the pass's options that shape the kernel's ABI).
+struct KernelOutlining {
+  /// Chip to lower for; empty: the kernel's own target.
+  std::string target;
+  /// Append the probe-buffer argument to kernels with a probe plan.
+  bool probes = false;
+  /// NVPTX .minnctapersm; 0: none.
+  int64_t minBlocksPerSM = 0;
+};
+
+/// Move kernel `fn` into the gpu.module of its chip as a gpu.func with the
+/// argus ABI: each memref argument becomes a pointer and its sizes (a
+/// row-major descriptor is rebuilt in the kernel), index arguments i64, and
+/// a probe-buffer pointer comes last when probes are on.
+FailureOr<gpu::GPUFuncOp> outlineKernel(ModuleOp top, func::FuncOp fn,
+                                        const KernelOutlining &options);
+
+/// Rewrite convert_layout + narrowing convert to exchange narrow values.
+void narrowExchanges(gpu::GPUFuncOp gfn);
+/// One shared scratch per element type for the kernel's exchanges.
+void createExchangeScratch(gpu::GPUFuncOp gfn, gpu::GPUModuleOp mod);
+
+/// Turn the kernel's probed region markers into probe records (when
+/// outlining kept its probe plan) and erase all markers.
+void expandProbes(gpu::GPUFuncOp gfn, gpu::GPUModuleOp mod);
+
+/// 16-bit register tile `dst` loaded from shared tile `src` with ldmatrix
+/// instructions; null when the layouts do not allow it.
+Value loadWithLdMatrix(ConversionPatternRewriter &rewriter, Location loc,
+                       const KernelInfo &k, const L::Layout &tv, Value tid,
+                       const ThreadCoords &tc, Value srcMem, TileType src,
+                       TileType dst, VectorType vt);
+
+/// wgmma.mma_async lowering of an argus.mma (one warpgroup).
+LogicalResult lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
+                         ConversionPatternRewriter &rewriter,
+                         const L::MmaInstr &instr, const KernelInfo &k);
+
+void populateMemoryLoweringPatterns(const TypeConverter &tc,
+                                    RewritePatternSet &patterns,
+                                    bool useLdMatrix);
+void populateMmaLoweringPatterns(const TypeConverter &tc,
+                                 RewritePatternSet &patterns);
+void populateElementwiseLoweringPatterns(const TypeConverter &tc,
+                                         RewritePatternSet &patterns);
+void populateExchangeLoweringPatterns(const TypeConverter &tc,
+                                      RewritePatternSet &patterns);
+
+} // namespace mlir::argus
+
+#endif // ARGUS_LIB_TRANSFORMS_LOWERINGPATTERNS_H

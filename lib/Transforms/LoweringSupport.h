@@ -1,0 +1,108 @@
+//===- LoweringSupport.h - what every argus-to-gpu lowering uses -*- C++
+//-*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The kernel facts the lowering reads off a gpu.func (chip, block shape), the
+// tile layouts, the type conversion of argus tiles to vectors and memrefs,
+// the base of the conversion patterns, and the small IR builders the pattern
+// files share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_TRANSFORMS_LOWERINGSUPPORT_H
+#define ARGUS_LIB_TRANSFORMS_LOWERINGSUPPORT_H
+
+#include "LayoutCodegen.h"
+
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/TileLayouts.h"
+#include "argus/Transforms/Passes.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::argus {
+
+namespace L = ::argus::layout;
+
+constexpr unsigned kGlobalSpace = 1;
+constexpr unsigned kSharedSpace = 3;
+
+/// The target facts of a kernel, recorded on its gpu.func while it is
+/// lowered (`argus_chip`, `argus_block`).
+struct KernelInfo {
+  std::string chip;
+  bool nvidia = true;
+  int64_t warpSize = 32;
+  SmallVector<int64_t, 3> block{1, 1, 1};
+  int64_t numThreads() const { return block[0] * block[1] * block[2]; }
+  int64_t numWarps() const { return (numThreads() + warpSize - 1) / warpSize; }
+};
+
+KernelInfo getKernelInfo(Operation *fn);
+
+/// Linear thread id in the block (x fastest).
+Value linearThreadId(OpBuilder &b, Location loc, const KernelInfo &k);
+
+/// A register tile's layout, and this thread's id and (thread, slot)
+/// coordinates in it.
+struct RegisterThreads {
+  L::Layout layout;
+  Value tid;
+  ThreadCoords coords;
+};
+/// nullopt (and no IR) when `t` has no register layout.
+std::optional<RegisterThreads> registerThreads(OpBuilder &b, Location loc,
+                                               const KernelInfo &k, TileType t);
+
+/// Integer constants of the widths the lowering writes.
+Value constI32(OpBuilder &b, Location loc, int64_t v);
+Value constI64(OpBuilder &b, Location loc, int64_t v);
+/// A vector of zeros, the start of every slot-by-slot assembly.
+Value zeroVector(OpBuilder &b, Location loc, VectorType vt);
+/// A vector whose elements are all the float `v`.
+Value floatSplat(OpBuilder &b, Location loc, VectorType vt, double v);
+
+/// The register layout of a tile; nullopt when it has none.
+std::optional<L::Layout> regLayout(TileType t);
+/// The memory layout of a tile (row-major when it has none).
+L::SwizzledLayout memLayout(TileType t);
+int64_t memCosize(TileType t);
+int64_t numElements(TileType t);
+int64_t elemBytes(Type t);
+/// The memory-space attribute of address space `space` (kGlobalSpace, ...).
+Attribute addressSpace(MLIRContext *ctx, unsigned space);
+/// A flat, identity-layout shared-memory array of n elements.
+MemRefType sharedArrayType(int64_t n, Type elem);
+
+/// Slots [v, v + n) of the register vector `vec` (a scalar when n == 1).
+Value extractSlots(OpBuilder &b, Location loc, Value vec, int64_t v, int64_t n);
+/// `x` (n slots, a scalar when n == 1) inserted into `acc` at slot v.
+Value insertSlots(OpBuilder &b, Location loc, Value x, Value acc, int64_t v,
+                  int64_t n);
+/// n elements of `mem` from `idx` (a scalar when n == 1; else an aligned
+/// vector access).
+Value loadRun(OpBuilder &b, Location loc, Value mem, ValueRange idx, Type elem,
+              int64_t n);
+void storeRun(OpBuilder &b, Location loc, Value val, Value mem, ValueRange idx,
+              Type elem, int64_t n);
+
+/// Argus tiles to vector<slots x elem> (registers) or memrefs (memory).
+struct ArgusTypeConverter : public TypeConverter {
+  ArgusTypeConverter();
+};
+
+template <typename OpT> struct ArgusPattern : public OpConversionPattern<OpT> {
+  ArgusPattern(const TypeConverter &tc, MLIRContext *ctx)
+      : OpConversionPattern<OpT>(tc, ctx) {}
+  KernelInfo kernel(Operation *op) const {
+    return getKernelInfo(op->template getParentOfType<gpu::GPUFuncOp>());
+  }
+};
+
+} // namespace mlir::argus
+
+#endif // ARGUS_LIB_TRANSFORMS_LOWERINGSUPPORT_H

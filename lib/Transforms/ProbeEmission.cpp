@@ -1,0 +1,338 @@
+//===- ProbeEmission.cpp - probed region markers to probe records ---------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Expands the region markers argus-insert-probes selected into the
+// record-writing code of ProbeFormat.h (timer read, slot bookkeeping, two
+// 16-byte stores) and erases every marker.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringPatterns.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+namespace {
+
+/// The kernel's probe plan (argus_probes, see argus-insert-probes).
+struct ProbePlan {
+  SmallVector<int64_t> warps, blocks;
+  int64_t iterLo = 0, iterHi = -1;
+  std::string clock = "default";
+};
+
+/// Per-kernel probe state, computed once at kernel entry: the slot of this
+/// warp, the header's capacity, the address of the slot's first record, and
+/// the slot's counters, kept in shared memory while the kernel runs (one
+/// writer per slot: lane 0 of the warp) and written back at the end.
+struct ProbeContext {
+  Value buf, warp, lane, block, valid, capacity, recBase, slotPtr, counts;
+};
+
+} // namespace
+
+static ProbePlan getProbePlan(Operation *fn) {
+  ProbePlan p;
+  auto dict = fn->getAttrOfType<DictionaryAttr>("argus_probes");
+  if (!dict)
+    return p;
+  if (auto w = dict.getAs<DenseI64ArrayAttr>("warps"))
+    p.warps.assign(w.asArrayRef().begin(), w.asArrayRef().end());
+  if (auto b = dict.getAs<DenseI64ArrayAttr>("blocks"))
+    p.blocks.assign(b.asArrayRef().begin(), b.asArrayRef().end());
+  if (auto lo = dict.getAs<IntegerAttr>("iteration_lo"))
+    p.iterLo = lo.getInt();
+  if (auto hi = dict.getAs<IntegerAttr>("iteration_hi"))
+    p.iterHi = hi.getInt();
+  if (auto c = dict.getAs<StringAttr>("clock"))
+    p.clock = c.str();
+  return p;
+}
+
+/// `base` advanced by `byteOff` bytes (same pointer type).
+static Value bytePtr(OpBuilder &b, Location loc, Value base, Value byteOff) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{byteOff});
+}
+
+/// Whether this thread writes its warp's slot: lane 0 of a warp with a slot.
+static Value isSlotWriter(OpBuilder &b, Location loc, const ProbeContext &pc) {
+  return arith::AndIOp::create(b, loc,
+                               arith::CmpIOp::create(b, loc,
+                                                     arith::CmpIPredicate::eq,
+                                                     pc.lane, cidx(b, loc, 0)),
+                               pc.valid);
+}
+
+/// Continue inside a new `if` that only the slot's writer enters (the
+/// caller holds an insertion guard).
+static void enterSlotWriter(OpBuilder &b, Location loc,
+                            const ProbeContext &pc) {
+  Value writer = isSlotWriter(b, loc, pc);
+  auto ifOp = scf::IfOp::create(b, loc, writer, false);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+}
+
+static Value linearBlockId(OpBuilder &b, Location loc, const KernelInfo &k) {
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value bz = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value gx, gy;
+  if (k.nvidia) {
+    gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
+  } else {
+    // gpu.grid_dim lowers to an OCKL call on ROCDL, which needs the ROCm
+    // device libraries: read the grid size (in work-items) from the HSA
+    // dispatch packet instead (grid_size_x/y at bytes 12/16).
+    auto ptr4 = LLVM::LLVMPointerType::get(ctx, 4);
+    Value dp = LLVM::CallIntrinsicOp::create(
+                   b, loc, ptr4, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+                   ValueRange{})
+                   .getResult(0);
+    auto gridDim = [&](int64_t off, int64_t blockDim) -> Value {
+      Value p = bytePtr(b, loc, dp, constI64(b, loc, off));
+      Value items = LLVM::LoadOp::create(b, loc, i32, p);
+      Value idx = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), items);
+      return arith::CeilDivUIOp::create(b, loc, idx, cidx(b, loc, blockDim));
+    };
+    gx = gridDim(12, k.block[0]);
+    gy = gridDim(16, k.block[1]);
+  }
+  return arith::AddIOp::create(
+      b, loc, bx,
+      arith::MulIOp::create(
+          b, loc, gx,
+          arith::AddIOp::create(b, loc, by,
+                                arith::MulIOp::create(b, loc, gy, bz))));
+}
+
+static ProbeContext emitProbePrelude(OpBuilder &b, Location loc, Value buf,
+                                     const KernelInfo &k, gpu::GPUModuleOp mod,
+                                     StringRef fnName) {
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) { return constI64(b, loc, v); };
+  ProbeContext pc;
+  pc.buf = buf;
+  Value tid = linearThreadId(b, loc, k);
+  pc.warp = arith::DivUIOp::create(b, loc, tid, cidx(b, loc, k.warpSize));
+  pc.lane = arith::RemUIOp::create(b, loc, tid, cidx(b, loc, k.warpSize));
+  pc.block = linearBlockId(b, loc, k);
+  int64_t wpb = k.numWarps();
+  Value numSlots =
+      LLVM::LoadOp::create(b, loc, i32, bytePtr(b, loc, buf, c64(8)));
+  pc.capacity =
+      LLVM::LoadOp::create(b, loc, i32, bytePtr(b, loc, buf, c64(12)));
+  Value slot = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, pc.block, cidx(b, loc, wpb)),
+      pc.warp);
+  Value slot32 = arith::IndexCastUIOp::create(b, loc, i32, slot);
+  pc.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, slot32,
+                                   numSlots);
+  Value slot64 = arith::ExtUIOp::create(b, loc, i64, slot32);
+  pc.slotPtr = bytePtr(
+      b, loc, buf,
+      arith::AddIOp::create(b, loc, c64(64),
+                            arith::MulIOp::create(b, loc, slot64, c64(8))));
+  Value numSlots64 = arith::ExtUIOp::create(b, loc, i64, numSlots);
+  Value recordsOff = arith::AndIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc,
+                            arith::MulIOp::create(b, loc, numSlots64, c64(8)),
+                            c64(64 + 31)),
+      c64(~int64_t(31)));
+  Value cap64 = arith::ExtUIOp::create(b, loc, i64, pc.capacity);
+  pc.recBase = bytePtr(
+      b, loc, buf,
+      arith::AddIOp::create(
+          b, loc, recordsOff,
+          arith::MulIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, slot64, cap64), c64(32))));
+  // The warp's counters in shared memory: (count, dropped) per warp.
+  MemRefType countsType = sharedArrayType(2 * wpb, i32);
+  std::string name = ("__argus_probe_counts_" + fnName).str();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(mod.getBody());
+    memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"),
+                             countsType, Attribute(), false,
+                             b.getI64IntegerAttr(8));
+  }
+  pc.counts = memref::GetGlobalOp::create(b, loc, countsType, name);
+  OpBuilder::InsertionGuard g(b);
+  enterSlotWriter(b, loc, pc);
+  Value c = LLVM::LoadOp::create(b, loc, i32, pc.slotPtr);
+  Value d =
+      LLVM::LoadOp::create(b, loc, i32, bytePtr(b, loc, pc.slotPtr, c64(4)));
+  Value w2 = arith::MulIOp::create(b, loc, pc.warp, cidx(b, loc, 2));
+  memref::StoreOp::create(b, loc, c, pc.counts, ValueRange{w2});
+  memref::StoreOp::create(
+      b, loc, d, pc.counts,
+      ValueRange{arith::AddIOp::create(b, loc, w2, cidx(b, loc, 1))});
+  return pc;
+}
+
+/// Write the warp's counters back to its slot (before the kernel returns).
+static void emitProbeEpilogue(OpBuilder &b, Location loc,
+                              const ProbeContext &pc) {
+  OpBuilder::InsertionGuard g(b);
+  enterSlotWriter(b, loc, pc);
+  Value w2 = arith::MulIOp::create(b, loc, pc.warp, cidx(b, loc, 2));
+  Value c = memref::LoadOp::create(b, loc, pc.counts, ValueRange{w2});
+  Value d = memref::LoadOp::create(
+      b, loc, pc.counts,
+      ValueRange{arith::AddIOp::create(b, loc, w2, cidx(b, loc, 1))});
+  LLVM::StoreOp::create(b, loc, c, pc.slotPtr);
+  Value dp = bytePtr(b, loc, pc.slotPtr, constI64(b, loc, 4));
+  LLVM::StoreOp::create(b, loc, d, dp);
+}
+
+/// Expand one probed marker into the record-writing code of ProbeFormat.h:
+/// lane 0 of each selected warp reads the timer and appends a record to its
+/// slot, or counts a drop when the slot is full.
+static void emitProbe(OpBuilder &b, Operation *marker, int64_t id, bool isEnd,
+                      const ProbeContext &pc, const KernelInfo &k,
+                      const ProbePlan &plan, Operation *fnOp) {
+  Location loc = marker->getLoc();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c32 = [&](int64_t v) { return constI32(b, loc, v); };
+  auto toI32 = [&](Value idx) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, i32, idx);
+  };
+  Value cond = isSlotWriter(b, loc, pc);
+  auto anyOf = [&](Value x, ArrayRef<int64_t> set) {
+    Value r = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    for (int64_t s : set)
+      r = arith::OrIOp::create(b, loc, r,
+                               arith::CmpIOp::create(b, loc,
+                                                     arith::CmpIPredicate::eq,
+                                                     x, cidx(b, loc, s)));
+    return r;
+  };
+  if (!plan.warps.empty())
+    cond = arith::AndIOp::create(b, loc, cond, anyOf(pc.warp, plan.warps));
+  if (!plan.blocks.empty())
+    cond = arith::AndIOp::create(b, loc, cond, anyOf(pc.block, plan.blocks));
+  // Iteration of the innermost enclosing loop of the kernel.
+  Value iter = c32(0xFFFFFFFFll);
+  auto loop = marker->getParentOfType<scf::ForOp>();
+  if (loop && fnOp->isProperAncestor(loop)) {
+    Value rel = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                      loop.getLowerBound());
+    Value it = arith::DivUIOp::create(b, loc, rel, loop.getStep());
+    iter = toI32(it);
+    if (plan.iterLo > 0)
+      cond = arith::AndIOp::create(
+          b, loc, cond,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, it,
+                                cidx(b, loc, plan.iterLo)));
+    if (plan.iterHi >= 0)
+      cond = arith::AndIOp::create(
+          b, loc, cond,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, it,
+                                cidx(b, loc, plan.iterHi)));
+  }
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  // The timer first, so the record's time is as close to the marker as can be.
+  Value ts, hw;
+  if (k.nvidia) {
+    ts = plan.clock == "clock64"
+             ? Value(NVVM::Clock64Op::create(b, loc, i64))
+             : Value(NVVM::GlobalTimerOp::create(b, loc, i64));
+    hw = NVVM::SmIdOp::create(b, loc, i32);
+  } else {
+    StringRef name = plan.clock == "memrealtime" ? "llvm.amdgcn.s.memrealtime"
+                                                 : "llvm.amdgcn.s.memtime";
+    ts = LLVM::CallIntrinsicOp::create(b, loc, i64, b.getStringAttr(name),
+                                       ValueRange{})
+             .getResult(0);
+    // HW_ID (hwreg 4), all 32 bits: simm16 = 4 | (31 << 11).
+    hw = LLVM::CallIntrinsicOp::create(b, loc, i32,
+                                       b.getStringAttr("llvm.amdgcn.s.getreg"),
+                                       ValueRange{c32(4 | (31 << 11))})
+             .getResult(0);
+  }
+  Value w2 = arith::MulIOp::create(b, loc, pc.warp, cidx(b, loc, 2));
+  Value count = memref::LoadOp::create(b, loc, pc.counts, ValueRange{w2});
+  Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, count,
+                                     pc.capacity);
+  auto fullIf = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&fullIf.getThenRegion().front());
+    Value w21 = arith::AddIOp::create(b, loc, w2, cidx(b, loc, 1));
+    Value dropped = memref::LoadOp::create(b, loc, pc.counts, ValueRange{w21});
+    memref::StoreOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, dropped, c32(1)),
+                            pc.counts, ValueRange{w21});
+  }
+  b.setInsertionPointToStart(&fullIf.getElseRegion().front());
+  Value off = arith::MulIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i64, count), constI64(b, loc, 32));
+  Value rec = bytePtr(b, loc, pc.recBase, off);
+  // Two 16-byte stores: {id, flags, block, warp}, {iteration, hw, ts}.
+  auto v4 = VectorType::get({4}, i32);
+  Value tsLo = arith::TruncIOp::create(b, loc, i32, ts);
+  Value tsHi = arith::TruncIOp::create(
+      b, loc, i32, arith::ShRUIOp::create(b, loc, ts, constI64(b, loc, 32)));
+  Value first = vector::FromElementsOp::create(
+      b, loc, v4,
+      ValueRange{c32(id), c32(isEnd ? 1 : 0), toI32(pc.block), toI32(pc.warp)});
+  Value second = vector::FromElementsOp::create(
+      b, loc, v4, ValueRange{iter, hw, tsLo, tsHi});
+  LLVM::StoreOp::create(b, loc, first, rec, /*alignment=*/16);
+  Value rec2 = bytePtr(b, loc, rec, constI64(b, loc, 16));
+  LLVM::StoreOp::create(b, loc, second, rec2, /*alignment=*/16);
+  memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, count, c32(1)),
+                          pc.counts, ValueRange{w2});
+}
+
+void mlir::argus::expandProbes(gpu::GPUFuncOp gfn, gpu::GPUModuleOp mod) {
+  KernelInfo k = getKernelInfo(gfn);
+  ProbePlan plan = getProbePlan(gfn);
+  Block &entry = gfn.getBody().front();
+  Location loc = gfn.getLoc();
+  SmallVector<Operation *> markers;
+  gfn.walk([&](Operation *op) {
+    if (isa<RegionBeginOp, RegionEndOp>(op))
+      markers.push_back(op);
+  });
+  // Outlining kept the plan only when probes are on (and then appended the
+  // probe buffer as the last argument).
+  bool withProbes = gfn->hasAttr("argus_probes");
+  std::optional<ProbeContext> pc;
+  bool anyProbe = withProbes && llvm::any_of(markers, [](Operation *m) {
+                    return m->hasAttr("argus_probe");
+                  });
+  if (anyProbe) {
+    // The prelude goes right after the argument set-up, before the body.
+    Operation *firstBodyOp = nullptr;
+    for (Operation &op : entry)
+      if (!isa<LLVM::PoisonOp, LLVM::InsertValueOp, LLVM::ConstantOp,
+               LLVM::MulOp, UnrealizedConversionCastOp, arith::IndexCastOp>(
+              op)) {
+        firstBodyOp = &op;
+        break;
+      }
+    OpBuilder pb(firstBodyOp);
+    pc = emitProbePrelude(pb, loc, entry.getArguments().back(), k, mod,
+                          gfn.getName());
+    OpBuilder eb(entry.getTerminator());
+    emitProbeEpilogue(eb, loc, *pc);
+  }
+  for (Operation *m : markers) {
+    if (pc && m->hasAttr("argus_probe")) {
+      OpBuilder pb(m);
+      if (auto begin = dyn_cast<RegionBeginOp>(m))
+        emitProbe(pb, m, begin.getId(), false, *pc, k, plan, gfn);
+      else
+        emitProbe(pb, m, cast<RegionEndOp>(m).getId(), true, *pc, k, plan, gfn);
+    }
+    m->erase();
+  }
+}
