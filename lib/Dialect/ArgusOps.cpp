@@ -47,22 +47,14 @@ static void printLayoutString(OpAsmPrinter &printer, Operation *,
 #define GET_OP_CLASSES
 #include "argus/Dialect/ArgusOps.cpp.inc"
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, "x");
-  return s;
-}
-
 /// Two tiles that exchange elements must agree on shape and element type.
 static LogicalResult verifySameElements(Operation *op, TileType from,
                                         TileType to, StringRef fromName,
                                         StringRef toName) {
   if (from.getShape() != to.getShape())
-    return op->emitOpError()
-           << "shape mismatch: " << fromName << " is "
-           << shapeStr(from.getShape()) << " but " << toName << " is "
-           << shapeStr(to.getShape());
+    return op->emitOpError() << "shape mismatch: " << fromName << " is "
+                             << formatShape(from.getShape()) << " but "
+                             << toName << " is " << formatShape(to.getShape());
   if (from.getElementType() != to.getElementType())
     return op->emitOpError()
            << "element type mismatch: " << fromName << " holds "
@@ -136,10 +128,11 @@ LogicalResult AllocOp::verify() {
   return success();
 }
 
-LogicalResult StageOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &types) {
+LogicalResult StageOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &types) {
   if (operands.empty())
     return failure();
   auto buffer = dyn_cast<BufferType>(operands[0].getType());
@@ -162,8 +155,8 @@ LogicalResult StageOp::verify() {
 }
 
 LogicalResult LoadOp::verify() {
-  return verifySameElements(*this, getSource().getType(),
-                            getResult().getType(), "source", "result");
+  return verifySameElements(*this, getSource().getType(), getResult().getType(),
+                            "source", "result");
 }
 
 LogicalResult StoreOp::verify() {
@@ -194,16 +187,14 @@ static LogicalResult verifyCopy(Operation *op, TileType source, TileType dest,
            << "copy thread layout \"" << l.str()
            << "\" must map (thread, slot) one-to-one onto the "
            << source.getNumElements() << " elements of the "
-           << shapeStr(source.getShape())
-           << " tile (it has " << l.size() << " points reaching [0, "
-           << l.cosize() << "))";
+           << formatShape(source.getShape()) << " tile (it has " << l.size()
+           << " points reaching [0, " << l.cosize() << "))";
   if (KernelAttr kernel = getEnclosingKernel(op)) {
     int64_t threadsInLayout = l.layout.mode(0).size();
     if (threadsInLayout > kernel.getNumThreads())
       return op->emitOpError()
              << "copy thread layout uses " << threadsInLayout
-             << " threads but the kernel block has "
-             << kernel.getNumThreads();
+             << " threads but the kernel block has " << kernel.getNumThreads();
   }
   return success();
 }
@@ -240,20 +231,21 @@ LogicalResult MmaOp::verify() {
   bool isWgmma = StringRef(instr->name).starts_with("wgmma");
   for (const Operand &o : operands) {
     // wgmma reads B (and A in the .ss forms) from shared memory.
-    bool fromShared = isWgmma && (o.role == MmaOperand::B ||
-                                  (o.role == MmaOperand::A && instr->aFromShared));
+    bool fromShared =
+        isWgmma && (o.role == MmaOperand::B ||
+                    (o.role == MmaOperand::A && instr->aFromShared));
     Type want = getOperandElementType(getContext(), *instr, o.role);
     if (want && want != o.type.getElementType())
-      return emitOpError() << getInstr() << " operand '" << o.name
-                           << "' takes " << want << " elements, got "
+      return emitOpError() << getInstr() << " operand '" << o.name << "' takes "
+                           << want << " elements, got "
                            << o.type.getElementType()
                            << "; hint: argus.convert it first";
     if (fromShared) {
       if (o.type.getMemorySpace() != MemorySpace::Shared)
-        return emitOpError() << getInstr() << " reads operand '" << o.name
-                             << "' from shared memory, but it is a "
-                             << stringifyMemorySpace(o.type.getMemorySpace())
-                             << " tile";
+        return emitOpError()
+               << getInstr() << " reads operand '" << o.name
+               << "' from shared memory, but it is a "
+               << stringifyMemorySpace(o.type.getMemorySpace()) << " tile";
       continue;
     }
     if (o.type.isMemory())
@@ -263,9 +255,8 @@ LogicalResult MmaOp::verify() {
     auto frag = dyn_cast<FragmentAttr>(o.type.getLayout());
     if (!frag || frag.getInstr() != getInstr() || frag.getOperand() != o.role)
       return emitOpError() << "operand '" << o.name
-                           << "' must have layout #argus.frag<\""
-                           << getInstr() << "\", "
-                           << stringifyMmaOperand(o.role)
+                           << "' must have layout #argus.frag<\"" << getInstr()
+                           << "\", " << stringifyMmaOperand(o.role)
                            << ", warps = [...]>, got "
                            << (o.type.getLayout() ? o.type.getLayout()
                                                   : Attribute())
@@ -273,17 +264,17 @@ LogicalResult MmaOp::verify() {
     if (warps.empty())
       warps = frag.getWarps();
     else if (frag.getWarps() != warps)
-      return emitOpError() << "operand '" << o.name << "' is spread over warps ["
-                           << frag.getWarps() << "] but an earlier operand over ["
-                           << warps << "]";
+      return emitOpError() << "operand '" << o.name
+                           << "' is spread over warps [" << frag.getWarps()
+                           << "] but an earlier operand over [" << warps << "]";
   }
   ArrayRef<int64_t> a = getA().getType().getShape();
   ArrayRef<int64_t> b = getB().getType().getShape();
   ArrayRef<int64_t> c = getAcc().getType().getShape();
   if (a[1] != b[0] || a[0] != c[0] || b[1] != c[1])
     return emitOpError() << "operand shapes do not form a matrix product: a is "
-                         << shapeStr(a) << ", b is " << shapeStr(b)
-                         << ", acc is " << shapeStr(c)
+                         << formatShape(a) << ", b is " << formatShape(b)
+                         << ", acc is " << formatShape(c)
                          << "; hint: expected MxK, KxN and MxN";
   if (KernelAttr kernel = getEnclosingKernel(*this)) {
     StringRef family = getInstructionTarget(*instr);
@@ -303,10 +294,11 @@ LogicalResult MmaOp::verify() {
 
 LogicalResult TransposeOp::verify() {
   TileType in = getInput().getType(), out = getResult().getType();
-  if (in.getRank() != 2 || out.getShape() != ArrayRef<int64_t>{in.getShape()[1], in.getShape()[0]})
+  if (in.getRank() != 2 ||
+      out.getShape() != ArrayRef<int64_t>{in.getShape()[1], in.getShape()[0]})
     return emitOpError() << "transposes a 2-D tile: "
-                         << shapeStr(in.getShape()) << " cannot become "
-                         << shapeStr(out.getShape());
+                         << formatShape(in.getShape()) << " cannot become "
+                         << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType() ||
       in.getMemorySpace() != out.getMemorySpace())
     return emitOpError() << "transpose keeps element type and memory space";
@@ -320,8 +312,8 @@ LogicalResult TransposeOp::verify() {
     if (l.layout.rank() != 2)
       return emitOpError() << "input layout must have two modes";
     ::argus::layout::SwizzledLayout swapped = l;
-    swapped.layout = ::argus::layout::Layout::concat(
-        {l.layout.mode(1), l.layout.mode(0)});
+    swapped.layout =
+        ::argus::layout::Layout::concat({l.layout.mode(1), l.layout.mode(0)});
     if (swapped.str() != lo.getText())
       return emitOpError() << "result layout must be the input's with its "
                               "modes swapped: expected \""
@@ -349,8 +341,8 @@ LogicalResult ConvertOp::verify() {
 }
 
 LogicalResult ConvertLayoutOp::verify() {
-  return verifySameElements(*this, getInput().getType(),
-                            getResult().getType(), "input", "result");
+  return verifySameElements(*this, getInput().getType(), getResult().getType(),
+                            "input", "result");
 }
 
 LogicalResult FillOp::verify() {
@@ -375,9 +367,9 @@ LogicalResult ReduceOp::verify() {
     expected.push_back(1);
   if (out.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError() << "reducing dimension " << dim << " of "
-                         << shapeStr(in.getShape()) << " gives "
-                         << shapeStr(expected) << ", not "
-                         << shapeStr(out.getShape());
+                         << formatShape(in.getShape()) << " gives "
+                         << formatShape(expected) << ", not "
+                         << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "reduction keeps the element type "
                          << in.getElementType();
@@ -389,15 +381,15 @@ LogicalResult BroadcastOp::verify() {
   int64_t dim = getDim();
   if (dim >= out.getRank() || out.getRank() != in.getRank() + 1)
     return emitOpError() << "broadcast adds one dimension: "
-                         << shapeStr(in.getShape()) << " cannot become "
-                         << shapeStr(out.getShape()) << " along dimension "
+                         << formatShape(in.getShape()) << " cannot become "
+                         << formatShape(out.getShape()) << " along dimension "
                          << dim;
   SmallVector<int64_t> dropped(out.getShape());
   dropped.erase(dropped.begin() + dim);
   if (ArrayRef<int64_t>(dropped) != in.getShape())
-    return emitOpError() << "broadcast of " << shapeStr(in.getShape())
+    return emitOpError() << "broadcast of " << formatShape(in.getShape())
                          << " along dimension " << dim << " cannot give "
-                         << shapeStr(out.getShape());
+                         << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "broadcast keeps the element type "
                          << in.getElementType();
@@ -485,8 +477,8 @@ LogicalResult TagAssertOp::verify() {
     }
     if (!target) {
       InFlightDiagnostic diag = emitOpError();
-      diag << "predicate names '" << ref->operand << "' (column "
-           << ref->column << ") but '" << site->getName()
+      diag << "predicate names '" << ref->operand << "' (column " << ref->column
+           << ") but '" << site->getName()
            << "' has no such operand; hint: use ";
       llvm::interleaveComma(named, diag,
                             [&](auto &p) { diag << "'" << p.first << "'"; });

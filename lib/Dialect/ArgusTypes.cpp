@@ -37,8 +37,8 @@ int64_t TileType::getNumElements() const {
 }
 
 TileType TileType::withShape(ArrayRef<int64_t> shape) const {
-  return TileType::get(getContext(), shape, getElementType(),
-                       getMemorySpace(), Attribute());
+  return TileType::get(getContext(), shape, getElementType(), getMemorySpace(),
+                       Attribute());
 }
 
 Type TileType::parse(AsmParser &parser) {
@@ -94,7 +94,7 @@ void TileType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
+std::string mlir::argus::formatShape(ArrayRef<int64_t> shape) {
   std::string s;
   llvm::raw_string_ostream os(s);
   llvm::interleave(shape, os, "x");
@@ -114,7 +114,7 @@ verifyRegisterLayout(function_ref<InFlightDiagnostic()> emitError,
   if (layout.cosize() != numElements)
     return emitError() << "register tile layout \"" << layout.str()
                        << "\" reaches logical coordinates [0, "
-                       << layout.cosize() << ") but the " << shapeStr(shape)
+                       << layout.cosize() << ") but the " << formatShape(shape)
                        << " tile has " << numElements
                        << " elements; hint: the layout must map (thread, "
                           "slot) onto every element of the tile";
@@ -131,8 +131,8 @@ verifyRegisterLayout(function_ref<InFlightDiagnostic()> emitError,
     for (int64_t c = 0; c < numElements; ++c)
       if (!seen[c])
         return emitError() << "register tile layout \"" << layout.str()
-                           << "\" leaves logical coordinate " << c
-                           << " of the " << shapeStr(shape)
+                           << "\" leaves logical coordinate " << c << " of the "
+                           << formatShape(shape)
                            << " tile without a (thread, slot)";
   }
   return success();
@@ -143,21 +143,16 @@ verifyRegisterLayout(function_ref<InFlightDiagnostic()> emitError,
 static LogicalResult
 verifyMemoryLayout(function_ref<InFlightDiagnostic()> emitError,
                    const ::argus::layout::SwizzledLayout &layout,
-                   ArrayRef<int64_t> shape) {
+                   ArrayRef<int64_t> shape, int64_t numElements) {
   const ::argus::layout::Layout &l = layout.layout;
   bool rankOk = l.rank() == static_cast<int64_t>(shape.size());
   bool sizesOk = rankOk;
   for (int64_t i = 0; sizesOk && i < l.rank(); ++i)
     sizesOk = l.mode(i).size() == shape[i];
   // A rank-1 layout may also cover the whole tile in colexicographic order.
-  if (!sizesOk && !(l.rank() == 1 && l.size() == [&] {
-        int64_t n = 1;
-        for (int64_t d : shape)
-          n *= d;
-        return n;
-      }()))
+  if (!sizesOk && !(l.rank() == 1 && l.size() == numElements))
     return emitError() << "memory tile layout \"" << layout.str()
-                       << "\" does not match the " << shapeStr(shape)
+                       << "\" does not match the " << formatShape(shape)
                        << " tile; hint: give one mode per tile dimension "
                           "with the dimension's size";
   return success();
@@ -172,9 +167,9 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t d : shape) {
     if (d <= 0)
       return emitError() << "tile dimensions must be positive, got "
-                         << shapeStr(shape);
+                         << formatShape(shape);
     if (numElements > (int64_t(1) << 40) / d)
-      return emitError() << "tile " << shapeStr(shape) << " is too large";
+      return emitError() << "tile " << formatShape(shape) << " is too large";
     numElements *= d;
   }
   if (!elementType.isIntOrIndexOrFloat())
@@ -183,12 +178,12 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
 
   if (!layout) {
     if (memorySpace == MemorySpace::Register)
-      return emitError() << "register tile " << shapeStr(shape)
+      return emitError() << "register tile " << formatShape(shape)
                          << " needs a layout; hint: add a (thread, slot) "
                             "layout such as \"(256,16):(16,1)\" or an "
                             "#argus.frag<...>";
     if (memorySpace == MemorySpace::Shared)
-      return emitError() << "shared tile " << shapeStr(shape)
+      return emitError() << "shared tile " << formatShape(shape)
                          << " needs a layout; hint: add an offset layout "
                             "such as \"(128,32):(32,1)\"";
     return success();
@@ -205,18 +200,17 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
       return failure();
     if (shape.size() != 2)
       return emitError() << "a matrix-core fragment tile must be 2-D, got "
-                         << shapeStr(shape);
+                         << formatShape(shape);
     std::array<int64_t, 2> op = getOperandShape(*instr, frag.getOperand());
     ArrayRef<int64_t> warps = frag.getWarps();
     // A is split over warp rows, B over warp columns, C over both.
     int64_t wr = frag.getOperand() == MmaOperand::B ? 1 : warps[0];
     int64_t wc = frag.getOperand() == MmaOperand::A ? 1 : warps[1];
     if (shape[0] % (op[0] * wr) != 0 || shape[1] % (op[1] * wc) != 0)
-      return emitError() << "tile " << shapeStr(shape) << " does not fit "
+      return emitError() << "tile " << formatShape(shape) << " does not fit "
                          << frag.getInstr() << " operand "
                          << stringifyMmaOperand(frag.getOperand()) << " ("
-                         << op[0] << "x" << op[1] << ") over warps ["
-                         << warps
+                         << op[0] << "x" << op[1] << ") over warps [" << warps
                          << "]; hint: each dimension must be a multiple of "
                          << op[0] * wr << "x" << op[1] * wc;
     // The fragment must also place into the tile as a plain TV layout.
@@ -241,7 +235,7 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                             "shared-memory offsets";
     return verifyRegisterLayout(emitError, l, shape, numElements);
   }
-  return verifyMemoryLayout(emitError, l, shape);
+  return verifyMemoryLayout(emitError, l, shape, numElements);
 }
 
 //===----------------------------------------------------------------------===//

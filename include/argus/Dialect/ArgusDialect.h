@@ -35,4 +35,9 @@
 #define GET_OP_CLASSES
 #include "argus/Dialect/ArgusOps.h.inc"
 
+namespace mlir::argus {
+/// A tile shape as written in types and diagnostics: "128x32".
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+} // namespace mlir::argus
+
 #endif // ARGUS_DIALECT_ARGUSDIALECT_H
