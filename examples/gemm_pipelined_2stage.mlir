@@ -9,7 +9,7 @@
 // waits until slab kt has landed (wait_group S-2 + barrier), issues slab
 // kt+S-1 into stage (kt+S-1) mod S -- the stage that iteration kt-1 read,
 // which the barrier has released -- and computes on stage kt mod S. The
-// epilogue drains the last S-1 slabs. Requires K >= 32*(S-1).
+// epilogue drains the last S-1 slabs. Requires K >= 32*(S-1) (argus.assume).
 
 #FragA = #argus.frag<"mma.m16n8k16.f32.f16", a, warps = [2, 2]>
 #FragB = #argus.frag<"mma.m16n8k16.f32.f16", b, warps = [2, 2]>
@@ -40,6 +40,10 @@ func.func @gemm_pipelined_2stage(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %by = gpu.block_id y
   %m0 = arith.muli %by, %c64 : index
   %n0 = arith.muli %bx, %c64 : index
+  // Precondition of every launch (the verifier proves the kernel under it;
+  // the compiled kernel traps when it does not hold).
+  %k_ok = arith.cmpi uge, %K, %c32 : index
+  argus.assume %k_ok, "K >= 32 * (S - 1): the prologue fills S - 1 stages"
   %ktiles = arith.divui %K, %c32 : index
   %kmain = arith.subi %ktiles, %cS1 : index
 

@@ -46,6 +46,11 @@ func.func @moe_grouped_gemm(%X: memref<?x4096xbf16>, %W: memref<?x?xbf16>,
   argus.region.begin "route" id 1
   %e_i32 = memref.load %block_expert[%by] : memref<?xi32>
   %e = arith.index_cast %e_i32 : i32 to index
+  // Precondition: W holds at most 1024 experts (the verifier's index range
+  // covers their rows; the compiled kernel traps on a larger id).
+  %c1024 = arith.constant 1024 : index
+  %e_ok = arith.cmpi ult, %e, %c1024 : index
+  argus.assume %e_ok, "expert ids are below 1024"
   %wbase = arith.muli %e, %c4096 : index
   %gids = argus.view "sorted_ids" %sorted_ids[%r0] : memref<?xi32> -> !argus.tile<64xi32, global>
   %ids = argus.load %gids : !argus.tile<64xi32, global> -> !Ids

@@ -27,6 +27,8 @@ def make_pipelined_gemm(stages: int = 2, wait: int = None):
              C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
         m0 = argus.block_id("y") * 64
         n0 = argus.block_id("x") * 64
+        # The prologue fills S - 1 stages: a precondition of every launch.
+        argus.assume(K >= 32 * (S - 1), "K >= 32 (S - 1)")
         ktiles = K // 32
         kmain = ktiles - (S - 1)
         sa = argus.alloc((64, 32), "f16", argus.swizzle(2, 3, 2, "(64,32):(32,1)"), stages=S,

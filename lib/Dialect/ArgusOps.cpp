@@ -154,6 +154,15 @@ LogicalResult StageOp::verify() {
   return success();
 }
 
+LogicalResult AssumeOp::verify() {
+  // A precondition of the launch: it must hold before anything runs.
+  if (!isa_and_nonnull<FunctionOpInterface>((*this)->getParentOp()))
+    return emitOpError() << "states a kernel precondition and must be at the "
+                            "top level of the kernel body, not inside '"
+                         << (*this)->getParentOp()->getName() << "'";
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   return verifySameElements(*this, getSource().getType(), getResult().getType(),
                             "source", "result");
@@ -429,6 +438,11 @@ LogicalResult TagOp::verify() {
                            << "\" is not an identifier";
     if (name == "result")
       return emitOpError() << "tag field name \"result\" is reserved";
+    if (name == kTensorField)
+      return emitOpError() << "tag field name \"" << kTensorField
+                           << "\" is reserved: every element of a global "
+                              "view carries it implicitly (the viewed "
+                              "tensor's argument number)";
     if (!seen.insert(name).second)
       return emitOpError() << "tag field \"" << name << "\" is defined twice";
   }

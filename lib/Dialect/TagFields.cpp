@@ -78,6 +78,16 @@ Value mlir::argus::getMemoryRoot(Value tile, bool onlyWellFormed) {
   return tile;
 }
 
+std::optional<unsigned> mlir::argus::getTensorArgument(Value root) {
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!arg || !isa<MemRefType>(arg.getType()) ||
+      !arg.getOwner()->isEntryBlock())
+    return std::nullopt;
+  if (!isa_and_nonnull<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
 namespace {
 /// Structural walk backwards through the def-use graph. Memory is followed
 /// through its root (the viewed tensor or the allocated buffer): a load sees
@@ -117,6 +127,11 @@ private:
     if (!scope)
       return std::nullopt;
     std::optional<std::set<std::string>> fields = std::set<std::string>();
+    // Global memory: the implicit source-tensor field.
+    auto ty = dyn_cast<TileType>(tile.getType());
+    if (ty && ty.getMemorySpace() == MemorySpace::Global &&
+        getTensorArgument(root))
+      fields->insert(kTensorField.str());
     scope->walk([&](Operation *op) {
       if (!fields)
         return;

@@ -147,19 +147,41 @@ template <typename OpT> struct EraseLowering : ArgusPattern<OpT> {
   }
 };
 
+/// A kernel precondition becomes a check at kernel entry: a launch outside
+/// the verified domain traps instead of computing a wrong answer.
+struct AssumeLowering : ArgusPattern<AssumeOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(AssumeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value one =
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1);
+    Value violated =
+        arith::XOrIOp::create(rewriter, loc, adaptor.getCondition(), one);
+    auto ifOp = scf::IfOp::create(rewriter, loc, violated,
+                                  /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    LLVM::Trap::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::argus::populateElementwiseLoweringPatterns(
     const TypeConverter &tc, RewritePatternSet &patterns) {
-  patterns.add<FillLowering, TagLowering, EraseLowering<TagAssertOp>,
-               EraseLowering<RegionBeginOp>, EraseLowering<RegionEndOp>,
-               BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
-               BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
-               BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
-               BinaryLowering<DivOp, arith::DivFOp, arith::DivSIOp>,
-               BinaryLowering<MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
-               UnaryFloatLowering<ExpOp, math::ExpOp>,
-               UnaryFloatLowering<Exp2Op, math::Exp2Op>,
-               UnaryFloatLowering<NegOp, arith::NegFOp>, ScaleLowering,
-               ConvertLowering>(tc, patterns.getContext());
+  patterns.add<
+      FillLowering, TagLowering, AssumeLowering, EraseLowering<TagAssertOp>,
+      EraseLowering<RegionBeginOp>, EraseLowering<RegionEndOp>,
+      BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
+      BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
+      BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
+      BinaryLowering<DivOp, arith::DivFOp, arith::DivSIOp>,
+      BinaryLowering<MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
+      UnaryFloatLowering<ExpOp, math::ExpOp>,
+      UnaryFloatLowering<Exp2Op, math::Exp2Op>,
+      UnaryFloatLowering<NegOp, arith::NegFOp>, ScaleLowering, ConvertLowering>(
+      tc, patterns.getContext());
 }

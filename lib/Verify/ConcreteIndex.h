@@ -10,6 +10,7 @@
 #ifndef ARGUS_LIB_VERIFY_CONCRETEINDEX_H
 #define ARGUS_LIB_VERIFY_CONCRETEINDEX_H
 
+#include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
@@ -52,6 +53,33 @@ inline int64_t floorDiv(int64_t a, int64_t b) {
   return q;
 }
 inline int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+/// An affine expression on concrete dimension and symbol values.
+inline int64_t evalAffineConcrete(mlir::AffineExpr a,
+                                  llvm::ArrayRef<int64_t> dims,
+                                  llvm::ArrayRef<int64_t> syms) {
+  if (auto d = llvm::dyn_cast<mlir::AffineDimExpr>(a))
+    return dims[d.getPosition()];
+  if (auto s = llvm::dyn_cast<mlir::AffineSymbolExpr>(a))
+    return syms[s.getPosition()];
+  if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(a))
+    return c.getValue();
+  auto b = llvm::cast<mlir::AffineBinaryOpExpr>(a);
+  int64_t x = evalAffineConcrete(b.getLHS(), dims, syms),
+          y = evalAffineConcrete(b.getRHS(), dims, syms);
+  switch (a.getKind()) {
+  case mlir::AffineExprKind::Add:
+    return x + y;
+  case mlir::AffineExprKind::Mul:
+    return x * y;
+  case mlir::AffineExprKind::FloorDiv:
+    return floorDiv(x, y);
+  case mlir::AffineExprKind::CeilDiv:
+    return -floorDiv(-x, y);
+  default:
+    return floorMod(x, y);
+  }
+}
 
 } // namespace argus::verify::detail
 

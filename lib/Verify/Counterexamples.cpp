@@ -18,14 +18,39 @@ using namespace mlir;
 namespace argus::verify::detail {
 
 void KernelVerifier::preferSmall(std::vector<z3::expr> extra, const Inst &in,
-                                 std::optional<z3::model> &model) {
+                                 std::optional<z3::model> &model, int skip) {
   for (auto &[name, e] : paramVars)
     extra.push_back(z3::ule(e, bv(name.rfind("block_id.", 0) == 0 ? 1 : 512)));
   for (auto &[l, iv] : in.ivs)
     extra.push_back(z3::ule(iv, bv(16)));
   std::optional<z3::model> m;
-  if (solve(extra, m) == z3::sat)
+  if (solve(extra, m, skip) == z3::sat)
     model = m;
+  // Then the first failing iteration (outermost loop first) and the
+  // smallest block ids and arguments, by bisection on each in turn.
+  std::vector<z3::expr> vars;
+  for (auto &[l, iv] : in.ivs)
+    vars.push_back(iv);
+  for (auto &[name, e] : paramVars)
+    vars.push_back(e);
+  for (z3::expr &x : vars) {
+    int64_t lo = 0, hi = uval(*model, x);
+    for (int step = 0; lo < hi && step < 6; ++step) {
+      int64_t mid = lo + (hi - lo) / 2;
+      std::vector<z3::expr> tryExtra = extra;
+      tryExtra.push_back(z3::ule(x, bv(mid)));
+      std::optional<z3::model> m2;
+      z3::check_result r = solve(tryExtra, m2, skip);
+      if (r == z3::sat) {
+        model = m2;
+        hi = uval(*m2, x);
+      } else if (r == z3::unsat)
+        lo = mid + 1;
+      else
+        break;
+    }
+    extra.push_back(x == bv(uval(*model, x)));
+  }
 }
 
 std::string KernelVerifier::replay(const z3::model &m) {

@@ -48,10 +48,13 @@ void emitDiagnostics(const std::vector<KernelReport> &reports) {
       for (auto &[dim, v] : cx.blockIds)
         blk += (blk.empty() ? "" : ", ") + dim + "=" + std::to_string(v);
       Location siteLoc = c.siteOp ? c.siteOp->getLoc() : c.reportOp->getLoc();
-      d.attachNote(siteLoc)
-          << (blk.empty() ? std::string("any block") : "block (" + blk + ")")
-          << ", thread " << cx.thread << " (warp " << cx.warp << ", lane "
-          << cx.lane << "), slot " << cx.slot;
+      auto &who = d.attachNote(siteLoc);
+      who << (blk.empty() ? std::string("any block") : "block (" + blk + ")");
+      if (cx.thread >= 0)
+        who << ", thread " << cx.thread << " (warp " << cx.warp << ", lane "
+            << cx.lane << "), slot " << cx.slot;
+      else
+        who << ", any thread";
       for (const ElementInfo &e : cx.elements) {
         std::string tags;
         for (auto &[f, v] : e.tags)

@@ -42,12 +42,28 @@ void KernelVerifier::collectParams() {
         mk(reinterpret_cast<const void *>(
                static_cast<uintptr_t>(b.getDimension()) + 1),
            n, 0);
+    } else if (auto g = dyn_cast<gpu::GridDimOp>(op)) {
+      std::string n = "grid_dim." + stringifyDimension(g.getDimension()).str();
+      bool seen = false;
+      for (auto &[name, e] : paramVars)
+        seen |= name == n;
+      if (!seen)
+        mk(reinterpret_cast<const void *>(
+               static_cast<uintptr_t>(g.getDimension()) + 8),
+           n, 1);
     } else if (auto ld = dyn_cast<memref::LoadOp>(op)) {
       if (ld->getParentOp() == func.getOperation())
         mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()),
            0);
     }
   });
+  // A block id is below the grid's size in its dimension.
+  for (uintptr_t d = 0; d < 3; ++d) {
+    auto b = params.find(reinterpret_cast<const void *>(d + 1));
+    auto g = params.find(reinterpret_cast<const void *>(d + 8));
+    if (b != params.end() && g != params.end())
+      paramCons.push_back(z3::ult(b->second, g->second));
+  }
 }
 
 z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
@@ -71,9 +87,21 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
   Operation *def = v.getDefiningOp();
   if (auto it = params.find(v.getAsOpaquePointer()); it != params.end())
     return it->second;
+  if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+    unsigned k = cast<OpResult>(v).getResultNumber();
+    z3::expr cond = evalBool(ifOp.getCondition(), in);
+    Inst tin = in, ein = in;
+    tin.guard = in.guard && cond;
+    ein.guard = in.guard && !cond;
+    return z3::ite(cond, evalIndex(ifOp.thenYield().getOperand(k), tin),
+                   evalIndex(ifOp.elseYield().getOperand(k), ein));
+  }
   if (auto b = dyn_cast<gpu::BlockIdOp>(def))
     return params.at(reinterpret_cast<const void *>(
         static_cast<uintptr_t>(b.getDimension()) + 1));
+  if (auto g = dyn_cast<gpu::GridDimOp>(def))
+    return params.at(reinterpret_cast<const void *>(
+        static_cast<uintptr_t>(g.getDimension()) + 8));
   if (auto c = dyn_cast<arith::ConstantOp>(def)) {
     auto ia = dyn_cast<IntegerAttr>(c.getValue());
     if (!ia)
@@ -92,8 +120,9 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     return std::nullopt;
   };
   auto bounded = [&](z3::expr r, const std::string &what) {
-    assume(in.guard, z3::ult(r, bv(kIndexBound)));
-    (void)what;
+    oblige(in.guard, z3::ult(r, bv(kIndexBound)), def,
+           what + " stays below 2^" + std::to_string(kWidth - 1));
+    obliged.insert(def);
     return r;
   };
   // Concrete re-evaluation of a binary index op on the model.
@@ -112,44 +141,60 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
   };
   if (auto o = dyn_cast<arith::AddIOp>(def)) {
     z3::expr a = evalIndex(o.getLhs(), in), b = evalIndex(o.getRhs(), in);
-    return checked(a, b, bounded(a + b, "addi"), '+');
+    return checked(a, b, bounded(a + b, "the sum"), '+');
   }
   if (auto o = dyn_cast<arith::SubIOp>(def)) {
     z3::expr a = evalIndex(o.getLhs(), in), b = evalIndex(o.getRhs(), in);
-    // Index arithmetic does not wrap: a kernel precondition (documented).
-    assume(in.guard, z3::uge(a, b));
+    // Index arithmetic must not wrap: an obligation, checked at this op.
+    oblige(in.guard, z3::uge(a, b), def, "the subtraction does not underflow");
+    obliged.insert(def);
     return checked(a, b, a - b, '-');
   }
   if (auto o = dyn_cast<arith::MulIOp>(def)) {
-    auto ca = constOf(o.getLhs()), cb = constOf(o.getRhs());
-    if (!ca && !cb)
-      unsupported("non-linear index arithmetic (product of two symbolic "
-                  "values) at " +
-                  locStr(o.getLoc()));
+    // Products of two symbolic values (grouped raster orders) are fine in
+    // bit-vector logic; only wrap-around must be excluded.
     z3::expr a = evalIndex(o.getLhs(), in), b = evalIndex(o.getRhs(), in);
-    assume(in.guard, z3::bvmul_no_overflow(a, b, false));
-    return checked(a, b, bounded(a * b, "muli"), '*');
+    oblige(in.guard, z3::bvmul_no_overflow(a, b, false), def,
+           "the product does not wrap");
+    return checked(a, b, bounded(a * b, "the product"), '*');
   }
-  auto divisor = [&](Value x) -> int64_t {
-    auto c = constOf(x);
-    if (!c || *c <= 0)
-      unsupported("division by a non-constant or non-positive value at " +
-                  locStr(def->getLoc()));
-    return *c;
-  };
-  if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def)) {
-    int64_t d = divisor(def->getOperand(1));
-    return divmod(evalIndex(def->getOperand(0), in), d).first;
-  }
-  if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(def)) {
-    int64_t d = divisor(def->getOperand(1));
-    return bounded(
-        z3::udiv(evalIndex(def->getOperand(0), in) + bv(d - 1), bv(d)),
-        "ceildiv");
-  }
-  if (isa<arith::RemUIOp, arith::RemSIOp>(def)) {
-    int64_t d = divisor(def->getOperand(1));
-    return divmod(evalIndex(def->getOperand(0), in), d).second;
+  bool isDiv = isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def);
+  bool isCeil = isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(def);
+  bool isRem = isa<arith::RemUIOp, arith::RemSIOp>(def);
+  if (isDiv || isCeil || isRem) {
+    auto c = constOf(def->getOperand(1));
+    if (c && *c <= 0)
+      unsupported("division by the non-positive constant " +
+                  std::to_string(*c) + " at " + locStr(def->getLoc()));
+    z3::expr x = evalIndex(def->getOperand(0), in);
+    if (c && isDiv)
+      return divmod(x, *c).first;
+    if (c && isRem)
+      return divmod(x, *c).second;
+    if (c)
+      return bounded(z3::udiv(x + bv(*c - 1), bv(*c)),
+                     "the rounded-up quotient");
+    // A symbolic divisor (a group size, a tile count): an obligation that
+    // it is not zero, and a concrete replay of the division.
+    z3::expr d = evalIndex(def->getOperand(1), in);
+    oblige(in.guard, d != bv(0), def, "the divisor is not zero");
+    obliged.insert(def);
+    z3::expr r =
+        isRem ? z3::urem(x, d) : z3::udiv(isCeil ? x + d - bv(1) : x, d);
+    char kind = isRem ? '%' : isCeil ? 'c' : '/';
+    q->facts.push_back(
+        {in.guard && d != bv(0), [x, d, r, kind](const z3::model &m) {
+           int64_t a = uval(m, x), b = uval(m, d), z = uval(m, r);
+           int64_t want = kind == '%'   ? a % b
+                          : kind == 'c' ? (a + b - 1) / b
+                                        : a / b;
+           if (want == z)
+             return std::string();
+           return "division " + std::to_string(a) + " by " + std::to_string(b) +
+                  " = " + std::to_string(want) + ", solver " +
+                  std::to_string(z);
+         }});
+    return r;
   }
   if (isa<arith::MinUIOp, arith::MinSIOp>(def)) {
     z3::expr a = evalIndex(def->getOperand(0), in),
@@ -170,17 +215,67 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
               "' at " + locStr(def->getLoc()) + " is not modelled");
 }
 
-std::vector<scf::ForOp> KernelVerifier::enclosingLoops(Operation *op) {
-  std::vector<scf::ForOp> loops;
-  for (Operation *p = op->getParentOp(); p && p != func.getOperation();
-       p = p->getParentOp()) {
-    if (auto f = dyn_cast<scf::ForOp>(p))
-      loops.insert(loops.begin(), f);
-    else
-      unsupported("op nested in '" + p->getName().getStringRef() +
-                  "' (only scf.for is modelled)");
+z3::expr KernelVerifier::evalBool(Value v, const Inst &in) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    unsupported("a condition that is a block argument is not modelled");
+  if (auto c = dyn_cast<arith::ConstantOp>(def))
+    if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
+      return ctx.bool_val(!ia.getValue().isZero());
+  if (auto c = dyn_cast<arith::CmpIOp>(def)) {
+    z3::expr a = evalIndex(c.getLhs(), in), b = evalIndex(c.getRhs(), in);
+    // Index values are non-negative and below kIndexBound: signed and
+    // unsigned comparisons agree.
+    switch (c.getPredicate()) {
+    case arith::CmpIPredicate::eq:
+      return a == b;
+    case arith::CmpIPredicate::ne:
+      return a != b;
+    case arith::CmpIPredicate::ult:
+    case arith::CmpIPredicate::slt:
+      return z3::ult(a, b);
+    case arith::CmpIPredicate::ule:
+    case arith::CmpIPredicate::sle:
+      return z3::ule(a, b);
+    case arith::CmpIPredicate::ugt:
+    case arith::CmpIPredicate::sgt:
+      return z3::ugt(a, b);
+    case arith::CmpIPredicate::uge:
+    case arith::CmpIPredicate::sge:
+      return z3::uge(a, b);
+    }
   }
-  return loops;
+  if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(def)) {
+    z3::expr a = evalBool(def->getOperand(0), in),
+             b = evalBool(def->getOperand(1), in);
+    if (isa<arith::AndIOp>(def))
+      return a && b;
+    if (isa<arith::OrIOp>(def))
+      return a || b;
+    return a != b;
+  }
+  unsupported("condition defined by '" + def->getName().getStringRef() +
+              "' at " + locStr(def->getLoc()) + " is not modelled");
+}
+
+void KernelVerifier::collectAssumptions(std::vector<std::string> &out) {
+  Query Q;
+  q = &Q;
+  for (auto a : func.getBody().getOps<AssumeOp>()) {
+    try {
+      paramCons.push_back(evalBool(a.getCondition(), Inst(ctx.bool_val(true))));
+      out.push_back(a.getMessage().str() + " (" + locStr(a.getLoc()) + ")");
+    } catch (Unsupported &u) {
+      // Not using a precondition only makes the verifier weaker.
+      out.push_back("ignored: " + a.getMessage().str() + " (" +
+                    locStr(a.getLoc()) + "): " + u.reason);
+    }
+  }
+  for (auto &c : Q.cons)
+    paramCons.push_back(c);
+  for (auto &o : Q.obligations)
+    paramCons.push_back(z3::implies(o.guard, o.cond));
+  q = nullptr;
 }
 
 void KernelVerifier::loopBounds(scf::ForOp loop, const Inst &in, z3::expr &lb,
@@ -196,7 +291,23 @@ void KernelVerifier::loopBounds(scf::ForOp loop, const Inst &in, z3::expr &lb,
 
 Inst KernelVerifier::freshInst(Operation *op) {
   Inst in(ctx.bool_val(true));
-  for (scf::ForOp loop : enclosingLoops(op)) {
+  std::vector<Operation *> parents;
+  for (Operation *p = op->getParentOp(); p && p != func.getOperation();
+       p = p->getParentOp())
+    parents.insert(parents.begin(), p);
+  for (size_t k = 0; k < parents.size(); ++k) {
+    if (auto ifOp = dyn_cast<scf::IfOp>(parents[k])) {
+      // The instance executes only where the branch it sits in is taken.
+      Operation *child = k + 1 < parents.size() ? parents[k + 1] : op;
+      z3::expr cond = evalBool(ifOp.getCondition(), in);
+      bool inThen = ifOp.getThenRegion().isAncestor(child->getParentRegion());
+      q->cons.push_back(inThen ? cond : !cond);
+      continue;
+    }
+    auto loop = dyn_cast<scf::ForOp>(parents[k]);
+    if (!loop)
+      unsupported("op nested in '" + parents[k]->getName().getStringRef() +
+                  "' (scf.for and scf.if are modelled)");
     z3::expr lb = bv(0), ub = bv(0);
     int64_t step = 1;
     loopBounds(loop, in, lb, ub, step);

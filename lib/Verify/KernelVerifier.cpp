@@ -21,7 +21,8 @@ void KernelVerifier::baseCons(Query &Q) {
 }
 
 z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
-                                       std::optional<z3::model> &model) {
+                                       std::optional<z3::model> &model,
+                                       int skip) {
   // A fresh (non-incremental) solver per query: Z3's bit-blasting tactic is
   // much faster here than its incremental core.
   z3::solver s(ctx, "QF_BV");
@@ -30,6 +31,9 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   s.set(p);
   for (auto &c : q->cons)
     s.add(c);
+  for (size_t i = 0; i < q->obligations.size(); ++i)
+    if (static_cast<int>(i) != skip)
+      s.add(z3::implies(q->obligations[i].guard, q->obligations[i].cond));
   for (auto &c : extra)
     s.add(c);
   ++queries;
@@ -91,6 +95,11 @@ KernelReport KernelVerifier::run() {
   auto start = std::chrono::steady_clock::now();
   try {
     collectParams();
+    // The model's own scope: parameters are bounded bit-vectors.
+    rep.assumptions.push_back(
+        "kernel arguments, block ids and values loaded at entry are below " +
+        std::to_string(kParamBound) + " (the verifier's parameter range)");
+    collectAssumptions(rep.assumptions);
   } catch (z3::exception &) {
   }
   int64_t maxStages = 1;
@@ -113,12 +122,31 @@ KernelReport KernelVerifier::run() {
           if (isSharedTile(v))
             checkRead(op, v, rep.checks);
       }
+      if (auto st = dyn_cast<StageOp>(op))
+        rep.checks.push_back(checkStageRange(st));
       if (isWriteOp(op)) {
         rep.checks.push_back(checkInjective(op));
-        if (isSharedTile(writeDest(op)))
+        if (isSharedTile(writeDest(op))) {
           rep.checks.push_back(checkWar(op));
+          rep.checks.push_back(checkWaw(op));
+        }
       }
     });
+    checkViews(rep.checks);
+  }
+  if (opts.implicitChecks) {
+    // Index ops whose obligations the checks above relied on, in program
+    // order (checking one may reach further ones).
+    std::set<Operation *> done;
+    for (bool more = true; more;) {
+      more = false;
+      func.walk([&](Operation *op) {
+        if (obliged.count(op) && done.insert(op).second) {
+          rep.checks.push_back(checkIndexOp(op));
+          more = true;
+        }
+      });
+    }
   }
   rep.queries = queries;
   rep.milliseconds = std::chrono::duration<double, std::milli>(

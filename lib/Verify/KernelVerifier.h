@@ -17,6 +17,7 @@
 //   LatestWriter.cpp      the recency chain and shared-memory reads
 //   AssertCheck.cpp       argus.tag_assert
 //   MemoryChecks.cpp      the implicit read / write checks
+//   ViewChecks.cpp        the implicit checks of global views
 //   Counterexamples.cpp   model replay and counterexample contents
 //   KernelVerifier.cpp    solving, the check harness, the driver
 //
@@ -45,6 +46,12 @@ public:
       : func(func), opts(opts) {
     threads = kernel.getNumThreads();
     warpSize = kernel.getWarpSize();
+    // Program order orders one thread's accesses. A gfx942 wavefront's LDS
+    // operations execute in order in hardware, but the lowering goes through
+    // LLVM, whose per-thread memory model lets it reorder one lane's store
+    // and another lane's load: same-wavefront pairs stay races (the
+    // witnesses prefer different warps / wavefronts when there is one).
+    orderUnit = 1;
   }
 
   KernelReport run();
@@ -52,7 +59,7 @@ public:
 private:
   mlir::func::FuncOp func;
   VerifyOptions opts;
-  int64_t threads = 0, warpSize = 0;
+  int64_t threads = 0, warpSize = 0, orderUnit = 1;
   int64_t depth = 2; // recency-chain depth per loop
   unsigned queries = 0;
   std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports
@@ -63,11 +70,16 @@ private:
       hypothesis;
   std::map<mlir::Operation *, std::string> fullStage; // "" when full
   std::map<mlir::Operation *, bool> relevant;
+  /// Index ops evaluated with an obligation (checked by checkIndexOp).
+  std::set<mlir::Operation *> obliged;
 
   // ---- parameters, index values, loop instances (IndexEvaluation.cpp) -----
   void collectParams();
+  /// The kernel's `argus.assume` preconditions as parameter constraints;
+  /// their messages (or why one could not be used) go to `out`.
+  void collectAssumptions(std::vector<std::string> &out);
   z3::expr evalIndex(mlir::Value v, const Inst &in);
-  std::vector<mlir::scf::ForOp> enclosingLoops(mlir::Operation *op);
+  z3::expr evalBool(mlir::Value v, const Inst &in);
   Inst freshInst(mlir::Operation *op);
   void loopBounds(mlir::scf::ForOp loop, const Inst &in, z3::expr &lb,
                   z3::expr &ub, int64_t &step);
@@ -82,6 +94,13 @@ private:
                mlir::Operation *reader, std::optional<z3::expr> readerThread);
   const std::vector<std::set<std::string>> &
   invariantFields(mlir::scf::ForOp loop);
+  /// Adds to `out` the fields of iter_arg `idx` that are not invariant but
+  /// computed afresh each iteration (register double-buffering): at
+  /// iteration `iv` the value `iv - step` yielded, or `init` at the first.
+  void carriedFields(mlir::scf::ForOp loop, unsigned idx, const Tags &init,
+                     const std::vector<z3::expr> &c, const Inst &outer,
+                     const z3::expr &iv, Tags &out);
+  int carriedDepth = 0;
 
   // ---- memory (MemoryViews.cpp, LatestWriter.cpp) -------------------------
   MemView resolve(mlir::Value tile, const Inst &in);
@@ -111,8 +130,10 @@ private:
                  const std::vector<SyncEvent> &evRev);
 
   // ---- checks (AssertCheck.cpp, MemoryChecks.cpp, KernelVerifier.cpp) -----
+  /// Solve the current query plus `extra`, assuming every obligation but
+  /// the `skip`-th.
   z3::check_result solve(const std::vector<z3::expr> &extra,
-                         std::optional<z3::model> &model);
+                         std::optional<z3::model> &model, int skip = -1);
   void baseCons(Query &Q);
   /// A check result for `site` reported at `reportOp`.
   CheckResult newCheck(const char *kind, mlir::Operation *reportOp,
@@ -126,6 +147,27 @@ private:
                  std::vector<CheckResult> &out);
   CheckResult checkInjective(mlir::Operation *write);
   CheckResult checkWar(mlir::Operation *write);
+  CheckResult checkWaw(mlir::Operation *write);
+  CheckResult checkStageRange(mlir::argus::StageOp op);
+  /// The obligations of one index op (no underflow, values in the modelled
+  /// range) for every instance of it.
+  CheckResult checkIndexOp(mlir::Operation *op);
+  /// Write after read (`Reads`) or write after write (`Writes`): an earlier
+  /// access of another thread to the element `write` writes, not ordered
+  /// before it.
+  CheckResult checkPriorAccesses(mlir::Operation *write, AccessKind kind);
+
+  // ---- global views (ViewChecks.cpp) --------------------------------------
+  /// The implicit view checks: `tensor-name` for every argus.view and
+  /// argus.gather_view, `view-tag` for every argus.tag on a global view.
+  void checkViews(std::vector<CheckResult> &out);
+  /// Each view name is bound to one tensor argument and each tensor argument
+  /// to one name; `byName` / `byTensor` hold the first view of each so far.
+  CheckResult checkTensorName(mlir::Operation *view,
+                              std::map<std::string, mlir::Operation *> &byName,
+                              std::map<unsigned, mlir::Operation *> &byTensor);
+  /// The tags of a global view agree with each element's global coordinate.
+  CheckResult checkViewTag(mlir::argus::TagOp op);
 
   // ---- counterexamples (Counterexamples.cpp) ------------------------------
   /// The first recorded fact the model contradicts ("" when none).
@@ -133,7 +175,7 @@ private:
   /// Re-solve with small loop iterations, block ids and kernel arguments,
   /// keeping `model` when that is impossible: easier counterexamples.
   void preferSmall(std::vector<z3::expr> extra, const Inst &in,
-                   std::optional<z3::model> &model);
+                   std::optional<z3::model> &model, int skip = -1);
   void fillCommon(Counterexample &cx, const z3::model &m, const Inst &in);
   void setThread(Counterexample &cx, int64_t thread, int64_t slot);
   /// The element at tile coordinates `coords` of `memory` that the

@@ -101,10 +101,29 @@ void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
   }
   if (p->getNumRegions() == 0 || !hasRelevant(p))
     return;
+  if (auto ifOp = dyn_cast<scf::IfOp>(p)) {
+    // Both branches, each under its condition (a block-uniform value: the
+    // index values the verifier models do not depend on the thread). The
+    // guards keep a branch's writes and barriers apart from the other's.
+    z3::expr cond = evalBool(ifOp.getCondition(), in);
+    if (!ifOp.getElseRegion().empty()) {
+      Inst ein = in;
+      ein.guard = (in.guard && !cond).simplify();
+      if (!ein.guard.is_false())
+        walkBlockBack(ifOp.getElseRegion().front(), ein, root, kind, out,
+                      evRev);
+    }
+    Inst tin = in;
+    tin.guard = (in.guard && cond).simplify();
+    if (!tin.guard.is_false())
+      walkBlockBack(ifOp.getThenRegion().front(), tin, root, kind, out, evRev);
+    return;
+  }
   auto loop = dyn_cast<scf::ForOp>(p);
   if (!loop)
     unsupported("writes or synchronisation inside '" +
-                p->getName().getStringRef() + "' (only scf.for is modelled)");
+                p->getName().getStringRef() +
+                "' (scf.for and scf.if are modelled)");
   z3::expr lb = bv(0), ub = bv(0);
   int64_t step = 1;
   loopBounds(loop, in, lb, ub, step);
@@ -138,6 +157,9 @@ void KernelVerifier::walkBefore(Operation *op, const Inst &in, Value root,
   Operation *parent = op->getParentOp();
   if (parent == func.getOperation())
     return;
+  if (isa<scf::IfOp>(parent))
+    // Inside a taken branch: its condition holds for this instance.
+    return walkBefore(parent, in, root, kind, out, evRev);
   auto loop = dyn_cast<scf::ForOp>(parent);
   if (!loop)
     unsupported("read nested in '" + parent->getName().getStringRef() + "'");
@@ -186,7 +208,6 @@ Tags KernelVerifier::readShared(const MemView &mv,
   z3::expr defined = ctx.bool_val(false), cut = ctx.bool_val(false),
            unsync = ctx.bool_val(false);
   std::vector<std::pair<z3::expr, Tags>> tagChain;
-  std::optional<std::set<std::string>> common;
   for (Candidate &cd : cands) {
     if (cd.cutoff) {
       z3::expr sel = cd.inst.guard && !prevActive;
@@ -213,7 +234,7 @@ Tags KernelVerifier::readShared(const MemView &mv,
     z3::expr wsl = rangeVar("writer_slot", tvl.mode(1).size());
     assume(sel, tvLin(tvl, wt, wsl, sel) == lin(cw, wv.shape));
     // Synchronisation between the writer and this read.
-    z3::expr viol = unsynchronised(ctx, cd, wt, tr);
+    z3::expr viol = unsynchronised(ctx, cd, wt, tr, orderUnit);
     unsync = unsync || (sel && viol);
     defined = defined || sel;
 
@@ -231,18 +252,6 @@ Tags KernelVerifier::readShared(const MemView &mv,
           for (size_t k = 0; k < sv.offsets.size(); ++k)
             rc.srcGlobal.push_back(sv.offsets[k] + cw[sv.perm[k]]);
       }
-      std::set<std::string> names;
-      for (auto &[k, e] : t)
-        names.insert(k);
-      if (!common)
-        common = names;
-      else {
-        std::set<std::string> inter;
-        for (auto &k : *common)
-          if (names.count(k))
-            inter.insert(k);
-        common = inter;
-      }
       tagChain.push_back({sel, t});
     }
     rec.cands.push_back(rc);
@@ -252,12 +261,31 @@ Tags KernelVerifier::readShared(const MemView &mv,
   rec.unsync = unsync;
   q->reads.push_back(rec);
   Tags out;
-  if (!wantTags || !common)
+  if (!wantTags || tagChain.empty())
     return out;
-  for (const std::string &f : *common) {
+  // The read's fields are those every writer that may be the latest has;
+  // a writer hidden by a later full overwrite does not count.
+  std::set<std::string> all;
+  for (auto &[sel, t] : tagChain)
+    for (auto &[k, e] : t)
+      all.insert(k);
+  std::set<std::string> common = all;
+  for (auto &[sel, t] : tagChain) {
+    if (t.size() == all.size())
+      continue;
+    std::optional<z3::model> m;
+    if (solve({sel}, m) == z3::unsat)
+      continue;
+    for (auto it = common.begin(); it != common.end();)
+      it = t.count(*it) ? std::next(it) : common.erase(it);
+  }
+  for (const std::string &f : common) {
     z3::expr e = var("undef_" + f);
-    for (auto it = tagChain.rbegin(); it != tagChain.rend(); ++it)
-      e = z3::ite(it->first, it->second.at(f), e);
+    for (auto it = tagChain.rbegin(); it != tagChain.rend(); ++it) {
+      auto fi = it->second.find(f);
+      // A writer without the field is never the latest here (checked).
+      e = fi == it->second.end() ? e : z3::ite(it->first, fi->second, e);
+    }
     out.insert_or_assign(f, e);
   }
   return out;

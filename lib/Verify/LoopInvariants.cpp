@@ -78,6 +78,22 @@ KernelVerifier::invariantFields(scf::ForOp loop) {
           ok = ok && (r.defined || r.cut);
           anyCut = anyCut || r.cut;
         }
+        // One query when every field is preserved (the usual case), else
+        // one per field.
+        z3::expr anyChanged = ctx.bool_val(false);
+        bool allPresent = true;
+        for (const std::string &f : hyp[i]) {
+          auto yi = y.find(f);
+          if (yi == y.end() || !init.count(f))
+            allPresent = false;
+          else
+            anyChanged = anyChanged || yi->second != init.at(f);
+        }
+        std::optional<z3::model> all;
+        if (allPresent && solve({ok, anyCut || anyChanged}, all) == z3::unsat) {
+          next[i] = hyp[i];
+          continue;
+        }
         for (const std::string &f : hyp[i]) {
           auto yi = y.find(f);
           if (yi == y.end() || !init.count(f))

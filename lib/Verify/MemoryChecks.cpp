@@ -6,7 +6,9 @@
 // (unwritten-read) ordered before it (unsynchronized-read); no write op has
 // two (thread, slot) pairs hitting one address (non-injective-write); no
 // write overwrites an element another thread read before it without a
-// barrier in between (unsynchronized-write).
+// barrier in between (unsynchronized-write); no two writes of one element
+// race (write-after-write); every stage index is in range
+// (stage-out-of-range).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,9 +56,21 @@ void KernelVerifier::checkRead(Operation *reader, Value source,
     }
     readShared(mv, c, in, reader, t, false);
     ReadRec &rr = Q.reads.back();
+    // A convincing witness of an unsynchronised read: writer and reader in
+    // different warps.
+    z3::expr otherWarp = ctx.bool_val(false);
+    for (auto &c : rr.cands)
+      if (c.wt)
+        otherWarp = otherWarp || (c.sel && z3::udiv(*c.wt, bv(warpSize)) !=
+                                               z3::udiv(*t, bv(warpSize)));
     auto finish = [&](CheckResult &res, z3::expr cond, const char *what) {
       std::optional<z3::model> m;
-      z3::check_result r = solve({cond}, m);
+      z3::check_result r = z3::unknown;
+      if (&res == &uns && solve({cond, otherWarp}, m) == z3::sat) {
+        cond = cond && otherWarp;
+        r = z3::sat;
+      } else
+        r = solve({cond}, m);
       if (r == z3::unknown) {
         res.status = Status::Unknown;
         res.reason = "solver returned unknown (timeout?)";
@@ -89,8 +103,13 @@ void KernelVerifier::checkRead(Operation *reader, Value source,
     z3::expr cutPossible = rr.cut;
     z3::expr unwritten = !rr.defined && !rr.cut;
     z3::expr unsynced = rr.defined && rr.unsync;
-    // Usually both hold: one query proves both.
+    // Usually everything holds: one query proves both checks and that no
+    // read goes past the followed depth.
     std::optional<z3::model> both;
+    if (solve({unwritten || unsynced || cutPossible}, both) == z3::unsat) {
+      unw.status = uns.status = Status::Proved;
+      return;
+    }
     if (solve({unwritten || unsynced}, both) == z3::unsat) {
       unw.status = uns.status = Status::Proved;
     } else {
@@ -207,10 +226,54 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
   return res;
 }
 
+/// Whether the accesses of a cut-off candidate (iterations older than the
+/// followed depth) are ordered before the access being checked: a barrier
+/// after them and, when older writes may be asynchronous copies, a
+/// wait_group N retiring them before that barrier. Their groups are closed
+/// at the latest by the first commit after them, so a wait_group N with at
+/// least N + 1 commits before it (after the cut-off) retires them.
+static z3::expr cutoffOrdered(z3::context &ctx, const Candidate &cd,
+                              mlir::Value root, AccessKind kind) {
+  bool async = false;
+  if (kind == AccessKind::Writes)
+    cd.op->walk([&](CopyAsyncOp c) {
+      if (getMemoryRoot(c.getDest()) == root)
+        async = true;
+    });
+  if (!async)
+    return anyBarrier(ctx, cd.events);
+  z3::expr ok = ctx.bool_val(false);
+  z3::expr commits = ctx.bv_val(0, kWidth);
+  for (size_t j = 0; j < cd.events.size(); ++j) {
+    const SyncEvent &e = cd.events[j];
+    if (e.kind == SyncEvent::Commit)
+      commits = commits +
+                z3::ite(e.guard, ctx.bv_val(1, kWidth), ctx.bv_val(0, kWidth));
+    else if (e.kind == SyncEvent::Wait)
+      ok = ok || (e.guard && z3::uge(commits, ctx.bv_val(e.n + 1, kWidth)) &&
+                  anyBarrier(ctx, cd.events, j + 1));
+  }
+  return ok;
+}
+
 CheckResult KernelVerifier::checkWar(Operation *w) {
-  CheckResult res = newCheck("unsynchronized-write", w, w);
-  res.predicate = "no thread overwrites a shared element another thread read "
-                  "before it without a barrier in between (write after read)";
+  return checkPriorAccesses(w, AccessKind::Reads);
+}
+
+CheckResult KernelVerifier::checkWaw(Operation *w) {
+  return checkPriorAccesses(w, AccessKind::Writes);
+}
+
+CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
+  bool war = kind == AccessKind::Reads;
+  CheckResult res =
+      newCheck(war ? "unsynchronized-write" : "write-after-write", w, w);
+  res.predicate =
+      war ? "no thread overwrites a shared element another thread read "
+            "before it without a barrier in between (write after read)"
+          : "no two writes of one shared element race: an earlier write by "
+            "another thread (or an asynchronous copy not yet retired) is "
+            "ordered before this one by a wait_group and a barrier";
   runCheck({&res}, [&](Query &Q) {
     Inst in = freshInst(w);
     Value dest = writeDest(w);
@@ -224,7 +287,7 @@ CheckResult KernelVerifier::checkWar(Operation *w) {
         *wv.base + memOffset(wv.layout, wv.shape, cw, ctx.bool_val(true));
     std::vector<Candidate> cands;
     std::vector<SyncEvent> evRev;
-    walkBefore(w, in, wv.root, AccessKind::Reads, cands, evRev);
+    walkBefore(w, in, wv.root, kind, cands, evRev);
     z3::expr viol = ctx.bool_val(false), cut = ctx.bool_val(false);
     struct Hit {
       z3::expr cond;
@@ -236,13 +299,14 @@ CheckResult KernelVerifier::checkWar(Operation *w) {
     };
     std::vector<Hit> hits;
     for (Candidate &cd : cands) {
-      z3::expr barrier = anyBarrier(ctx, cd.events);
       if (cd.cutoff) {
-        cut = cut || (cd.inst.guard && !barrier);
+        cut = cut || (cd.inst.guard && !cutoffOrdered(ctx, cd, wv.root, kind));
         continue;
       }
       std::vector<Value> srcs;
-      if (auto m = dyn_cast<MmaOp>(cd.op)) {
+      if (!war)
+        srcs.push_back(writeDest(cd.op));
+      else if (auto m = dyn_cast<MmaOp>(cd.op)) {
         for (Value v : {m.getA(), m.getB()})
           if (isSharedTile(v) && getMemoryRoot(v) == wv.root)
             srcs.push_back(v);
@@ -251,12 +315,13 @@ CheckResult KernelVerifier::checkWar(Operation *w) {
       for (Value src : srcs) {
         MemView rv = resolve(src, cd.inst);
         std::optional<L::Layout> rl = accessLayout(cd.op);
-        z3::expr tr = var("reader_thread");
+        z3::expr tr = var(war ? "reader_thread" : "earlier_writer_thread");
         std::optional<z3::expr> sr;
         std::vector<z3::expr> cr;
         if (rl) {
           Q.cons.push_back(z3::ult(tr, bv(rl->mode(0).size())));
-          sr = rangeVar("reader_slot", rl->mode(1).size());
+          sr = rangeVar(war ? "reader_slot" : "earlier_writer_slot",
+                        rl->mode(1).size());
           cr = delin(tvLin(*rl, tr, *sr, cd.inst.guard), rv.shape);
         } else {
           Q.cons.push_back(z3::ult(tr, bv(threads)));
@@ -264,12 +329,22 @@ CheckResult KernelVerifier::checkWar(Operation *w) {
         }
         z3::expr raddr =
             *rv.base + memOffset(rv.layout, rv.shape, cr, cd.inst.guard);
-        z3::expr cond = cd.inst.guard && raddr == addr && tr != tw && !barrier;
+        // Program order orders one thread's own accesses and nothing else.
+        z3::expr unordered = war ? (differentUnits(tr, tw, orderUnit) &&
+                                    !anyBarrier(ctx, cd.events))
+                                 : unsynchronised(ctx, cd, tr, tw, orderUnit);
+        z3::expr cond = cd.inst.guard && raddr == addr && unordered;
         viol = viol || cond;
         hits.push_back({cond, cd.op, tr, sr, cr, cd.inst});
       }
     }
     std::optional<z3::model> m;
+    // Usually neither a race nor an access past the followed depth: one
+    // query.
+    if (solve({viol || cut}, m) == z3::unsat) {
+      res.status = Status::Proved;
+      return;
+    }
     z3::check_result r = solve({viol}, m);
     if (r == z3::unknown) {
       res.status = Status::Unknown;
@@ -281,11 +356,24 @@ CheckResult KernelVerifier::checkWar(Operation *w) {
         res.status = Status::Proved;
       else {
         res.status = Status::Unknown;
-        res.reason = "a read older than the pipeline depth the verifier "
-                     "follows may precede this write without a barrier";
+        res.reason = std::string(war ? "a read" : "a write") +
+                     " older than the pipeline depth the verifier follows "
+                     "may precede this write without synchronisation";
       }
     } else {
-      preferSmall({viol}, in, m);
+      // A convincing witness: the two threads in different warps (a
+      // same-warp pair may be harmless in practice on some targets).
+      z3::expr otherWarp = ctx.bool_val(false);
+      for (Hit &h : hits)
+        otherWarp = otherWarp || (h.cond && z3::udiv(h.t, bv(warpSize)) !=
+                                                z3::udiv(tw, bv(warpSize)));
+      std::vector<z3::expr> extra{viol};
+      std::optional<z3::model> mw;
+      if (solve({viol, otherWarp}, mw) == z3::sat) {
+        m = mw;
+        extra.push_back(otherWarp);
+      }
+      preferSmall(extra, in, m);
       std::string bad = replay(*m);
       if (!bad.empty()) {
         res.status = Status::Unknown;
@@ -299,21 +387,85 @@ CheckResult KernelVerifier::checkWar(Operation *w) {
         for (Hit &h : hits) {
           if (!m->eval(h.cond, true).is_true())
             continue;
+          int64_t t = uval(*m, h.t);
+          if (!war) {
+            ElementInfo el;
+            el.role = "dest (earlier writer)";
+            el.memory = wv.name;
+            for (auto &x : h.c)
+              el.tileCoords.push_back(uval(*m, x));
+            el.thread = t;
+            el.slot = h.s ? uval(*m, *h.s) : -1;
+            cx.elements.push_back(el);
+          }
           std::string note;
           llvm::raw_string_ostream os(note);
-          int64_t t = uval(*m, h.t);
           os << "thread " << t << " (warp " << t / warpSize << ", lane "
-             << t % warpSize << ") read " << wv.name << "[offset "
-             << uval(*m, addr) << "] at " << opDesc(h.op);
+             << t % warpSize << ") " << (war ? "read " : "wrote ") << wv.name
+             << "[offset " << uval(*m, addr) << "] at " << opDesc(h.op);
           for (auto &[loop, iv] : h.inst.ivs)
             os << ", " << loopName(loop) << " iteration " << uval(*m, iv);
-          os << " with no barrier before this write";
+          if (war)
+            os << " with no barrier before this write";
+          else {
+            int64_t me = uval(*m, tw);
+            os << "; thread " << me << " (warp " << me / warpSize << ", lane "
+               << me % warpSize << ") writes it here with no "
+               << (isa<CopyAsyncOp>(h.op) ? "wait_group and barrier"
+                                          : "barrier")
+               << " in between: either write may land last";
+          }
           cx.notes.push_back(note);
           break;
         }
         res.counterexamples.push_back(cx);
       }
     }
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkStageRange(StageOp op) {
+  CheckResult res = newCheck("stage-out-of-range", op, op);
+  int64_t stages = cast<BufferType>(op.getBuffer().getType()).getStages();
+  res.predicate = "the stage index is in [0, " + std::to_string(stages) + ")";
+  runCheck({&res}, [&](Query &Q) {
+    Inst in = freshInst(op);
+    z3::expr idx = evalIndex(op.getIndex(), in);
+    z3::expr bad = z3::uge(idx, bv(stages));
+    std::optional<z3::model> m;
+    z3::check_result r = solve({bad}, m);
+    if (r == z3::unsat) {
+      res.status = Status::Proved;
+      return;
+    }
+    if (r == z3::unknown) {
+      res.status = Status::Unknown;
+      res.reason = "solver returned unknown (timeout?)";
+      return;
+    }
+    preferSmall({bad}, in, m);
+    std::string why = replay(*m);
+    if (!why.empty()) {
+      res.status = Status::Unknown;
+      res.reason = "counterexample replay disagrees: " + why;
+      return;
+    }
+    res.status = Status::Violated;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    ElementInfo el;
+    el.role = "stage";
+    el.memory = op.getBuffer().getDefiningOp<AllocOp>()
+                    ? op.getBuffer().getDefiningOp<AllocOp>().getName().str()
+                    : std::string("buffer");
+    el.tileCoords.push_back(uval(*m, idx));
+    cx.elements.push_back(el);
+    cx.notes.push_back("stage index " + std::to_string(uval(*m, idx)) + " of " +
+                       el.memory + ", which has " + std::to_string(stages) +
+                       " stages (an index modulo " + std::to_string(stages) +
+                       " is probably intended)");
+    res.counterexamples.push_back(cx);
   });
   return res;
 }

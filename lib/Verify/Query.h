@@ -38,9 +38,9 @@ struct Unsupported {
   throw Unsupported{why.str()};
 }
 
-/// Bit-vector width of every term. Index values are assumed to stay below
-/// 2^30 (no wrap-around; checked per operation as an assumption), so signed
-/// and unsigned readings agree.
+/// Bit-vector width of every term. Index values stay below kIndexBound (no
+/// wrap-around: an obligation of every index op, checked on its own), so
+/// signed and unsigned readings agree.
 constexpr unsigned kWidth = 24;
 constexpr int64_t kIndexBound = int64_t(1) << 23;
 constexpr int64_t kParamBound = int64_t(1) << 16;
@@ -103,8 +103,18 @@ struct ReadRec {
   std::vector<Cand> cands;
 };
 
+/// A condition the model relies on that the kernel must guarantee (an
+/// index subtraction that does not underflow, an index value inside the
+/// modelled range): assumed by every query, and checked on its own at `op`.
+struct Obligation {
+  z3::expr guard, cond;
+  mlir::Operation *op;
+  std::string what;
+};
+
 struct Query {
   std::vector<z3::expr> cons;
+  std::vector<Obligation> obligations;
   std::map<std::pair<unsigned, int64_t>, std::pair<z3::expr, z3::expr>> divs;
   std::map<unsigned, z3::expr> divRoots;
   std::vector<ReadRec> reads;

@@ -26,11 +26,13 @@ llvm::json::Value toJSON(const std::vector<KernelReport> &reports) {
   llvm::json::Array checks;
   llvm::json::Array kernels;
   for (const KernelReport &k : reports) {
-    kernels.push_back(llvm::json::Object{{"name", k.name},
-                                         {"threads", k.threads},
-                                         {"warp_size", k.warpSize},
-                                         {"milliseconds", k.milliseconds},
-                                         {"queries", k.queries}});
+    kernels.push_back(
+        llvm::json::Object{{"name", k.name},
+                           {"threads", k.threads},
+                           {"warp_size", k.warpSize},
+                           {"milliseconds", k.milliseconds},
+                           {"queries", k.queries},
+                           {"assumptions", llvm::json::Array(k.assumptions)}});
     for (const CheckResult &c : k.checks) {
       llvm::json::Array cexs;
       for (const Counterexample &cx : c.counterexamples) {

@@ -57,6 +57,12 @@ protected:
   void assume(const z3::expr &guard, const z3::expr &cond) {
     q->cons.push_back(z3::implies(guard, cond));
   }
+  /// Assume `cond` where `guard` holds, as an obligation of `op` that the
+  /// verifier then checks (never silently assumed).
+  void oblige(const z3::expr &guard, const z3::expr &cond, mlir::Operation *op,
+              const std::string &what) {
+    q->obligations.push_back({guard, cond, op, what});
+  }
   static int64_t uval(const z3::model &m, const z3::expr &e);
   static int64_t sval(const z3::model &m, const z3::expr &e);
 

@@ -13,6 +13,8 @@
 #include "KernelVerifier.h"
 #include "OpNames.h"
 
+#include "argus/Dialect/TagFields.h"
+
 using namespace mlir;
 using namespace mlir::argus;
 
@@ -38,30 +40,8 @@ Tags KernelVerifier::applyTagOp(TagOp op, const std::vector<z3::expr> &c,
                             d.push_back(sval(m, x));
                           for (auto &x : syms)
                             s.push_back(sval(m, x));
-                          std::function<int64_t(AffineExpr)> ev =
-                              [&](AffineExpr a) -> int64_t {
-                            if (auto dd = dyn_cast<AffineDimExpr>(a))
-                              return d[dd.getPosition()];
-                            if (auto ss = dyn_cast<AffineSymbolExpr>(a))
-                              return s[ss.getPosition()];
-                            if (auto cc = dyn_cast<AffineConstantExpr>(a))
-                              return cc.getValue();
-                            auto bb = cast<AffineBinaryOpExpr>(a);
-                            int64_t x = ev(bb.getLHS()), y = ev(bb.getRHS());
-                            switch (a.getKind()) {
-                            case AffineExprKind::Add:
-                              return x + y;
-                            case AffineExprKind::Mul:
-                              return x * y;
-                            case AffineExprKind::FloorDiv:
-                              return floorDiv(x, y);
-                            case AffineExprKind::CeilDiv:
-                              return -floorDiv(-x, y);
-                            default:
-                              return floorMod(x, y);
-                            }
-                          };
-                          int64_t want = ev(ae), got = sval(m, e);
+                          int64_t want = evalAffineConcrete(ae, d, s),
+                                  got = sval(m, e);
                           if (want == got)
                             return std::string();
                           return "tag map value " + std::to_string(want) +
@@ -87,6 +67,61 @@ static Tags restrictTags(Tags t, const std::set<std::string> &keep) {
   return t;
 }
 
+/// Whether `v`, computed in `loop`'s body, uses none of the loop's
+/// iter_args: its value in an iteration is then a function of that
+/// iteration alone (a fragment loaded afresh, not an accumulator).
+static bool freshEachIteration(Value v, scf::ForOp loop) {
+  SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (auto a = dyn_cast<BlockArgument>(x)) {
+      if (a.getOwner() == loop.getBody() && a.getArgNumber() > 0)
+        return false;
+      continue; // an induction variable, or a nested loop's argument
+    }
+    Operation *d = x.getDefiningOp();
+    if (!loop->isAncestor(d))
+      continue; // defined outside the loop: the same in every iteration
+    d->walk([&](Operation *n) {
+      for (Value o : n->getOperands())
+        work.push_back(o);
+    });
+  }
+  return true;
+}
+
+void KernelVerifier::carriedFields(scf::ForOp loop, unsigned idx,
+                                   const Tags &init,
+                                   const std::vector<z3::expr> &c,
+                                   const Inst &outer, const z3::expr &iv,
+                                   Tags &out) {
+  Value yielded = loop.getYieldedValues()[idx];
+  if (!freshEachIteration(yielded, loop) || carriedDepth > 4)
+    return;
+  // The value at iteration i is the init value (i = lb) or what iteration
+  // i - step yielded: exact, by the loop's semantics.
+  z3::expr lb = bv(0), ub = bv(0);
+  int64_t step = 1;
+  loopBounds(loop, outer, lb, ub, step);
+  z3::expr first = iv == lb;
+  Inst prev = outer.with(loop, iv - bv(step), outer.guard && !first);
+  ++carriedDepth;
+  Tags y;
+  try {
+    y = regTags(yielded, c, prev);
+  } catch (...) {
+    --carriedDepth;
+    throw;
+  }
+  --carriedDepth;
+  for (auto &[f, e] : init)
+    if (!out.count(f) && y.count(f))
+      out.insert_or_assign(f, z3::ite(first, e, y.at(f)));
+}
+
 Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
                              const Inst &in) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -99,13 +134,42 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
     auto h = hypothesis.find(loop.getOperation());
     if (h != hypothesis.end())
       return restrictTags(init, (*h->second)[idx]);
-    return restrictTags(init, invariantFields(loop)[idx]);
+    Tags out = restrictTags(init, invariantFields(loop)[idx]);
+    std::optional<z3::expr> iv = in.lookup(loop);
+    if (out.size() < init.size() && iv)
+      carriedFields(loop, idx, init, c, in.without(loop), *iv, out);
+    return out;
   }
   Operation *def = v.getDefiningOp();
   if (auto loop = dyn_cast<scf::ForOp>(def)) {
     unsigned idx = cast<OpResult>(v).getResultNumber();
     Tags init = regTags(loop.getInitArgs()[idx], c, in);
-    return restrictTags(init, invariantFields(loop)[idx]);
+    Tags out = restrictTags(init, invariantFields(loop)[idx]);
+    if (out.size() < init.size()) {
+      // After the loop: the value yielded by its last iteration.
+      z3::expr lb = bv(0), ub = bv(0);
+      int64_t step = 1;
+      loopBounds(loop, in, lb, ub, step);
+      z3::expr n = z3::ite(z3::ugt(ub, lb),
+                           z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
+      carriedFields(loop, idx, init, c, in, lb + n * bv(step), out);
+    }
+    return out;
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+    // The fields both branches yield, selected by the condition.
+    unsigned k = cast<OpResult>(v).getResultNumber();
+    z3::expr cond = evalBool(ifOp.getCondition(), in);
+    Inst tin = in, ein = in;
+    tin.guard = in.guard && cond;
+    ein.guard = in.guard && !cond;
+    Tags t = regTags(ifOp.thenYield().getOperand(k), c, tin);
+    Tags e = regTags(ifOp.elseYield().getOperand(k), c, ein);
+    Tags out;
+    for (auto &[f, x] : t)
+      if (auto it = e.find(f); it != e.end())
+        out.insert_or_assign(f, z3::ite(cond, x, it->second));
+    return out;
   }
   if (auto t = dyn_cast<TagOp>(def)) {
     Tags base = operandTags(t.getInput(), c, in, def);
@@ -154,20 +218,22 @@ Tags KernelVerifier::memTags(Value tile, const std::vector<z3::expr> &c,
                              const Inst &in, Operation *reader,
                              std::optional<z3::expr> readerThread) {
   MemView mv = resolve(tile, in);
-  if (!mv.direct.empty()) {
-    Tags t;
-    for (DirectTag &d : mv.direct) {
-      std::vector<z3::expr> tc;
-      for (unsigned k : d.perm)
-        tc.push_back(c[k]);
-      for (auto &[k, e] : applyTagOp(d.op, tc, in))
-        t.insert_or_assign(k, e);
-    }
-    return t;
-  }
-  if (mv.shared)
+  if (mv.shared && mv.direct.empty())
     return readShared(mv, c, in, reader, readerThread, true);
-  return {}; // untagged global memory: no fields
+  Tags t;
+  for (DirectTag &d : mv.direct) {
+    std::vector<z3::expr> tc;
+    for (unsigned k : d.perm)
+      tc.push_back(c[k]);
+    for (auto &[k, e] : applyTagOp(d.op, tc, in))
+      t.insert_or_assign(k, e);
+  }
+  // Global memory: the source tensor is an implicit field (untagged global
+  // memory carries only it).
+  if (!mv.shared)
+    if (std::optional<unsigned> arg = getTensorArgument(mv.root))
+      t.insert_or_assign(kTensorField.str(), bv(*arg));
+  return t;
 }
 
 } // namespace argus::verify::detail

@@ -5,10 +5,10 @@ at run time). See docs/Python.md."""
 from .errors import (ArgusError, CompileError, DTypeError, FeatureUnavailable,  # noqa: F401
                      InvariantViolation, IRVerificationError, LayoutError, MLIRError, NoGPU,
                      PipelineError, ShapeError, TagFieldError, TraceError,
-                     UnknownInstructionError)
+                     UnknownInstructionError, VerificationUnknown)
 from .ir import features, has_pass, parse, run_pipeline  # noqa: F401
-from .dsl import (Buffer, Frag, IndexValue, Kernel, Layout, Tensor, TensorSpec,  # noqa: F401
-                  Tile, TileType, add, alloc, barrier, block_id, broadcast, col_major,
+from .dsl import (Buffer, Condition, Frag, IndexValue, Kernel, Layout, Tensor, TensorSpec,  # noqa: F401
+                  Tile, TileType, add, alloc, assume, barrier, block_id, broadcast, col_major,
                   commit_group, convert, convert_layout, copy, copy_async, div, exp, exp2,
                   fill, frag, gather_view, grid_dim, index, instruction, kernel, layout, load, maximum, mma, mul,
                   neg, range, reduce, region, reinterpret, row_major, scale, stage, store,

@@ -434,6 +434,43 @@ class IndexValue(Value):
     def __repr__(self):
         return f"<index {self.name}>"
 
+    # Ordering comparisons build a traced condition (for argus.assume);
+    # == and != keep their Python meaning (values are hashable).
+    def _cmp(self, pred, other):
+        o = self._tr.as_index(other)
+        if o is None:
+            return NotImplemented
+        loc = _user_loc(3)
+        name = self._tr.fresh("ok")
+        self._tr.emit(f"{name} = arith.cmpi {pred}, {self.name}, {o.name} : index", loc)
+        return Condition(self._tr, name)
+
+    def __lt__(self, o): return self._cmp("ult", o)
+    def __le__(self, o): return self._cmp("ule", o)
+    def __gt__(self, o): return self._cmp("ugt", o)
+    def __ge__(self, o): return self._cmp("uge", o)
+
+
+class Condition(Value):
+    """An ``i1`` condition on index values (``K >= 64``), combined with ``&``
+    and ``|``; used by :func:`assume`."""
+
+    type_str = "i1"
+
+    def _logic(self, op, other):
+        if not isinstance(other, Condition):
+            return NotImplemented
+        name = self._tr.fresh("ok")
+        self._tr.emit(f"{name} = arith.{op} {self.name}, {other.name} : i1", _user_loc(3))
+        return Condition(self._tr, name)
+
+    def __and__(self, o): return self._logic("andi", o)
+    def __or__(self, o): return self._logic("ori", o)
+
+    def __bool__(self):
+        raise _err(TraceError, "a traced condition has no Python truth value: pass it to "
+                   "argus.assume")
+
 
 class TensorValue(Value):
     """A tensor kernel parameter (a memref)."""
@@ -709,7 +746,7 @@ def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None) -> Til
                        f"is only {t}", loc)
     offs = [tr.index_or_err(o, "a view offset") for o in offsets]
     ttype = TileType(shape, tensor.dtype, "global")
-    t = tr.new_tile("g" + tensor.pyname, ttype, tags={})
+    t = tr.new_tile("g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
     nm = name or tensor.pyname
     tr.emit(f'{t.name} = argus.view "{nm}" {tensor.name}[{", ".join(o.name for o in offs)}] : '
             f"{tensor.type_str} -> {ttype.mlir()}", loc)
@@ -734,7 +771,7 @@ def gather_view(tensor: TensorValue, indices: Tile, col, shape, name: Optional[s
         raise _err(DTypeError, f"gather indices must be i32 or i64, got {indices.dtype}", loc)
     c = tr.index_or_err(col, "the gather column")
     ttype = TileType(shape, tensor.dtype, "global")
-    t = tr.new_tile("g" + tensor.pyname, ttype, tags={})
+    t = tr.new_tile("g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
     tr.emit(f'{t.name} = argus.gather_view "{name or tensor.pyname}" {tensor.name}'
             f"[{indices.name}, {c.name}] : {tensor.type_str}, {indices.type_str} -> "
             f"{ttype.mlir()}", loc)
@@ -846,6 +883,21 @@ def wait_group(pending: int) -> None:
         raise _err(TraceError, f"wait_group needs a non-negative int, got {pending!r}", loc)
     tr.emit(f"argus.wait_group {pending}", loc)
     tr.last_site = ("argus.wait_group", {})
+
+
+def assume(cond: "Condition", message: str) -> None:
+    """State a precondition of every launch (``argus.assume(K >= 64, "K >= 32 (S - 1)")``):
+    the verifier proves the kernel under it and the compiled kernel traps when
+    it does not hold. Must be called at the top level of the kernel body."""
+    tr = _tracer()
+    if not isinstance(cond, Condition):
+        raise _err(TraceError, "argus.assume takes a comparison of index values "
+                   f"(for example K >= 64), got {type(cond).__name__}")
+    if len(tr.blocks) != 1:
+        raise _err(TraceError, "argus.assume states a kernel precondition: call it at the "
+                   "top level of the kernel, not inside a loop")
+    msg = str(message).replace("\\", "\\\\").replace('"', '\\"')
+    tr.emit(f'argus.assume {cond.name}, "{msg}"', _user_loc(2))
 
 
 def barrier() -> None:
@@ -1174,6 +1226,9 @@ def tag(x: Tile, fn: Callable, fields: Optional[Sequence[str]] = None) -> Tile:
     for n in names:
         if not isinstance(n, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n):
             raise _err(TagFieldError, f"bad tag field name {n!r}", loc)
+        if n == "tensor":
+            raise _err(TagFieldError, "tag field name 'tensor' is reserved: every element of "
+                       "a global view carries it (the viewed tensor's argument number)", loc)
     if len(set(names)) != len(names):
         raise _err(TagFieldError, f"duplicate tag field names {names}", loc)
     affs = []
@@ -1529,11 +1584,14 @@ class Kernel:
         """The kernel's IR as MLIR prints it (with locations if asked)."""
         return self.module().text(debug_info=debug_info)
 
-    def verify(self, raise_on_violation: bool = True, **options):
+    def verify(self, raise_on_violation: bool = True, strict: bool = False, **options):
         """Run the tag verifier (argus-verify-tags). Returns a
-        VerificationResult; raises InvariantViolation on a violation."""
+        VerificationResult; raises InvariantViolation on a violation and,
+        with ``strict=True``, VerificationUnknown when nothing is violated
+        but some check is unknown."""
         from .verify import verify_kernel
-        return verify_kernel(self, raise_on_violation=raise_on_violation, **options)
+        return verify_kernel(self, raise_on_violation=raise_on_violation, strict=strict,
+                             **options)
 
     def compile(self, target: Optional[str] = None, **options):
         """Lower to PTX (sm_90a) or gfx942 assembly: a CompiledKernel."""

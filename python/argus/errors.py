@@ -152,3 +152,36 @@ class InvariantViolation(ArgusError):
 
     def to_json(self, indent: int = 2) -> str:
         return json.dumps([c.raw for c in self.violations], indent=indent)
+
+
+class VerificationUnknown(ArgusError):
+    """``verify(strict=True)``: nothing is violated but some check is
+    unknown (the verifier could not decide it, so nothing was proved about
+    it).
+
+    ``result``: the full :class:`argus.verify.VerificationResult`;
+    ``unknowns``: the unknown :class:`argus.verify.Check` objects (each with
+    ``kind``, ``predicate``, ``op``, ``location``, ``py_file``/``py_line``
+    and ``reason``); ``.file``/``.line`` point at the first one's op."""
+
+    def __init__(self, result: Any):
+        self.result = result
+        self.unknowns = [c for c in result.checks if c.status == "unknown"]
+        lines = []
+        for c in self.unknowns:
+            where = f"{c.py_file}:{c.py_line}" if c.py_line else (c.location or "?")
+            lines.append(f"{where}: {c.kind} '{c.predicate}' unknown at {c.op}: "
+                         f"{c.reason or 'no reason given'}")
+        msg = (f"{len(self.unknowns)} check(s) unknown (not proved, not violated)\n"
+               + "\n".join(lines))
+        super().__init__(msg)
+        first = self.unknowns[0] if self.unknowns else None
+        if first is not None:
+            self.file, self.line = first.py_file, first.py_line
+
+    @property
+    def json(self) -> str:
+        return self.to_json()
+
+    def to_json(self, indent: int = 2) -> str:
+        return json.dumps([c.raw for c in self.unknowns], indent=indent)

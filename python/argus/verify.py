@@ -15,7 +15,7 @@ import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import ir as _ir
-from .errors import InvariantViolation, PipelineError
+from .errors import InvariantViolation, PipelineError, VerificationUnknown
 
 VERIFY_PASS = "argus-verify-tags"
 
@@ -215,7 +215,15 @@ def verifier_available() -> bool:
 def verify_module(module: "_ir.Module", raise_on_violation: bool = True,
                   timeout_ms: Optional[int] = None,
                   max_counterexamples: Optional[int] = None,
-                  implicit_checks: Optional[bool] = None) -> VerificationResult:
+                  implicit_checks: Optional[bool] = None,
+                  strict: bool = False) -> VerificationResult:
+    """Run the tag verifier on a copy of ``module``.
+
+    Raises :class:`InvariantViolation` when a check is violated (unless
+    ``raise_on_violation=False``). With ``strict=True``, raises
+    :class:`VerificationUnknown` when nothing is violated but some check is
+    unknown (like ``argus-opt`` exiting 2); otherwise unknown checks are
+    only listed in ``result.unknown``."""
     _ir.require_pass(VERIFY_PASS, "tag verification")
     mod = module.clone()
     fd, path = tempfile.mkstemp(prefix="argus-verify-", suffix=".json")
@@ -248,16 +256,23 @@ def verify_module(module: "_ir.Module", raise_on_violation: bool = True,
     result = VerificationResult(checks, report, list(diags))
     if not ok and not result.violated:
         raise PipelineError(f"{VERIFY_PASS} failed", diags)
-    if result.violated and raise_on_violation:
-        raise InvariantViolation(result)
+    if result.violated:
+        if raise_on_violation:
+            raise InvariantViolation(result)
+    elif strict and result.unknown:
+        raise VerificationUnknown(result)
     return result
 
 
-def verify_kernel(kernel, raise_on_violation: bool = True, **options) -> VerificationResult:
-    return verify_module(kernel.module(), raise_on_violation=raise_on_violation, **options)
+def verify_kernel(kernel, raise_on_violation: bool = True, strict: bool = False,
+                  **options) -> VerificationResult:
+    return verify_module(kernel.module(), raise_on_violation=raise_on_violation,
+                         strict=strict, **options)
 
 
 def verify_text(text: str, source_name: str = "<string>", raise_on_violation: bool = True,
-                **options) -> VerificationResult:
-    """Verify the tag assertions of IR text."""
-    return verify_module(_ir.parse(text, source_name), raise_on_violation, **options)
+                strict: bool = False, **options) -> VerificationResult:
+    """Verify the tag assertions of IR text (``strict``: see
+    :func:`verify_module`)."""
+    return verify_module(_ir.parse(text, source_name), raise_on_violation,
+                         strict=strict, **options)

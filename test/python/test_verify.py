@@ -87,3 +87,101 @@ def test_compile_targets():
     import gemm
     ck = gemm.gemm_mfma.compile()
     assert "v_mfma" in ck.asm or "mfma" in ck.asm
+
+
+# --- strict=True: unknown checks raise VerificationUnknown --------------------
+
+def _store_kernel(nonlinear):
+    """A 64x4 store to C at row m0 = block * N (a product of two symbolic
+    values that may leave the verifier's index range: its "index-range"
+    obligation is unknown) or m0 = block * 64 (proved)."""
+    @argus.kernel(target="gfx942", block=64)
+    def store_rows(C: argus.Tensor[("M", "N"), "f32"], N: argus.index):
+        b = argus.block_id("x")
+        m0 = b * N if nonlinear else b * 64  # MUL
+        t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
+        g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
+        argus.store(t, g)  # STORE
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+    return store_rows
+
+
+def test_unknown_returns_result_by_default(need_verifier):
+    r = _store_kernel(nonlinear=True).verify()
+    assert r.ok and not r.proved and not r.violated
+    u = [c for c in r.unknown if c.kind == "index-range"]
+    assert len(u) == 1 and "the verifier assumes" in u[0].reason
+    assert u[0].py_line == _line_of(_store_kernel, "# MUL")
+
+
+def test_strict_raises_on_unknown_with_kind_line_and_reason(need_verifier):
+    k = _store_kernel(nonlinear=True)
+    with pytest.raises(argus.VerificationUnknown) as ei:
+        k.verify(strict=True)
+    e = ei.value
+    assert isinstance(e, argus.ArgusError) and not isinstance(e, argus.InvariantViolation)
+    assert e.result.unknown and not e.result.violated
+    assert e.unknowns == e.result.unknown
+    line = _line_of(_store_kernel, "# MUL")
+    assert e.line == line and e.file.endswith("test_verify.py")
+    msg = str(e)
+    # Every unknown check: its kind, its Python line and its reason.
+    for c in e.unknowns:
+        assert f"test_verify.py:{c.py_line}: {c.kind} '{c.predicate}' unknown" in msg
+        assert c.reason and c.reason in msg
+    assert f"test_verify.py:{line}: index-range" in msg
+    assert "the verifier assumes that the product does not wrap" in msg
+    assert json.loads(e.json)[0]["status"] == "unknown"
+
+
+def test_strict_passes_a_proved_kernel(need_verifier):
+    r = _store_kernel(nonlinear=False).verify(strict=True)
+    assert r.proved and not r.unknown
+
+
+def test_strict_violation_is_still_invariant_violation(need_verifier):
+    k = pipelined_gemm.make_pipelined_gemm(2, wait=1)
+    with pytest.raises(argus.InvariantViolation):
+        k.verify(strict=True)
+    # Not raising on violations: the result comes back, even with strict.
+    r = k.verify(raise_on_violation=False, strict=True)
+    assert r.violated
+
+
+def test_verify_text_and_module_strict(need_verifier):
+    text = _store_kernel(nonlinear=True).source()
+    r = argus.verify_text(text, "unknown.mlir")
+    assert r.unknown and not r.violated
+    with pytest.raises(argus.VerificationUnknown) as ei:
+        argus.verify_text(text, "unknown.mlir", strict=True)
+    assert "the verifier assumes" in str(ei.value)
+    from argus.verify import verify_module
+    with pytest.raises(argus.VerificationUnknown):
+        verify_module(argus.parse(text, "unknown.mlir"), strict=True)
+    assert verify_module(argus.parse(text, "unknown.mlir")).unknown
+
+
+# --- argus.assume: preconditions the verifier uses ----------------------------
+
+def test_assume_bounds_a_product_and_is_in_the_ir(need_verifier):
+    @argus.kernel(target="gfx942", block=64)
+    def store_rows(C: argus.Tensor[("M", "N"), "f32"], N: argus.index):
+        b = argus.block_id("x")
+        argus.assume((N <= 1024) & (b < 1024), "N <= 1024 and at most 1024 blocks")
+        m0 = b * N
+        t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
+        g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
+        argus.store(t, g)
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+    assert 'argus.assume' in store_rows.source()
+    r = store_rows.verify(strict=True)
+    assert r.proved and not r.unknown
+
+
+def test_assume_inside_a_loop_is_a_trace_error():
+    with pytest.raises(argus.TraceError):
+        @argus.kernel(target="gfx942", block=64)
+        def bad(C: argus.Tensor[("M", "N"), "f32"], N: argus.index):
+            for i in argus.range(0, N):
+                argus.assume(i < 4, "never")
+        bad.source()

@@ -5,12 +5,19 @@
 // mlir-opt with the argus dialect, its passes and the upstream dialects
 // argus kernels are written with.
 //
+// Exit status: 1 when the pipeline fails (a violated tag check fails
+// --argus-verify-tags); after a successful pipeline, 2 when a tag check is
+// unknown and the run did not pass allow-unknown=true, else 0. Under
+// --verify-diagnostics the exit status is the diagnostic verifier's
+// (docs/Verifier.md, "Exit status").
+//
 //===----------------------------------------------------------------------===//
 
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Transforms/Passes.h"
 #include "argus/Verify/Passes.h"
+#include "argus/Verify/TagVerifier.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -29,6 +36,17 @@ int main(int argc, char **argv) {
   mlir::argus::registerArgusLoweringDialects(registry);
   mlir::argus::registerArgusPasses();
   mlir::argus::registerArgusPipelines();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Argus optimizer and verifier\n", registry));
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "Argus optimizer and verifier\n", registry);
+  // Read before MlirOptMain: the options are the parsed command line.
+  bool verifyDiagnostics =
+      mlir::MlirOptMainConfig::createFromCLOptions().shouldVerifyDiagnostics();
+  if (mlir::failed(mlir::MlirOptMain(argc, argv, inputFilename, outputFilename,
+                                     registry)))
+    return EXIT_FAILURE;
+  // The diagnostic verifier has already judged the expected warnings and
+  // errors of the tag checks.
+  if (verifyDiagnostics)
+    return EXIT_SUCCESS;
+  return argus::verify::exitStatus(argus::verify::recordedOutcome());
 }

@@ -155,6 +155,28 @@ def Argus_WaitGroupOp : Argus_Op<"wait_group"> {
   let assemblyFormat = "$pending attr-dict";
 }
 
+def Argus_AssumeOp : Argus_Op<"assume"> {
+  let summary = "a precondition of the kernel on its arguments";
+  let description = [{
+    States a condition on the kernel's arguments, block ids and values loaded
+    at its entry that every launch must satisfy (`K` a multiple of the tile,
+    `K >= 32 * (S - 1)`, ...), with the message a user sees when it fails.
+    The tag verifier proves the kernel for launches that satisfy every
+    `argus.assume` (and only those); the lowering checks the condition at
+    the start of the kernel and traps when it does not hold, so a launch
+    outside the proved domain fails instead of computing a wrong answer.
+    It sits at the top level of the kernel body.
+
+    ```mlir
+    %ok = arith.cmpi uge, %K, %c64 : index
+    argus.assume %ok, "K >= 32 * (S - 1)"
+    ```
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+  let hasVerifier = 1;
+}
+
 def Argus_BarrierOp : Argus_Op<"barrier"> {
   let summary = "block-wide barrier (bar.sync 0 / s_barrier)";
   let assemblyFormat = "attr-dict";

@@ -38,6 +38,16 @@ getNamedTagOperands(Operation *op);
 /// verifiers, which may run before those ops are verified).
 Value getMemoryRoot(Value tile, bool onlyWellFormed = false);
 
+/// The implicit tag field of every element of a global view (`argus.view`,
+/// `argus.gather_view`): the function-argument number of the viewed memref.
+/// Reserved: `argus.tag` cannot define it.
+inline constexpr llvm::StringLiteral kTensorField = "tensor";
+
+/// The function-argument number of `root` when it is an argument of the
+/// enclosing function (the value of the implicit `tensor` field of a global
+/// view of it), else std::nullopt.
+std::optional<unsigned> getTensorArgument(Value root);
+
 /// The tag field names carried by `value`, or std::nullopt when they cannot
 /// be determined structurally (then no field check is made).
 std::optional<std::set<std::string>> inferTagFields(Value value);

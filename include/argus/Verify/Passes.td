@@ -20,6 +20,15 @@ def ArgusVerifyTags : Pass<"argus-verify-tags", "::mlir::ModuleOp"> {
     elements, tags, loop iterations) as notes, and makes the pass fail; an
     unknown check is a warning. `report=path.json` writes every result as
     JSON (docs/report-schema.md).
+
+    Exit status of `argus-opt`: 0 when every check of every kernel is proved,
+    1 when a check is violated (the pass fails), 2 when nothing is violated
+    but some check is unknown (nothing was proved about it). With
+    `allow-unknown=true` that last case exits 0 (the unknown checks still
+    warn). The pass records its outcome in a process-level record
+    (`argus::verify::recordedOutcome()`, TagVerifier.h) that argus-opt maps
+    to the exit status after the pipeline succeeds; under
+    `--verify-diagnostics` the exit status is the diagnostic verifier's.
   }];
   let options = [
     Option<"report", "report", "std::string", /*default=*/"\"\"",
@@ -31,6 +40,10 @@ def ArgusVerifyTags : Pass<"argus-verify-tags", "::mlir::ModuleOp"> {
     Option<"implicitChecks", "implicit-checks", "bool", /*default=*/"true",
            "also check unwritten / unsynchronized reads and non-injective "
            "writes">,
+    Option<"allowUnknown", "allow-unknown", "bool", /*default=*/"false",
+           "exit 0 when nothing is violated but some check is unknown "
+           "(argus-opt exits 2 for that otherwise; unknown checks still "
+           "warn)">,
   ];
 }
 

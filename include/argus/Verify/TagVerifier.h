@@ -84,6 +84,8 @@ struct KernelReport {
   int64_t threads = 0, warpSize = 0;
   double milliseconds = 0;
   unsigned queries = 0;
+  /// The kernel's stated preconditions (`argus.assume`) the results rely on.
+  std::vector<std::string> assumptions;
   std::vector<CheckResult> checks;
 };
 
@@ -97,6 +99,52 @@ void emitDiagnostics(const std::vector<KernelReport> &reports);
 
 /// The JSON report (docs/report-schema.md).
 llvm::json::Value toJSON(const std::vector<KernelReport> &reports);
+
+} // namespace argus::verify
+
+//===----------------------------------------------------------------------===//
+// Outcomes and the process-level outcome record (exit status)
+//===----------------------------------------------------------------------===//
+
+namespace argus::verify {
+
+/// The outcome of a verification, worst first: `Violated` when any check is
+/// violated, else `Unknown` when any check is unknown, else `Proved` (also
+/// for a module without kernels or checks). Ordered so that the worse of two
+/// outcomes is the larger.
+enum class Outcome { Proved = 0, Unknown = 1, Violated = 2 };
+const char *toString(Outcome o);
+
+/// The outcome of the checks of every kernel of `reports`.
+Outcome summarize(const std::vector<KernelReport> &reports);
+
+/// What the `--argus-verify-tags` runs of this process found, for drivers
+/// that turn it into an exit status (argus-opt; docs/Verifier.md, "Exit
+/// status"). Several runs (`-split-input-file`, the pass twice in a pipeline)
+/// combine: the worst outcome wins.
+struct RecordedOutcome {
+  unsigned runs = 0;                 ///< verification runs recorded
+  Outcome outcome = Outcome::Proved; ///< the worst outcome of those runs
+  /// Every run whose outcome was `Unknown` was told to accept it
+  /// (`allow-unknown=true`); true when no run was unknown.
+  bool unknownAllowed = true;
+};
+
+/// Record one run's outcome (the pass does this after verifying a module,
+/// with its `allow-unknown` option). Thread-safe.
+void recordOutcome(Outcome outcome, bool allowUnknown);
+
+/// The combined record of every run since the start of the process (or the
+/// last `resetRecordedOutcome`). Thread-safe.
+RecordedOutcome recordedOutcome();
+
+/// Forget every recorded run. Thread-safe.
+void resetRecordedOutcome();
+
+/// The exit status of a record: 1 when a check was violated, 2 when nothing
+/// was violated but some check is unknown and unknown was not allowed, else 0
+/// (also when no run was recorded).
+int exitStatus(const RecordedOutcome &record);
 
 } // namespace argus::verify
 

@@ -149,6 +149,8 @@ def build_gemm(v: Variant) -> "argus.Kernel":
              C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
         if G > 1:
             # Block rasterisation in groups of G block rows (L2 reuse).
+            argus.assume((argus.grid_dim("x") <= 1024) & (argus.grid_dim("y") <= 1024),
+                         "at most 1024 x 1024 blocks")
             pid = argus.block_id("y") * argus.grid_dim("x") + argus.block_id("x")
             width = argus.grid_dim("x") * G
             pid_m = (pid // width) * G + pid % G
@@ -157,6 +159,9 @@ def build_gemm(v: Variant) -> "argus.Kernel":
         else:
             m0 = argus.block_id("y") * TM
             n0 = argus.block_id("x") * TN
+        if S > 1:
+            # The prologue fills S - 1 stages: a precondition of every launch.
+            argus.assume(K >= TK * (S - 1), f"K >= {TK} * (S - 1)")
         ktiles = K // TK
         sa = argus.alloc((TM, TK), "f16", lay_a, stages=S, name="sA")
         sb = argus.alloc((TK, TN), "f16", lay_b, stages=S, name="sB")

@@ -47,6 +47,15 @@ func.func @tag_reserved(%x: !T) {
 // -----
 
 !T = !argus.tile<64x8xf32, register, "(64,8):(8,1)">
+func.func @tag_reserved_tensor(%x: !T) {
+  // expected-error @+1 {{tag field name "tensor" is reserved: every element of a global view carries it implicitly (the viewed tensor's argument number)}}
+  %t = argus.tag %x [] ["tensor"] = affine_map<(d0, d1) -> (d0)> : !T
+  return
+}
+
+// -----
+
+!T = !argus.tile<64x8xf32, register, "(64,8):(8,1)">
 func.func @tag_twice(%x: !T) {
   // expected-error @+1 {{tag field "m" is defined twice}}
   %t = argus.tag %x [] ["m", "m"] = affine_map<(d0, d1) -> (d0, d1)> : !T
@@ -159,7 +168,8 @@ func.func @assert_first() {
 
 // -----
 
-// Fields flow through shared memory, loops and elementwise ops.
+// Fields flow through shared memory, loops and elementwise ops; elements of a
+// global view carry the implicit field "tensor".
 !G = !argus.tile<64x8xf32, global>
 !S = !argus.tile<64x8xf32, shared, "(64,8):(8,1)">
 !T = !argus.tile<64x8xf32, register, "(64,8):(8,1)">
@@ -177,7 +187,7 @@ func.func @fields_flow(%A: memref<?x?xf32>, %n: index) {
   %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zt) -> (!T) {
     %e = argus.exp %r : !T
     %s2 = argus.add %a, %e : !T
-    argus.tag_assert %s2, "lhs.m == rhs.m && rhs.k >= 0 && result.rhs.k == rhs.k" : !T
+    argus.tag_assert %s2, "lhs.m == rhs.m && rhs.k >= 0 && result.rhs.k == rhs.k && rhs.tensor == 0" : !T
     scf.yield %s2 : !T
   }
   return
@@ -197,7 +207,7 @@ func.func @fields_through_memory(%A: memref<?x?xf32>) {
   argus.copy %gt, %s threads "(64,8):(8,1)" : !G, !S
   %r = argus.load %s : !S -> !T
   %e = argus.exp %r : !T
-  // expected-error @+1 {{tag field 'n' of 'input' (column 1) is not defined by any argus.tag reaching it; known fields: k, m}}
+  // expected-error @+1 {{tag field 'n' of 'input' (column 1) is not defined by any argus.tag reaching it; known fields: k, m, tensor}}
   argus.tag_assert %e, "input.n == 0" : !T
   return
 }

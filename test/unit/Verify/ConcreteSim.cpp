@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -41,6 +42,62 @@ int64_t fdiv(int64_t a, int64_t b) {
   return q;
 }
 
+int64_t evalExpr(AffineExpr a, const std::vector<int64_t> &dims,
+                 const std::vector<int64_t> &syms) {
+  if (auto x = dyn_cast<AffineDimExpr>(a))
+    return dims[x.getPosition()];
+  if (auto x = dyn_cast<AffineSymbolExpr>(a))
+    return syms[x.getPosition()];
+  if (auto x = dyn_cast<AffineConstantExpr>(a))
+    return x.getValue();
+  auto b = cast<AffineBinaryOpExpr>(a);
+  int64_t l = evalExpr(b.getLHS(), dims, syms),
+          r = evalExpr(b.getRHS(), dims, syms);
+  switch (a.getKind()) {
+  case AffineExprKind::Add:
+    return l + r;
+  case AffineExprKind::Mul:
+    return l * r;
+  case AffineExprKind::FloorDiv:
+    return fdiv(l, r);
+  case AffineExprKind::CeilDiv:
+    return -fdiv(-l, r);
+  default:
+    return l - fdiv(l, r) * r;
+  }
+}
+
+/// The fields of `op` at tag coordinate `dims` with symbol values `syms`.
+std::map<std::string, int64_t> mapTags(TagOp op,
+                                       const std::vector<int64_t> &dims,
+                                       const std::vector<int64_t> &syms) {
+  std::map<std::string, int64_t> t;
+  AffineMap map = op.getMap();
+  for (unsigned j = 0; j < map.getNumResults(); ++j)
+    t[cast<StringAttr>(op.getFields()[j]).getValue().str()] =
+        evalExpr(map.getResult(j), dims, syms);
+  return t;
+}
+
+/// The same index value: one SSA value, or the same pure op applied to the
+/// same values (what CSE would merge).
+bool sameValue(Value a, Value b, int depth = 0) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!x || !y || depth > 8 || x->getName() != y->getName() ||
+      x->getAttrDictionary() != y->getAttrDictionary() ||
+      x->getNumOperands() != y->getNumOperands() || x->getNumRegions() ||
+      !isMemoryEffectFree(x) ||
+      cast<OpResult>(a).getResultNumber() !=
+          cast<OpResult>(b).getResultNumber())
+    return false;
+  for (unsigned i = 0; i < x->getNumOperands(); ++i)
+    if (!sameValue(x->getOperand(i), y->getOperand(i), depth + 1))
+      return false;
+  return true;
+}
+
 struct Reg {
   std::vector<int64_t> shape;
   std::vector<std::optional<Tags>> e; // by colexicographic linear coordinate
@@ -54,6 +111,9 @@ struct Mem {
   L::SwizzledLayout layout;
   std::vector<int64_t> shape;
   std::vector<int64_t> offsets;
+  std::vector<Value> offsetValues;
+  std::vector<unsigned> perm; // root coordinate k = tile coordinate perm[k]
+  int64_t tensor = -1;        // function-argument number of the root
   struct Direct {
     TagOp op;
     std::vector<int64_t> syms;
@@ -137,6 +197,8 @@ private:
   std::map<const void *, Reg> regs;
   std::map<const void *, Mem> mems;
   std::map<std::pair<const void *, int64_t>, Cell> smem;
+  std::map<std::string, const void *> viewTensors;
+  std::map<const void *, std::string> viewNames;
   int64_t barriers = 0, committed = 0;
   std::vector<int64_t> ivStack;
   std::mt19937_64 rng{12345};
@@ -158,6 +220,42 @@ private:
     if (it == mems.end())
       throw Fail("no memory value");
     return it->second;
+  }
+
+  /// The function-argument number of a viewed memref (-1 if none).
+  int64_t tensorArg(Value tensor) {
+    auto a = dyn_cast<BlockArgument>(tensor);
+    return a && a.getOwner()->getParentOp() == func.getOperation()
+               ? a.getArgNumber()
+               : -1;
+  }
+
+  /// Names and tensors of views met so far: one name per tensor and one
+  /// tensor per name.
+  void bindName(Operation *op, const std::string &name, Value tensor) {
+    const void *t = tensor.getAsOpaquePointer();
+    auto n = viewTensors.emplace(name, t).first;
+    auto r = viewNames.emplace(t, name).first;
+    if (n->second != t || r->second != name)
+      event("tensor-name", op, -1, {});
+  }
+
+  /// A tag on a global view must agree with each element's global
+  /// coordinate: the map at the tile coordinate equals the map at the
+  /// global coordinate with the symbols that are the view's offsets at 0.
+  void checkViewTag(TagOp op, const Mem &m, const std::vector<int64_t> &syms) {
+    std::vector<int64_t> atOrigin = syms;
+    for (unsigned i = 0; i < syms.size(); ++i)
+      for (Value o : m.offsetValues)
+        if (sameValue(op.getSymbols()[i], o))
+          atOrigin[i] = 0;
+    for (int64_t i = 0; i < numel(m.shape); ++i) {
+      std::vector<int64_t> c = coordsOf(i, m.shape), g(c.size());
+      for (size_t k = 0; k < m.perm.size(); ++k)
+        g[m.perm[k]] = m.offsets[k] + c[m.perm[k]];
+      if (mapTags(op, c, syms) != mapTags(op, g, atOrigin))
+        event("view-tag", op, -1, c);
+    }
   }
 
   void event(const char *kind, Operation *op, int64_t t,
@@ -189,32 +287,8 @@ private:
       std::vector<int64_t> tc;
       for (unsigned k : d.perm)
         tc.push_back(c[k]);
-      AffineMap map = d.op.getMap();
-      std::function<int64_t(AffineExpr)> ev = [&](AffineExpr a) -> int64_t {
-        if (auto x = dyn_cast<AffineDimExpr>(a))
-          return tc[x.getPosition()];
-        if (auto x = dyn_cast<AffineSymbolExpr>(a))
-          return d.syms[x.getPosition()];
-        if (auto x = dyn_cast<AffineConstantExpr>(a))
-          return x.getValue();
-        auto b = cast<AffineBinaryOpExpr>(a);
-        int64_t l = ev(b.getLHS()), r = ev(b.getRHS());
-        switch (a.getKind()) {
-        case AffineExprKind::Add:
-          return l + r;
-        case AffineExprKind::Mul:
-          return l * r;
-        case AffineExprKind::FloorDiv:
-          return fdiv(l, r);
-        case AffineExprKind::CeilDiv:
-          return -fdiv(-l, r);
-        default:
-          return l - fdiv(l, r) * r;
-        }
-      };
-      for (unsigned j = 0; j < map.getNumResults(); ++j)
-        t[cast<StringAttr>(d.op.getFields()[j]).getValue().str()] =
-            ev(map.getResult(j));
+      for (auto &[f, v] : mapTags(d.op, tc, d.syms))
+        t[f] = v;
     }
     return t;
   }
@@ -226,10 +300,15 @@ private:
   /// Read one element of a memory tile as thread `t` (t < 0: no sync check).
   std::optional<Tags> readMem(const Mem &m, const std::vector<int64_t> &c,
                               int64_t t, Operation *op) {
+    if (!m.shared) {
+      // Global memory: the view's tags and the implicit source tensor.
+      Tags t = directTags(m, c);
+      if (m.tensor >= 0)
+        t["tensor"] = m.tensor;
+      return t;
+    }
     if (!m.direct.empty())
       return directTags(m, c);
-    if (!m.shared)
-      return Tags();
     auto it = smem.find({m.root, addr(m, c)});
     if (it == smem.end()) {
       if (t >= 0)
@@ -267,7 +346,8 @@ private:
       else {
         key = c;
       }
-      if (!seen.insert(key).second) {
+      bool again = !seen.insert(key).second;
+      if (again) {
         collide = true;
         event("non-injective-write", op, t, c);
       }
@@ -275,6 +355,13 @@ private:
       if (!d.shared)
         continue;
       auto old = smem.find({d.root, addr(d, c)});
+      // An earlier write of another op (or instance) not ordered before
+      // this one: still in flight, or by another thread with no barrier
+      // since it landed.
+      if (old != smem.end() && !again &&
+          (!old->second.landed ||
+           (old->second.thread != t && barriers <= old->second.landBarrier)))
+        event("write-after-write", op, t, c);
       if (old != smem.end() && old->second.readEpoch == barriers) {
         for (int64_t r : old->second.readers)
           if (r != t) {
@@ -467,10 +554,57 @@ private:
     }
     if (isa<arith::AddIOp>(op))
       return setI(I(op->getOperand(0)) + I(op->getOperand(1)));
-    if (isa<arith::SubIOp>(op))
-      return setI(I(op->getOperand(0)) - I(op->getOperand(1)));
+    if (isa<arith::SubIOp>(op)) {
+      int64_t d = I(op->getOperand(0)) - I(op->getOperand(1));
+      if (d < 0)
+        event("index-underflow", op, -1, {});
+      return setI(d);
+    }
+    if (auto c = dyn_cast<arith::CmpIOp>(op)) {
+      int64_t a = I(c.getLhs()), b = I(c.getRhs());
+      bool r = false;
+      switch (c.getPredicate()) {
+      case arith::CmpIPredicate::eq:
+        r = a == b;
+        break;
+      case arith::CmpIPredicate::ne:
+        r = a != b;
+        break;
+      case arith::CmpIPredicate::ult:
+      case arith::CmpIPredicate::slt:
+        r = a < b;
+        break;
+      case arith::CmpIPredicate::ule:
+      case arith::CmpIPredicate::sle:
+        r = a <= b;
+        break;
+      case arith::CmpIPredicate::ugt:
+      case arith::CmpIPredicate::sgt:
+        r = a > b;
+        break;
+      case arith::CmpIPredicate::uge:
+      case arith::CmpIPredicate::sge:
+        r = a >= b;
+        break;
+      }
+      return setI(r);
+    }
+    if (isa<arith::AndIOp>(op))
+      return setI(I(op->getOperand(0)) & I(op->getOperand(1)));
+    if (isa<arith::OrIOp>(op))
+      return setI(I(op->getOperand(0)) | I(op->getOperand(1)));
+    if (auto a = dyn_cast<AssumeOp>(op)) {
+      if (!I(a.getCondition()))
+        throw Fail("the precondition '" + a.getMessage().str() +
+                   "' does not hold");
+      return;
+    }
     if (isa<arith::MulIOp>(op))
       return setI(I(op->getOperand(0)) * I(op->getOperand(1)));
+    if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp, arith::RemUIOp,
+            arith::RemSIOp>(op) &&
+        I(op->getOperand(1)) == 0)
+      throw Fail("division by zero");
     if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(op))
       return setI(fdiv(I(op->getOperand(0)), I(op->getOperand(1))));
     if (isa<arith::RemUIOp, arith::RemSIOp>(op)) {
@@ -479,6 +613,11 @@ private:
     }
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
       return setI(I(op->getOperand(0)));
+    if (auto g = dyn_cast<gpu::GridDimOp>(op)) {
+      auto it =
+          params.find("grid_dim." + stringifyDimension(g.getDimension()).str());
+      return setI(it == params.end() ? 1 : it->second);
+    }
     if (auto bid = dyn_cast<gpu::BlockIdOp>(op)) {
       auto it = params.find("block_id." +
                             stringifyDimension(bid.getDimension()).str());
@@ -519,8 +658,13 @@ private:
       auto ty = cast<TileType>(v.getType());
       m.shape.assign(ty.getShape().begin(), ty.getShape().end());
       m.layout = memLayoutOf(ty);
-      for (Value o : v.getOffsets())
+      for (Value o : v.getOffsets()) {
         m.offsets.push_back(I(o));
+        m.offsetValues.push_back(o);
+        m.perm.push_back(m.perm.size());
+      }
+      m.tensor = tensorArg(v.getTensor());
+      bindName(op, m.name, v.getTensor());
       mems[key(v.getResult())] = m;
       return;
     }
@@ -532,6 +676,8 @@ private:
       auto ty = cast<TileType>(g.getType());
       m.shape.assign(ty.getShape().begin(), ty.getShape().end());
       m.layout = memLayoutOf(ty);
+      m.tensor = tensorArg(g.getTensor());
+      bindName(op, m.name, g.getTensor());
       mems[key(g.getResult())] = m;
       return;
     }
@@ -544,7 +690,10 @@ private:
       auto ty = cast<TileType>(s.getType());
       m.shape.assign(ty.getShape().begin(), ty.getShape().end());
       m.layout = memLayoutOf(ty);
-      m.base = I(s.getIndex()) * memLayoutOf(bt.getTile()).cosize();
+      int64_t idx = I(s.getIndex());
+      if (idx < 0 || idx >= bt.getStages())
+        event("stage-out-of-range", op, -1, {idx});
+      m.base = idx * memLayoutOf(bt.getTile()).cosize();
       mems[key(s.getResult())] = m;
       return;
     }
@@ -556,6 +705,8 @@ private:
       for (auto &d : m.direct)
         for (auto &k : d.perm)
           k = 1 - k;
+      for (auto &k : m.perm)
+        k = 1 - k;
       mems[key(t.getResult())] = m;
       return;
     }
@@ -576,6 +727,8 @@ private:
       Mem::Direct d{t, syms, id};
       if (ty.isMemory()) {
         Mem m = M(t.getInput());
+        if (!m.shared && !m.gather)
+          checkViewTag(t, m, syms);
         m.direct.push_back(d);
         mems[key(t.getResult())] = m;
       } else {

@@ -33,7 +33,9 @@ struct Probe {
 };
 
 struct Event {
-  std::string kind; // unwritten-read, unsynchronized-read, non-injective-write
+  std::string kind; // unwritten-read, unsynchronized-read, non-injective-write,
+                    // unsynchronized-write, write-after-write, view-tag,
+                    // tensor-name
   mlir::Operation *op;
   std::vector<int64_t> ivs;
   int64_t thread;

@@ -1,0 +1,92 @@
+// Bug corpus: waw_two_copies_one_stage (edit of examples/gemm_mfma.mlir).
+// inside the k loop, slab kt+1 of A is copied into the single-stage tile sA
+// with one thread layout and, straight after, slab kt with another, with no
+// barrier between the two copies: most elements are written by threads of
+// different warps in the two copies, so either write may land last and the
+// MFMA may pair A(m, k0+32) with B(k0, n). A write-after-write race.
+// RUN: not argus-opt %s --argus-verify-tags="report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
+// JSON: "kind": "write-after-write"
+// JSON: "replay": "confirmed"
+// JSON-NEXT: "status": "violated"
+
+// GEMM C = A * B on AMD MI300X (gfx942) matrix cores.
+//
+// A: MxK f16 (row-major), B: KxN f16 (row-major), C: MxN f32.
+// One 256-thread block (4 waves of 64) computes a 128x128 tile of C; the
+// waves form a 2x2 grid, each computing 64x64 with 2x2 repetitions of
+// v_mfma_f32_32x32x8_f16. The k-loop stages 128x32 / 32x128 slabs through
+// shared memory.
+//
+// Tags: every element of A carries its global (m, k), every element of B its
+// (k, n), every accumulator element its (m, n). At the MFMA the A and B
+// elements that meet must agree on k, and both must belong to the
+// accumulator element's row and column.
+
+#FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [2, 2]>
+#FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [2, 2]>
+#FragC = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [2, 2]>
+#CopyA = #argus.layout<"((4,64),(8,2)):((1024,1),(128,64))">
+#CopyA2 = #argus.layout<"(256,16):(16,1)">
+#CopyB = #argus.layout<"((16,16),(8,2)):((256,1),(32,16))">
+#Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
+
+func.func @gemm_mfma(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
+                     %C: memref<?x?xf32>, %K: index)
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %bx = gpu.block_id x
+  %by = gpu.block_id y
+  %m0 = arith.muli %by, %c128 : index
+  %n0 = arith.muli %bx, %c128 : index
+  %ktiles = arith.divui %K, %c32 : index
+
+  %sa = argus.alloc "sA" : !argus.buffer<1 x !argus.tile<128x32xf16, shared, "(128,32):(32,1)">>
+  %sb = argus.alloc "sB" : !argus.buffer<1 x !argus.tile<32x128xf16, shared, "(32,128):(128,1)">>
+  %sa0 = argus.stage %sa[%c0] : !argus.buffer<1 x !argus.tile<128x32xf16, shared, "(128,32):(32,1)">>
+  %sb0 = argus.stage %sb[%c0] : !argus.buffer<1 x !argus.tile<32x128xf16, shared, "(32,128):(128,1)">>
+
+  %zero = argus.fill 0.000000e+00 : !argus.tile<128x128xf32, register, #FragC>
+  %acc0 = argus.tag %zero [%m0, %n0] ["m", "n"] = #Coord : !argus.tile<128x128xf32, register, #FragC>
+
+  argus.region.begin "mainloop" id 1
+  %acc = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%acc_i = %acc0) -> (!argus.tile<128x128xf32, register, #FragC>) {
+    %k0 = arith.muli %kt, %c32 : index
+    argus.region.begin "load_tiles" id 2
+    %ga = argus.view "A" %A[%m0, %k0] : memref<?x?xf16> -> !argus.tile<128x32xf16, global>
+    %gat = argus.tag %ga [%m0, %k0] ["m", "k"] = #Coord : !argus.tile<128x32xf16, global>
+    %gb = argus.view "B" %B[%k0, %n0] : memref<?x?xf16> -> !argus.tile<32x128xf16, global>
+    %gbt = argus.tag %gb [%k0, %n0] ["k", "n"] = #Coord : !argus.tile<32x128xf16, global>
+    %k1 = arith.addi %k0, %c32 : index
+    %gan = argus.view "A" %A[%m0, %k1] : memref<?x?xf16> -> !argus.tile<128x32xf16, global>
+    %gant = argus.tag %gan [%m0, %k1] ["m", "k"] = #Coord : !argus.tile<128x32xf16, global>
+    argus.copy %gant, %sa0 threads #CopyA : !argus.tile<128x32xf16, global>, !argus.tile<128x32xf16, shared, "(128,32):(32,1)">
+    // CHECK: error: write-after-write violated at 'argus.copy' ({{.*}}:[[@LINE+1]]:
+    argus.copy %gat, %sa0 threads #CopyA2 : !argus.tile<128x32xf16, global>, !argus.tile<128x32xf16, shared, "(128,32):(32,1)">
+    argus.copy %gbt, %sb0 threads #CopyB : !argus.tile<32x128xf16, global>, !argus.tile<32x128xf16, shared, "(32,128):(128,1)">
+    argus.barrier
+    argus.region.end id 2
+
+    argus.region.begin "mfma" id 3
+    %af = argus.load %sa0 : !argus.tile<128x32xf16, shared, "(128,32):(32,1)"> -> !argus.tile<128x32xf16, register, #FragA>
+    %bf = argus.load %sb0 : !argus.tile<32x128xf16, shared, "(32,128):(128,1)"> -> !argus.tile<32x128xf16, register, #FragB>
+    %acc_n = argus.mma "v_mfma_f32_32x32x8_f16" %af, %bf, %acc_i : !argus.tile<128x32xf16, register, #FragA>, !argus.tile<32x128xf16, register, #FragB>, !argus.tile<128x128xf32, register, #FragC>
+    argus.tag_assert %acc_n, "a.k == b.k && a.m == acc.m && b.n == acc.n" : !argus.tile<128x128xf32, register, #FragC>
+    argus.region.end id 3
+    // Everyone has read the slabs before the next iteration overwrites them.
+    argus.barrier
+    scf.yield %acc_n : !argus.tile<128x128xf32, register, #FragC>
+  }
+  argus.region.end id 1
+
+  argus.region.begin "epilogue" id 4
+  %gc = argus.view "C" %C[%m0, %n0] : memref<?x?xf32> -> !argus.tile<128x128xf32, global>
+  %gct = argus.tag %gc [%m0, %n0] ["m", "n"] = #Coord : !argus.tile<128x128xf32, global>
+  argus.store %acc, %gct : !argus.tile<128x128xf32, register, #FragC>, !argus.tile<128x128xf32, global>
+  argus.tag_assert "value.m == dest.m && value.n == dest.n"
+  argus.region.end id 4
+  return
+}

@@ -1,0 +1,71 @@
+// RUN: not argus-opt %s -split-input-file --argus-verify-tags -o /dev/null 2>&1 | FileCheck %s
+
+// scf.if: copies, barriers, loads and index values under a block-uniform
+// condition (a boundary tile, a role branch). Every check of this kernel is
+// proved: no diagnostic.
+// CHECK-NOT: {{warning|error}}
+// CHECK-LABEL: error: unwritten-read violated
+#Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
+#Copy = #argus.layout<"(64,4):(4,1)">
+!G = !argus.tile<64x4xf32, global>
+!S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
+!R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
+func.func @guarded_copy(%A: memref<?x?xf32>, %K: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %s = argus.alloc "sA" : !argus.buffer<1 x !S>
+  %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
+  %z = argus.fill 0.0 : !R
+  scf.for %kt = %c0 to %K step %c1 {
+    %tail = arith.cmpi ult, %kt, %c4 : index
+    // The row offset picked by a branch: an index-valued scf.if.
+    %row = scf.if %tail -> (index) {
+      %r = arith.muli %kt, %c64 : index
+      scf.yield %r : index
+    } else {
+      scf.yield %c0 : index
+    }
+    scf.if %tail {
+      %g = argus.view "A" %A[%row, %c0] : memref<?x?xf32> -> !G
+      %gt = argus.tag %g [%row, %c0] ["k", "n"] = #Coord : !G
+      argus.copy %gt, %s0 threads #Copy : !G, !S
+      argus.barrier
+      %x = argus.load %s0 : !S -> !R
+      %want = arith.muli %kt, %c64 : index
+      %ref = argus.tag %z [%want, %c0] ["k", "n"] = #Coord : !R
+      %y = argus.add %x, %ref : !R
+      argus.tag_assert %y, "lhs.k == rhs.k && lhs.n == rhs.n" : !R
+      argus.barrier
+    }
+  }
+  return
+}
+
+// -----
+
+// The copy is guarded but the read is not: when the condition is false the
+// read sees nothing.
+#Copy = #argus.layout<"(64,4):(4,1)">
+!G = !argus.tile<64x4xf32, global>
+!S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
+!R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
+func.func @read_outside_guard(%A: memref<?x?xf32>, %N: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %s = argus.alloc "sA" : !argus.buffer<1 x !S>
+  %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
+  %big = arith.cmpi uge, %N, %c2 : index
+  scf.if %big {
+    %g = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !G
+    argus.copy %g, %s0 threads #Copy : !G, !S
+  }
+  argus.barrier
+  // CHECK-SAME: at 'argus.load' ({{.*}}:[[@LINE+2]]:
+  // CHECK: note: kernel arguments: {{.*}}arg1=1
+  %x = argus.load %s0 : !S -> !R
+  return
+}
