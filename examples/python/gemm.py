@@ -18,6 +18,11 @@ FC = argus.frag(MFMA, "c", warps=(2, 2))
 @argus.kernel(target="gfx942", block=256)
 def gemm_mfma(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f16"],
               C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
+    # Shape preconditions beyond the annotations (whose shared dim names
+    # the DSL turns into assumptions itself): the grid covers M x N exactly.
+    argus.assume(A.dim("M").eq(argus.grid_dim("y") * 128) &
+                 B.dim("N").eq(argus.grid_dim("x") * 128),
+                 "the grid covers M x N with 128 x 128 tiles")
     m0 = argus.block_id("y") * 128
     n0 = argus.block_id("x") * 128
     ktiles = K // 32

@@ -25,6 +25,9 @@ def make_pipelined_gemm(stages: int = 2, wait: int = None):
     @argus.kernel(target="sm_90a", block=128, name=f"gemm_pipelined_{S}stage")
     def gemm(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f16"],
              C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
+        argus.assume(A.dim("M").eq(argus.grid_dim("y") * 64) &
+                     B.dim("N").eq(argus.grid_dim("x") * 64),
+                     "the grid covers M x N with 64 x 64 tiles")
         m0 = argus.block_id("y") * 64
         n0 = argus.block_id("x") * 64
         # The prologue fills S - 1 stages: a precondition of every launch.

@@ -57,6 +57,7 @@ void KernelVerifier::collectParams() {
            0);
     }
   });
+  collectSizes();
   // A block id is below the grid's size in its dimension.
   for (uintptr_t d = 0; d < 3; ++d) {
     auto b = params.find(reinterpret_cast<const void *>(d + 1));
@@ -208,6 +209,13 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
     return evalIndex(def->getOperand(0), in);
+  if (auto d = dyn_cast<memref::DimOp>(def)) {
+    std::optional<int64_t> k = d.getConstantIndex();
+    if (!k)
+      unsupported("memref.dim of a non-constant dimension at " +
+                  locStr(def->getLoc()));
+    return tensorSize(d.getSource(), *k);
+  }
   if (isa<memref::LoadOp>(def))
     unsupported("a value loaded from memory inside a loop (" +
                 locStr(def->getLoc()) + ") is not modelled");

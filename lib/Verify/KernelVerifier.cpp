@@ -8,6 +8,8 @@
 #include "OpNames.h"
 
 #include <chrono>
+#include <memory>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::argus;
@@ -87,12 +89,10 @@ void KernelVerifier::runCheck(ArrayRef<CheckResult *> results,
                                       .count();
 }
 
-KernelReport KernelVerifier::run() {
-  KernelReport rep;
+void KernelVerifier::prepare(KernelReport &rep) {
   rep.name = func.getSymName().str();
   rep.threads = threads;
   rep.warpSize = warpSize;
-  auto start = std::chrono::steady_clock::now();
   try {
     collectParams();
     // The model's own scope: parameters are bounded bit-vectors.
@@ -108,52 +108,117 @@ KernelReport KernelVerifier::run() {
                          cast<BufferType>(a.getResult().getType()).getStages());
   });
   depth = maxStages;
+}
+
+std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
+  // One task per check site, in program order (assertions first: they are
+  // the most expensive, so the shards start with them).
+  std::vector<Task> out;
   func.walk([&](Operation *op) {
     if (auto a = dyn_cast<TagAssertOp>(op))
-      rep.checks.push_back(checkAssert(a));
+      out.push_back([this, a](Results &r) { r.push_back(checkAssert(a)); });
   });
-  if (opts.implicitChecks) {
-    func.walk([&](Operation *op) {
-      if (isa<LoadOp, CopyOp, CopyAsyncOp>(op) &&
-          isSharedTile(op->getOperand(0)))
-        checkRead(op, op->getOperand(0), rep.checks);
-      else if (auto mma = dyn_cast<MmaOp>(op)) {
-        for (Value v : {mma.getA(), mma.getB()})
-          if (isSharedTile(v))
-            checkRead(op, v, rep.checks);
-      }
-      if (auto st = dyn_cast<StageOp>(op))
-        rep.checks.push_back(checkStageRange(st));
-      if (isWriteOp(op)) {
-        rep.checks.push_back(checkInjective(op));
-        if (isSharedTile(writeDest(op))) {
-          rep.checks.push_back(checkWar(op));
-          rep.checks.push_back(checkWaw(op));
-        }
-      }
-    });
-    checkViews(rep.checks);
-  }
-  if (opts.implicitChecks) {
-    // Index ops whose obligations the checks above relied on, in program
-    // order (checking one may reach further ones).
-    std::set<Operation *> done;
-    for (bool more = true; more;) {
-      more = false;
-      func.walk([&](Operation *op) {
-        if (obliged.count(op) && done.insert(op).second) {
-          rep.checks.push_back(checkIndexOp(op));
-          more = true;
-        }
-      });
+  if (!opts.implicitChecks)
+    return out;
+  func.walk([&](Operation *op) {
+    if (isa<LoadOp, CopyOp, CopyAsyncOp>(op) && isSharedTile(op->getOperand(0)))
+      out.push_back(
+          [this, op](Results &r) { checkRead(op, op->getOperand(0), r); });
+    else if (auto mma = dyn_cast<MmaOp>(op)) {
+      for (Value v : {mma.getA(), mma.getB()})
+        if (isSharedTile(v))
+          out.push_back([this, op, v](Results &r) { checkRead(op, v, r); });
     }
+    if (auto st = dyn_cast<StageOp>(op))
+      out.push_back(
+          [this, st](Results &r) { r.push_back(checkStageRange(st)); });
+    if (isWriteOp(op)) {
+      out.push_back(
+          [this, op](Results &r) { r.push_back(checkInjective(op)); });
+      if (isSharedTile(writeDest(op))) {
+        out.push_back([this, op](Results &r) { r.push_back(checkWar(op)); });
+        out.push_back([this, op](Results &r) { r.push_back(checkWaw(op)); });
+      }
+    }
+  });
+  out.push_back([this](Results &r) { checkViews(r); });
+  out.push_back([this](Results &r) { checkReductions(r); });
+  out.push_back([this](Results &r) { checkBounds(r); });
+  return out;
+}
+
+} // namespace detail
+
+namespace {
+
+/// Runs `work(shard)` for every shard, each on its own thread (the first on
+/// the caller's).
+void onShards(unsigned n, llvm::function_ref<void(unsigned)> work) {
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < n; ++k)
+    pool.emplace_back([&work, k] { work(k); });
+  work(0);
+  for (auto &t : pool)
+    t.join();
+}
+
+} // namespace
+
+KernelReport verifyKernel(func::FuncOp f, KernelAttr kernel,
+                          const VerifyOptions &opts) {
+  auto start = std::chrono::steady_clock::now();
+  // Each shard has its own Z3 context and verifier; shard k runs the tasks
+  // k, k + n, ... so the result (and every counterexample) depends only on
+  // the shard count, not on timing.
+  unsigned n = std::max(1u, opts.threads);
+  if (!f->getContext()->isMultithreadingEnabled())
+    n = 1; // the IR may not be read from several threads
+  std::vector<std::unique_ptr<detail::KernelVerifier>> kv;
+  std::vector<KernelReport> part(n);
+  std::vector<std::vector<detail::KernelVerifier::Task>> tasks(n);
+  for (unsigned k = 0; k < n; ++k) {
+    kv.push_back(std::make_unique<detail::KernelVerifier>(f, kernel, opts));
+    kv[k]->prepare(part[k]);
+    tasks[k] = kv[k]->tasks();
   }
-  rep.queries = queries;
+  size_t numTasks = tasks[0].size();
+  std::vector<std::vector<CheckResult>> results(numTasks);
+  onShards(n, [&](unsigned k) {
+    for (size_t i = k; i < numTasks; i += n)
+      tasks[k][i](results[i]);
+  });
+  // Index ops whose obligations the checks relied on, in program order
+  // (checking one may reach further ones).
+  std::vector<CheckResult> indexChecks;
+  std::set<Operation *> done;
+  for (bool more = opts.implicitChecks; more;) {
+    std::set<Operation *> all;
+    for (auto &v : kv)
+      all.insert(v->obligedOps().begin(), v->obligedOps().end());
+    std::vector<Operation *> todo;
+    f.walk([&](Operation *op) {
+      if (all.count(op) && done.insert(op).second)
+        todo.push_back(op);
+    });
+    more = !todo.empty();
+    std::vector<CheckResult> got(todo.size());
+    onShards(n, [&](unsigned k) {
+      for (size_t i = k; i < todo.size(); i += n)
+        got[i] = kv[k]->checkIndexOp(todo[i]);
+    });
+    indexChecks.insert(indexChecks.end(), got.begin(), got.end());
+  }
+  KernelReport rep = std::move(part[0]);
+  for (auto &r : results)
+    rep.checks.insert(rep.checks.end(), r.begin(), r.end());
+  rep.checks.insert(rep.checks.end(), indexChecks.begin(), indexChecks.end());
+  rep.queries = 0;
+  for (auto &v : kv)
+    rep.queries += v->queryCount();
   rep.milliseconds = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count();
   return rep;
 }
 
-} // namespace detail
 } // namespace argus::verify

@@ -18,6 +18,8 @@
 //   AssertCheck.cpp       argus.tag_assert
 //   MemoryChecks.cpp      the implicit read / write checks
 //   ViewChecks.cpp        the implicit checks of global views
+//   BoundsChecks.cpp      tensor sizes, bounds of global accesses
+//   ReductionCoverage.cpp every reduced index accumulated exactly once
 //   Counterexamples.cpp   model replay and counterexample contents
 //   KernelVerifier.cpp    solving, the check harness, the driver
 //
@@ -35,6 +37,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <functional>
 #include <set>
 
 namespace argus::verify::detail {
@@ -54,7 +57,20 @@ public:
     orderUnit = 1;
   }
 
-  KernelReport run();
+  using Results = std::vector<CheckResult>;
+  /// One check site: appends its results.
+  using Task = std::function<void(Results &)>;
+
+  /// Parameters and preconditions; fills the report's header.
+  void prepare(KernelReport &rep);
+  /// Every check of the kernel, in a fixed order (see verifyKernel).
+  std::vector<Task> tasks();
+  /// The obligations of one index op (no underflow, values in the modelled
+  /// range, no division by zero) for every instance of it.
+  CheckResult checkIndexOp(mlir::Operation *op);
+  /// Index ops evaluated with an obligation so far.
+  const std::set<mlir::Operation *> &obligedOps() const { return obliged; }
+  unsigned queryCount() const { return queries; }
 
 private:
   mlir::func::FuncOp func;
@@ -149,9 +165,6 @@ private:
   CheckResult checkWar(mlir::Operation *write);
   CheckResult checkWaw(mlir::Operation *write);
   CheckResult checkStageRange(mlir::argus::StageOp op);
-  /// The obligations of one index op (no underflow, values in the modelled
-  /// range) for every instance of it.
-  CheckResult checkIndexOp(mlir::Operation *op);
   /// Write after read (`Reads`) or write after write (`Writes`): an earlier
   /// access of another thread to the element `write` writes, not ordered
   /// before it.
@@ -168,6 +181,35 @@ private:
                               std::map<unsigned, mlir::Operation *> &byTensor);
   /// The tags of a global view agree with each element's global coordinate.
   CheckResult checkViewTag(mlir::argus::TagOp op);
+
+  // ---- tensor sizes and bounds of global accesses (BoundsChecks.cpp) ------
+  /// Size `dim` of each memref kernel argument: a constant for a static
+  /// dimension, else the parameter "argN.dimK" in [1, 2^23).
+  std::map<std::pair<unsigned, unsigned>, z3::expr> sizeParams;
+  /// Adds the size parameters of the kernel's memref arguments (called by
+  /// collectParams).
+  void collectSizes();
+  /// The size of dimension `dim` of `memref` (a kernel argument).
+  z3::expr tensorSize(mlir::Value memref, int64_t dim);
+  /// `out-of-bounds`: every element a load / copy / copy_async / store
+  /// accesses through an argus.view (the column of a gather_view) lies
+  /// inside the viewed tensor, for every instance.
+  void checkBounds(std::vector<CheckResult> &out);
+  CheckResult checkAccessBounds(mlir::Operation *op, mlir::Value global);
+
+  // ---- reductions (ReductionCoverage.cpp) ---------------------------------
+  /// `reduction-coverage` for every argus.mma whose accumulator the scf.for
+  /// around it carries: each index of the reduced dimension is accumulated
+  /// exactly once (A's reduced field runs through 0, 1, 2, ...).
+  void checkReductions(std::vector<CheckResult> &out);
+  /// The check of `mma` in `loop` (iter_arg `idx`; none when the loop does
+  /// not yield the mma's result); an empty kind when A has no reduced field.
+  CheckResult checkReductionCoverage(mlir::argus::MmaOp mma,
+                                     mlir::scf::ForOp loop,
+                                     std::optional<unsigned> idx);
+  /// A's tag fields that depend on the mma's k coordinate, those the mma's
+  /// own assertions name on `a` when there are any.
+  std::vector<std::string> reducedFields(mlir::argus::MmaOp mma);
 
   // ---- counterexamples (Counterexamples.cpp) ------------------------------
   /// The first recorded fact the model contradicts ("" when none).
@@ -192,5 +234,12 @@ private:
 };
 
 } // namespace argus::verify::detail
+
+namespace argus::verify {
+/// Verify one kernel: its checks run on `opts.threads` shards, each with its
+/// own Z3 context, and are reported in a fixed order.
+KernelReport verifyKernel(mlir::func::FuncOp f, mlir::argus::KernelAttr kernel,
+                          const VerifyOptions &opts);
+} // namespace argus::verify
 
 #endif // ARGUS_LIB_VERIFY_KERNELVERIFIER_H

@@ -110,6 +110,7 @@ struct VerifyTagsPass
     opts.timeoutMs = timeoutMs;
     opts.maxCounterexamples = maxCounterexamples;
     opts.implicitChecks = implicitChecks;
+    opts.threads = threads;
     std::vector<::argus::verify::KernelReport> reports;
     try {
       reports = ::argus::verify::verifyModule(getOperation(), opts);

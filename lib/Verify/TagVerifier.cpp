@@ -23,8 +23,7 @@ std::vector<KernelReport> verifyModule(ModuleOp module,
     auto k = f->getAttrOfType<KernelAttr>("argus.kernel");
     if (!k)
       return;
-    detail::KernelVerifier kv(f, k, options);
-    out.push_back(kv.run());
+    out.push_back(verifyKernel(f, k, options));
   });
   return out;
 }

@@ -450,6 +450,14 @@ class IndexValue(Value):
     def __gt__(self, o): return self._cmp("ugt", o)
     def __ge__(self, o): return self._cmp("uge", o)
 
+    def eq(self, o) -> "Condition":
+        """``self == o`` as a traced condition (``==`` keeps its Python meaning)."""
+        return self._cmp("eq", o)
+
+    def ne(self, o) -> "Condition":
+        """``self != o`` as a traced condition."""
+        return self._cmp("ne", o)
+
 
 class Condition(Value):
     """An ``i1`` condition on index values (``K >= 64``), combined with ``&``
@@ -494,6 +502,29 @@ class TensorValue(Value):
 
     def view(self, offsets, shape, name=None) -> "Tile":
         return view(self, offsets, shape, name=name)
+
+    def dim(self, k) -> IndexValue:
+        """The size of dimension ``k`` (an int, or the dim's name in the
+        annotation) as a traced index (``memref.dim``): static dims are
+        constants; for the verifier a dynamic one is the parameter
+        ``argN.dimK``."""
+        loc = _user_loc(2)
+        if isinstance(k, str):
+            if k not in self.shape:
+                raise _err(TraceError, f"tensor {self.pyname} has no dim named {k!r} "
+                           f"(its dims: {self.shape})", loc)
+            k = self.shape.index(k)
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(self.shape):
+            raise _err(TraceError, f"tensor {self.pyname} has no dim {k!r}", loc)
+        return self._dim(k, loc)
+
+    def _dim(self, k: int, loc) -> IndexValue:
+        if isinstance(self.shape[k], int):
+            return self._tr.const(self.shape[k], loc)
+        name = self._tr.fresh(f"{self.pyname}_dim{k}")
+        self._tr.emit(f"{name} = memref.dim {self.name}, {self._tr.const(k, loc).name} : "
+                      f"{self.type_str}", loc)
+        return IndexValue(self._tr, name)
 
     def __repr__(self):
         return f"<tensor {self.pyname} {self.spec.mlir()}>"
@@ -1539,6 +1570,7 @@ class Kernel:
         prev = getattr(_state, "tracer", None)
         _state.tracer = tr
         try:
+            _shape_relations(tr, [p for p, _ in self.params], args, def_loc)
             self.fn(*args)
         finally:
             _state.tracer = prev
@@ -1609,6 +1641,38 @@ class Kernel:
 
     def __repr__(self):
         return f"<argus.Kernel {self.name} target={self.target} block={self.block}>"
+
+
+def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
+                     loc: SourceLoc) -> None:
+    """The relations the annotations state, as ``argus.assume``: dims with the
+    same name are equal across tensors, and a dim named like an
+    ``argus.index`` parameter equals it (``Tensor[("M", "K"), ...]`` with a
+    parameter ``K``). The verifier uses them and the kernel checks them at
+    launch."""
+    params = {p: a for p, a in zip(pynames, args) if isinstance(a, IndexValue)}
+    first: Dict[str, list] = {}  # name -> [tensor, dim, its size value or None]
+    for p, a in zip(pynames, args):
+        if not isinstance(a, TensorValue):
+            continue
+        for k, d in enumerate(a.shape):
+            if not isinstance(d, str):
+                continue
+            if d in params:
+                other, what = params[d], f"the parameter {d}"
+            elif d in first:
+                f = first[d]
+                if f[2] is None:
+                    f[2] = f[0]._dim(f[1], loc)
+                other, what = f[2], f"{f[0].pyname}.dim{f[1]}"
+            else:
+                first[d] = [a, k, None]
+                continue
+            size = a._dim(k, loc)
+            ok = tr.fresh("shape_ok")
+            tr.emit(f"{ok} = arith.cmpi eq, {size.name}, {other.name} : index", loc)
+            msg = f"{p}.dim{k} ({d}) == {what}"
+            tr.emit(f'argus.assume {ok}, "{msg}"', loc)
 
 
 def kernel(fn=None, *, target: str = "gfx942", block=256, name: Optional[str] = None):

@@ -38,6 +38,10 @@ struct VerifyOptions {
   /// Checks done without being asked (unwritten reads, unsynchronized reads,
   /// non-injective writes).
   bool implicitChecks = true;
+  /// Shards the checks of a kernel run on, each on its own thread with its
+  /// own Z3 context. The report (counterexamples included) depends on this
+  /// number only, not on timing or the machine: a fixed default.
+  unsigned threads = 2;
 };
 
 enum class Status { Proved, Violated, Unknown };

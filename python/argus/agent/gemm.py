@@ -147,10 +147,16 @@ def build_gemm(v: Variant) -> "argus.Kernel":
     @argus.kernel(target=v.target, block=threads, name=name)
     def gemm(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f16"],
              C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
+        # The grid covers M x N exactly (the annotations relate the dims).
+        argus.assume(A.dim("M").eq(argus.grid_dim("y") * TM) &
+                     B.dim("N").eq(argus.grid_dim("x") * TN),
+                     f"the grid covers M x N with {TM} x {TN} tiles")
         if G > 1:
             # Block rasterisation in groups of G block rows (L2 reuse).
             argus.assume((argus.grid_dim("x") <= 1024) & (argus.grid_dim("y") <= 1024),
                          "at most 1024 x 1024 blocks")
+            # Whole groups of G block rows: no group reaches past M.
+            argus.assume((argus.grid_dim("y") % G).eq(0), f"grid_dim.y is a multiple of {G}")
             pid = argus.block_id("y") * argus.grid_dim("x") + argus.block_id("x")
             width = argus.grid_dim("x") * G
             pid_m = (pid // width) * G + pid % G

@@ -8,18 +8,16 @@
 !G = !argus.tile<64x4xf32, global>
 !S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @fill_then_copy(%A: memref<?x?xf32>)
+func.func @fill_then_copy(%A: memref<64x4xf32>)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
   %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
-  %bx = gpu.block_id x
-  %m0 = arith.muli %bx, %c64 : index
+  %m0 = arith.constant 0 : index
   %s = argus.alloc "sA" : !argus.buffer<1 x !S>
   %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
   %z = argus.fill 0.0 : !R
   argus.store %z, %s0 : !R, !S
   argus.barrier
-  %g = argus.view "A" %A[%m0, %c0] : memref<?x?xf32> -> !G
+  %g = argus.view "A" %A[%m0, %c0] : memref<64x4xf32> -> !G
   %gt = argus.tag %g [%m0, %c0] ["m", "k"] = #Coord : !G
   argus.copy %gt, %s0 threads #Copy : !G, !S
   argus.barrier
@@ -40,17 +38,17 @@ func.func @fill_then_copy(%A: memref<?x?xf32>)
 !G = !argus.tile<64x4xf32, global>
 !S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @ordered_overwrite(%A: memref<?x?xf32>)
+func.func @ordered_overwrite(%A: memref<64x8xf32>)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
   %s = argus.alloc "sA" : !argus.buffer<1 x !S>
   %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
-  %g = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !G
+  %g = argus.view "A" %A[%c0, %c0] : memref<64x8xf32> -> !G
   %gt = argus.tag %g [%c0, %c0] ["m", "k"] = #Coord : !G
   argus.copy %gt, %s0 threads #Copy : !G, !S
   argus.barrier
-  %g2 = argus.view "A" %A[%c0, %c4] : memref<?x?xf32> -> !G
+  %g2 = argus.view "A" %A[%c0, %c4] : memref<64x8xf32> -> !G
   %gt2 = argus.tag %g2 [%c0, %c4] ["m", "k"] = #Coord : !G
   argus.copy %gt2, %s0 threads #Copy2 : !G, !S
   argus.barrier
@@ -71,16 +69,16 @@ func.func @ordered_overwrite(%A: memref<?x?xf32>)
 !G = !argus.tile<64x4xf32, global>
 !S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @same_thread_overwrite(%A: memref<?x?xf32>)
+func.func @same_thread_overwrite(%A: memref<64x8xf32>)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
   %s = argus.alloc "sA" : !argus.buffer<1 x !S>
   %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
-  %g = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !G
+  %g = argus.view "A" %A[%c0, %c0] : memref<64x8xf32> -> !G
   %gt = argus.tag %g [%c0, %c0] ["m", "k"] = #Coord : !G
   argus.copy %gt, %s0 threads #Copy : !G, !S
-  %g2 = argus.view "A" %A[%c0, %c4] : memref<?x?xf32> -> !G
+  %g2 = argus.view "A" %A[%c0, %c4] : memref<64x8xf32> -> !G
   %gt2 = argus.tag %g2 [%c0, %c4] ["m", "k"] = #Coord : !G
   argus.copy %gt2, %s0 threads #Copy : !G, !S
   argus.barrier
@@ -100,19 +98,25 @@ func.func @same_thread_overwrite(%A: memref<?x?xf32>)
 #Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
 !G = !argus.tile<64x4xf32, global>
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @register_double_buffer(%A: memref<?x?xf32>, %K: index)
+func.func @register_double_buffer(%A: memref<?x4xf32>, %K: index)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
-  %g0 = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !G
+  // A holds the K + 1 slabs the loop reads.
+  %rows = memref.dim %A, %c0 : memref<?x4xf32>
+  %k1 = arith.addi %K, %c1 : index
+  %need = arith.muli %k1, %c64 : index
+  %ok = arith.cmpi uge, %rows, %need : index
+  argus.assume %ok, "A has (K + 1) * 64 rows"
+  %g0 = argus.view "A" %A[%c0, %c0] : memref<?x4xf32> -> !G
   %g0t = argus.tag %g0 [%c0, %c0] ["k", "n"] = #Coord : !G
   %x0 = argus.load %g0t : !G -> !R
   %z = argus.fill 0.0 : !R
   %r = scf.for %kt = %c0 to %K step %c1 iter_args(%x = %x0) -> (!R) {
-    %k1 = arith.addi %kt, %c1 : index
-    %row1 = arith.muli %k1, %c64 : index
-    %g1 = argus.view "A" %A[%row1, %c0] : memref<?x?xf32> -> !G
+    %kt1 = arith.addi %kt, %c1 : index
+    %row1 = arith.muli %kt1, %c64 : index
+    %g1 = argus.view "A" %A[%row1, %c0] : memref<?x4xf32> -> !G
     %g1t = argus.tag %g1 [%row1, %c0] ["k", "n"] = #Coord : !G
     %xn = argus.load %g1t : !G -> !R
     %row = arith.muli %kt, %c64 : index

@@ -10,7 +10,7 @@
 !G = !argus.tile<64x4xf32, global>
 !S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @guarded_copy(%A: memref<?x?xf32>, %K: index)
+func.func @guarded_copy(%A: memref<256x4xf32>, %K: index)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -29,7 +29,7 @@ func.func @guarded_copy(%A: memref<?x?xf32>, %K: index)
       scf.yield %c0 : index
     }
     scf.if %tail {
-      %g = argus.view "A" %A[%row, %c0] : memref<?x?xf32> -> !G
+      %g = argus.view "A" %A[%row, %c0] : memref<256x4xf32> -> !G
       %gt = argus.tag %g [%row, %c0] ["k", "n"] = #Coord : !G
       argus.copy %gt, %s0 threads #Copy : !G, !S
       argus.barrier
@@ -52,7 +52,7 @@ func.func @guarded_copy(%A: memref<?x?xf32>, %K: index)
 !G = !argus.tile<64x4xf32, global>
 !S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @read_outside_guard(%A: memref<?x?xf32>, %N: index)
+func.func @read_outside_guard(%A: memref<64x4xf32>, %N: index)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -60,7 +60,7 @@ func.func @read_outside_guard(%A: memref<?x?xf32>, %N: index)
   %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
   %big = arith.cmpi uge, %N, %c2 : index
   scf.if %big {
-    %g = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !G
+    %g = argus.view "A" %A[%c0, %c0] : memref<64x4xf32> -> !G
     argus.copy %g, %s0 threads #Copy : !G, !S
   }
   argus.barrier

@@ -101,6 +101,9 @@ bool sameValue(Value a, Value b, int depth = 0) {
 struct Reg {
   std::vector<int64_t> shape;
   std::vector<std::optional<Tags>> e; // by colexicographic linear coordinate
+  /// An accumulator's reduction so far: reduced field -> row -> the last
+  /// index accumulated into that row (none: nothing accumulated yet).
+  std::map<std::string, std::map<int64_t, int64_t>> reduced;
 };
 
 struct Mem {
@@ -114,6 +117,8 @@ struct Mem {
   std::vector<Value> offsetValues;
   std::vector<unsigned> perm; // root coordinate k = tile coordinate perm[k]
   int64_t tensor = -1;        // function-argument number of the root
+  std::vector<int64_t> sizes; // the root tensor's sizes (global views)
+  int64_t col = 0;            // a gather's column offset
   struct Direct {
     TagOp op;
     std::vector<int64_t> syms;
@@ -228,6 +233,43 @@ private:
     return a && a.getOwner()->getParentOp() == func.getOperation()
                ? a.getArgNumber()
                : -1;
+  }
+
+  /// Size `k` of a memref kernel argument: static, or the parameter
+  /// "argN.dimK" (the verifier's name).
+  int64_t sizeOf(Value tensor, int64_t k) {
+    auto mt = cast<MemRefType>(tensor.getType());
+    if (!mt.isDynamicDim(k))
+      return mt.getDimSize(k);
+    int64_t a = tensorArg(tensor);
+    std::string n = "arg" + std::to_string(a) + ".dim" + std::to_string(k);
+    auto it = params.find(n);
+    if (a < 0 || it == params.end())
+      throw Fail("no size " + n);
+    return it->second;
+  }
+  std::vector<int64_t> sizesOf(Value tensor) {
+    std::vector<int64_t> s;
+    for (int64_t k = 0; k < cast<MemRefType>(tensor.getType()).getRank(); ++k)
+      s.push_back(sizeOf(tensor, k));
+    return s;
+  }
+
+  /// An access of thread `t` to tile element `c` of a global tile: its
+  /// global coordinate (a gather: its column) is inside the tensor.
+  void bounds(Operation *op, const Mem &m, const std::vector<int64_t> &c,
+              int64_t t) {
+    if (m.shared)
+      return;
+    for (size_t k = 0; k < m.sizes.size(); ++k) {
+      if (m.gather && k != 1)
+        continue; // gathered rows come from data
+      int64_t g = (m.gather ? m.col : m.offsets[k]) + c[m.perm[k]];
+      if (g < 0 || g >= m.sizes[k]) {
+        event("out-of-bounds", op, t, c);
+        return;
+      }
+    }
   }
 
   /// Names and tensors of views met so far: one name per tensor and one
@@ -346,6 +388,7 @@ private:
       else {
         key = c;
       }
+      bounds(op, d, c, t);
       bool again = !seen.insert(key).second;
       if (again) {
         collide = true;
@@ -537,6 +580,65 @@ private:
     }
   }
 
+  /// The reduced fields of each mma: A's fields that vary along k in a row
+  /// (those the mma's assertions name on `a` when there are any), fixed at
+  /// the first execution where one varies.
+  std::map<Operation *, std::set<std::string>> reducedFields;
+
+  /// Every index of the reduced dimension is accumulated exactly once: in
+  /// each row of the accumulator, the reduced field of the A elements
+  /// accumulated runs through 0, 1, 2, ... across k and executions.
+  void accumulate(MmaOp m, Reg &acc) {
+    auto at = cast<TileType>(m.getA().getType());
+    int64_t rows = at.getShape()[0], bk = at.getShape()[1];
+    std::set<std::string> &chosen = reducedFields[m.getOperation()];
+    if (chosen.empty()) {
+      std::set<std::string> asserted, varying;
+      func.walk([&](TagAssertOp a) {
+        if (a.getSite() != m.getOperation())
+          return;
+        std::string err;
+        auto pred = parseTagPredicate(a.getPredicate(), err);
+        SmallVector<const TagExpr *> refs;
+        if (pred)
+          pred->collectRefs(refs);
+        for (auto *r : refs)
+          if (r->operand == "a")
+            asserted.insert(r->field);
+      });
+      for (int64_t r = 0; r < rows; ++r) {
+        auto first = tagsOf(m.getA(), {r, 0});
+        if (!first)
+          continue;
+        for (int64_t k = 1; k < bk; ++k)
+          if (auto t = tagsOf(m.getA(), {r, k}))
+            for (auto &[f, v] : *first)
+              if (f != "tensor" && t->count(f) && t->at(f) != v)
+                varying.insert(f);
+      }
+      for (const std::string &f : varying)
+        if (asserted.count(f))
+          chosen.insert(f);
+      if (chosen.empty())
+        chosen = varying;
+    }
+    for (const std::string &f : chosen)
+      for (int64_t r = 0; r < rows; ++r) {
+        auto &last = acc.reduced[f];
+        int64_t prev = last.count(r) ? last[r] : -1;
+        for (int64_t k = 0; k < bk; ++k) {
+          auto t = tagsOf(m.getA(), {r, k});
+          if (!t || !t->count(f))
+            continue;
+          int64_t v = t->at(f);
+          if (v != prev + 1)
+            event("reduction-coverage", m, -1, {r, k});
+          prev = v;
+        }
+        last[r] = prev;
+      }
+  }
+
   void exec(Block &b) {
     for (Operation &op : b)
       step(&op);
@@ -623,6 +725,12 @@ private:
                             stringifyDimension(bid.getDimension()).str());
       return setI(it == params.end() ? 0 : it->second);
     }
+    if (auto d = dyn_cast<memref::DimOp>(op)) {
+      std::optional<int64_t> k = d.getConstantIndex();
+      if (!k)
+        throw Fail("memref.dim of a non-constant dimension");
+      return setI(sizeOf(d.getSource(), *k));
+    }
     if (auto ld = dyn_cast<memref::LoadOp>(op)) {
       std::string s;
       llvm::raw_string_ostream os(s);
@@ -664,6 +772,7 @@ private:
         m.perm.push_back(m.perm.size());
       }
       m.tensor = tensorArg(v.getTensor());
+      m.sizes = sizesOf(v.getTensor());
       bindName(op, m.name, v.getTensor());
       mems[key(v.getResult())] = m;
       return;
@@ -677,6 +786,9 @@ private:
       m.shape.assign(ty.getShape().begin(), ty.getShape().end());
       m.layout = memLayoutOf(ty);
       m.tensor = tensorArg(g.getTensor());
+      m.sizes = sizesOf(g.getTensor());
+      m.col = I(g.getCol());
+      m.perm = {0, 1};
       bindName(op, m.name, g.getTensor());
       mems[key(g.getResult())] = m;
       return;
@@ -763,6 +875,7 @@ private:
       Mem &m = M(l.getSource());
       for (int64_t i = 0; i < tv.size(); ++i) {
         int64_t c = tv(i);
+        bounds(op, m, coordsOf(c, r.shape), i % s0);
         auto t = readMem(m, coordsOf(c, r.shape), i % s0, op);
         if (t)
           r.e[c] = t;
@@ -776,6 +889,7 @@ private:
       write(
           op, dst, tvOf(op),
           [&](const std::vector<int64_t> &c, int64_t t) {
+            bounds(op, src, c, t);
             return readMem(src, c, t, op);
           },
           isa<CopyAsyncOp>(op));
@@ -804,7 +918,9 @@ private:
           for (int64_t t = 0; t < threads; ++t)
             readMem(M(v), coordsOf(i, shape), t, op);
       }
-      regs[key(m.getResult())] = R(m.getAcc());
+      Reg res = R(m.getAcc());
+      accumulate(m, res);
+      regs[key(m.getResult())] = res;
       return;
     }
     if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp>(op)) {

@@ -35,7 +35,7 @@ struct Probe {
 struct Event {
   std::string kind; // unwritten-read, unsynchronized-read, non-injective-write,
                     // unsynchronized-write, write-after-write, view-tag,
-                    // tensor-name
+                    // tensor-name, reduction-coverage, out-of-bounds
   mlir::Operation *op;
   std::vector<int64_t> ivs;
   int64_t thread;
@@ -53,7 +53,8 @@ struct SimResult {
   std::string lastViolation;
 };
 
-/// Run one block of `func` with `params` ("argN", "block_id.x", "load@...").
+/// Run one block of `func` with `params` ("argN", "argN.dimK" for dynamic
+/// sizes, "block_id.x", "grid_dim.x", "load@...").
 /// Each probe is evaluated when reached; a watched event (thread -1 or
 /// empty coords match any) is recorded in watchHits when it happens; with
 /// `samples` > 0 every assertion instance is also evaluated at that many random

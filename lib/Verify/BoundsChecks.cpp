@@ -1,0 +1,215 @@
+//===- BoundsChecks.cpp - tensor sizes and bounds of global accesses ------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Each dimension of a memref kernel argument is a parameter ("argN.dimK",
+// a constant for a static dimension) that `memref.dim` evaluates to, so
+// `argus.assume` can relate sizes to the launch and the other arguments.
+// The implicit check `out-of-bounds`: every element a load, copy,
+// copy_async or store accesses through an `argus.view` has its global
+// coordinate (view offsets + tile coordinate) inside the tensor's sizes, for
+// every block, loop iteration and (thread, slot) of the access layout. Of a
+// `gather_view` only the column is checked (its rows come from data).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConcreteIndex.h"
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+namespace L = ::argus::layout;
+
+namespace argus::verify::detail {
+
+void KernelVerifier::collectSizes() {
+  for (BlockArgument arg : func.getArguments()) {
+    auto mt = dyn_cast<MemRefType>(arg.getType());
+    if (!mt)
+      continue;
+    for (unsigned k = 0; k < mt.getRank(); ++k) {
+      std::pair<unsigned, unsigned> key{arg.getArgNumber(), k};
+      if (!mt.isDynamicDim(k)) {
+        // A static size beyond the index range is left unmodelled (a use
+        // of it is unknown).
+        if (mt.getDimSize(k) < kIndexBound)
+          sizeParams.emplace(key, bv(mt.getDimSize(k)));
+        continue;
+      }
+      std::string name = "arg" + std::to_string(arg.getArgNumber()) + ".dim" +
+                         std::to_string(k);
+      z3::expr v = ctx.bv_const(name.c_str(), kWidth);
+      sizeParams.emplace(key, v);
+      paramVars.push_back({name, v});
+      paramCons.push_back(z3::uge(v, bv(1)));
+      paramCons.push_back(z3::ult(v, bv(kIndexBound)));
+    }
+  }
+}
+
+z3::expr KernelVerifier::tensorSize(Value memref, int64_t dim) {
+  auto arg = dyn_cast<BlockArgument>(memref);
+  if (!arg || arg.getOwner()->getParentOp() != func.getOperation())
+    unsupported("the size of a memref that is not a kernel argument");
+  auto it = sizeParams.find({arg.getArgNumber(), static_cast<unsigned>(dim)});
+  if (it == sizeParams.end())
+    unsupported("size " + std::to_string(dim) + " of kernel argument " +
+                std::to_string(arg.getArgNumber()) +
+                " is not modelled (out of range or rank)");
+  return it->second;
+}
+
+namespace {
+/// The argus.view or argus.gather_view a global tile comes from, through
+/// tags and transposes; null when something else (a reinterpret) is on the
+/// way.
+Operation *globalViewOf(Value tile) {
+  for (Operation *d = tile.getDefiningOp(); d;
+       d = d->getOperand(0).getDefiningOp()) {
+    if (isa<ViewOp, GatherViewOp>(d))
+      return d;
+    if (!isa<TagOp, TransposeOp>(d))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+bool isGlobalTile(Value v) {
+  auto t = dyn_cast<TileType>(v.getType());
+  return t && t.isMemory() && !isSharedTile(v);
+}
+} // namespace
+
+void KernelVerifier::checkBounds(std::vector<CheckResult> &out) {
+  func.walk([&](Operation *op) {
+    if (!isa<LoadOp, CopyOp, CopyAsyncOp, StoreOp>(op))
+      return;
+    for (Value v : op->getOperands())
+      if (isGlobalTile(v))
+        out.push_back(checkAccessBounds(op, v));
+  });
+}
+
+CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
+  CheckResult res = newCheck("out-of-bounds", op, op);
+  Operation *view = globalViewOf(global);
+  bool gather = isa_and_nonnull<GatherViewOp>(view);
+  res.predicate =
+      gather ? "every column this access reaches is inside the gathered "
+               "tensor (rows come from data and are not checked)"
+             : "every element this access reaches is inside the viewed "
+               "tensor: view offset + tile coordinate < size, in every "
+               "dimension";
+  bool isDest = isWriteOp(op) && writeDest(op) == global;
+  runCheck({&res}, [&](Query &Q) {
+    if (!view)
+      unsupported("a global tile that is not an argus.view or gather_view "
+                  "seen through tags and transposes");
+    Inst in = freshInst(op);
+    auto ty = cast<TileType>(global.getType());
+    std::vector<int64_t> shape(ty.getShape().begin(), ty.getShape().end());
+    std::optional<L::Layout> l = accessLayout(op);
+    if (!l)
+      unsupported("an access without a thread layout");
+    z3::expr t = rangeVar("thread", l->mode(0).size());
+    z3::expr s = rangeVar("slot", l->mode(1).size());
+    std::vector<z3::expr> c = delin(tvLin(*l, t, s, ctx.bool_val(true)), shape);
+    MemView mv = resolve(global, in);
+    Value tensor = gather ? cast<GatherViewOp>(view).getTensor()
+                          : cast<ViewOp>(view).getTensor();
+    auto rank = cast<MemRefType>(tensor.getType()).getRank();
+    // Root coordinate k of the element: offset k + tile coordinate perm[k]
+    // (a gather: only the column, dimension 1, is known).
+    std::vector<std::optional<z3::expr>> off(rank), size(rank);
+    if (gather) {
+      if (rank != 2 || mv.perm.size() != 2)
+        unsupported("a gather_view of a tensor that is not 2-D");
+      off[1] = evalIndex(cast<GatherViewOp>(view).getCol(), in);
+    } else {
+      if (mv.offsets.size() != static_cast<size_t>(rank) ||
+          mv.perm.size() != static_cast<size_t>(rank))
+        unsupported("a view whose rank differs from its tensor's");
+      for (int64_t k = 0; k < rank; ++k)
+        off[k] = mv.offsets[k];
+    }
+    z3::expr bad = ctx.bool_val(false);
+    for (int64_t k = 0; k < rank; ++k)
+      if (off[k]) {
+        size[k] = tensorSize(tensor, k);
+        bad = bad || z3::uge(*off[k] + c[mv.perm[k]], *size[k]);
+      }
+    std::optional<z3::model> m;
+    z3::check_result r = solve({bad}, m);
+    if (r == z3::unsat) {
+      res.status = Status::Proved;
+      return;
+    }
+    if (r == z3::unknown) {
+      res.status = Status::Unknown;
+      res.reason = "solver returned unknown (timeout?)";
+      return;
+    }
+    preferSmall({bad}, in, m);
+    // Concrete replay: the element's tile coordinate from the layout
+    // library, the global coordinate and the comparison in plain integers.
+    int64_t tt = uval(*m, t), ss = uval(*m, s);
+    std::vector<int64_t> tc =
+        delinConcrete((*l)(tt + l->mode(0).size() * ss), shape);
+    std::string why = replay(*m);
+    std::vector<int64_t> gc(rank, -1), sz(rank, -1);
+    int64_t outside = -1;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (!off[k])
+        continue;
+      gc[k] = uval(*m, *off[k]) + tc[mv.perm[k]];
+      sz[k] = uval(*m, *size[k]);
+      if (why.empty() && uval(*m, c[mv.perm[k]]) != tc[mv.perm[k]])
+        why = "the layout maps thread " + std::to_string(tt) + " slot " +
+              std::to_string(ss) + " elsewhere";
+      if (outside < 0 && gc[k] >= sz[k])
+        outside = k;
+    }
+    if (why.empty() && outside < 0)
+      why = "the element is inside the tensor concretely";
+    if (!why.empty()) {
+      res.status = Status::Unknown;
+      res.reason = "counterexample replay disagrees: " + why;
+      return;
+    }
+    res.status = Status::Violated;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    setThread(cx, tt, ss);
+    ElementInfo el =
+        accessedElement(cx, isDest ? "dest" : "source", mv.name, c, *m);
+    if (!gather)
+      el.globalCoords = gc;
+    cx.elements.push_back(el);
+    auto show = [&](const std::vector<int64_t> &v, llvm::raw_ostream &os) {
+      for (int64_t k = 0; k < rank; ++k)
+        os << (k ? ", " : "")
+           << (v[k] < 0 ? std::string("row") : std::to_string(v[k]));
+    };
+    std::string note;
+    llvm::raw_string_ostream os(note);
+    os << opDesc(op) << (isDest ? " writes " : " reads ") << mv.name << "[";
+    show(gc, os);
+    os << "] (tile element (";
+    llvm::interleaveComma(tc, os);
+    os << ")), outside its sizes [";
+    show(sz, os);
+    os << "]: dimension " << outside << " reaches " << gc[outside]
+       << " >= " << sz[outside]
+       << " (state the kernel's shape preconditions with argus.assume)";
+    cx.notes.push_back(note);
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+} // namespace argus::verify::detail

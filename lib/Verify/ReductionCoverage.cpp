@@ -1,0 +1,453 @@
+//===- ReductionCoverage.cpp - every reduced index accumulated once -------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The implicit check `reduction-coverage` (issue 9, item 9b): an argus.mma
+// whose accumulator is carried by the scf.for around it (the k loop) must
+// accumulate every index of its reduced dimension exactly once. The reduced
+// index of A's element (m, kk) in iteration i is a tag field of A (the
+// *reduced field*, r(i, m, kk)); the check proves, with quantifier-free
+// queries, that for every row m the values accumulated run through
+// 0, 1, 2, ... without a gap or a repeat:
+//
+//   (1) within an iteration:   r(i, m, kk + 1) == r(i, m, kk) + 1
+//   (2) across iterations:     r(i + step, m, 0) == r(i, m, BK - 1) + 1
+//       (for every iteration whose successor is in range)
+//   (3) at the start:          r(lb, m, 0) == 0, or, when the accumulator
+//       comes from an earlier loop (a pipeline's main loop before its drain
+//       loop), one more than the last value that loop accumulated (the
+//       expected start of that loop when it runs no iteration).
+//
+// (1) and (2) are one query over the successor (i', kk') of (i, kk). The
+// end of the reduction (that the last value is the size of A's reduced
+// dimension minus one) is not checked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "argus/Dialect/TagFields.h"
+#include "argus/Dialect/TagPredicate.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace mlir::argus;
+namespace L = ::argus::layout;
+
+namespace argus::verify::detail {
+
+/// `v` through the ops that keep an accumulator's values (tags, conversions).
+static Value throughIdentity(Value v) {
+  while (Operation *d = v.getDefiningOp()) {
+    if (!isa<TagOp, ConvertOp, ConvertLayoutOp>(d))
+      break;
+    v = d->getOperand(0);
+  }
+  return v;
+}
+
+/// The iter_args of `loop` the accumulator value `v` (computed in the loop's
+/// body) is derived from through register ops that rescale it (flash
+/// attention's O * alpha).
+static void carriedArgs(Value v, scf::ForOp loop, int depth,
+                        llvm::SmallVectorImpl<unsigned> &out) {
+  if (depth > 8)
+    return;
+  if (auto a = dyn_cast<BlockArgument>(v)) {
+    if (a.getOwner() == loop.getBody() && a.getArgNumber() > 0 &&
+        !llvm::is_contained(out, a.getArgNumber() - 1))
+      out.push_back(a.getArgNumber() - 1);
+    return;
+  }
+  Operation *d = v.getDefiningOp();
+  if (!d || !loop->isAncestor(d))
+    return;
+  if (isa<TagOp, ConvertOp, ConvertLayoutOp, ScaleOp, NegOp>(d))
+    return carriedArgs(d->getOperand(0), loop, depth + 1, out);
+  if (isa<MulOp, DivOp>(d))
+    for (Value o : d->getOperands())
+      carriedArgs(o, loop, depth + 1, out);
+}
+
+/// The iter_arg of the loop directly around `mma` that carries its
+/// accumulator: the loop yields the mma's result there, and the mma's
+/// accumulator is derived from it. `direct` is set when the accumulator is
+/// an iter_arg (up to tags and conversions) whether or not the loop yields
+/// the result.
+static std::optional<unsigned> accumulatorArg(MmaOp mma, scf::ForOp loop,
+                                              bool &direct) {
+  direct = false;
+  if (auto a = dyn_cast<BlockArgument>(throughIdentity(mma.getAcc())))
+    direct = a.getOwner() == loop.getBody() && a.getArgNumber() > 0;
+  SmallVector<unsigned> args;
+  carriedArgs(mma.getAcc(), loop, 0, args);
+  for (unsigned idx : args)
+    if (throughIdentity(loop.getYieldedValues()[idx]) == mma.getResult())
+      return idx;
+  return std::nullopt;
+}
+
+/// The mma whose accumulator `loop` carries in iter_arg `idx` (or null).
+static MmaOp reductionOf(scf::ForOp loop, unsigned idx) {
+  auto mma =
+      throughIdentity(loop.getYieldedValues()[idx]).getDefiningOp<MmaOp>();
+  if (!mma || mma->getParentOp() != loop.getOperation())
+    return {};
+  bool direct = false;
+  std::optional<unsigned> a = accumulatorArg(mma, loop, direct);
+  return a && *a == idx ? mma : MmaOp();
+}
+
+void KernelVerifier::checkReductions(std::vector<CheckResult> &out) {
+  func.walk([&](MmaOp mma) {
+    // The innermost loop around the mma that carries its accumulator.
+    for (Operation *p = mma->getParentOp(); p && p != func.getOperation();
+         p = p->getParentOp()) {
+      auto loop = dyn_cast<scf::ForOp>(p);
+      if (!loop)
+        continue;
+      bool direct = false;
+      std::optional<unsigned> idx = accumulatorArg(mma, loop, direct);
+      if (!idx && !direct)
+        continue;
+      CheckResult res = checkReductionCoverage(mma, loop, idx);
+      if (!res.kind.empty())
+        out.push_back(res);
+      return;
+    }
+  });
+}
+
+std::vector<std::string> KernelVerifier::reducedFields(MmaOp mma) {
+  auto aTy = cast<TileType>(mma.getA().getType());
+  // Fields the mma's own assertions name on `a` come first.
+  std::set<std::string> asserted;
+  func.walk([&](TagAssertOp op) {
+    if (op.getSite() != mma.getOperation())
+      return;
+    std::string err;
+    std::unique_ptr<TagExpr> pred = parseTagPredicate(op.getPredicate(), err);
+    if (!pred)
+      return;
+    SmallVector<const TagExpr *> refs;
+    pred->collectRefs(refs);
+    for (auto *r : refs)
+      if (r->operand == "a")
+        asserted.insert(r->field);
+  });
+  Query *saved = q;
+  Query S;
+  q = &S;
+  std::vector<std::string> chosen;
+  try {
+    baseCons(S);
+    Inst in = freshInst(mma);
+    z3::expr m = rangeVar("m", aTy.getShape()[0]);
+    z3::expr k1 = rangeVar("k", aTy.getShape()[1]);
+    z3::expr k2 = rangeVar("k", aTy.getShape()[1]);
+    Tags t1 = operandTags(mma.getA(), {m, k1}, in, mma);
+    Tags t2 = operandTags(mma.getA(), {m, k2}, in, mma);
+    z3::expr def = ctx.bool_val(true);
+    for (auto &r : S.reads)
+      def = def && r.defined;
+    auto dependent = [&](const std::string &f) {
+      if (f == kTensorField || !t2.count(f))
+        return false;
+      std::optional<z3::model> mdl;
+      z3::check_result r = solve({def, t1.at(f) != t2.at(f)}, mdl);
+      if (r == z3::unknown)
+        unsupported("solver returned unknown while finding the reduced field "
+                    "(field '" +
+                    f + "')");
+      return r == z3::sat;
+    };
+    for (bool assertedOnly : {true, false}) {
+      for (auto &[f, e] : t1)
+        if ((asserted.count(f) > 0) == assertedOnly && dependent(f))
+          chosen.push_back(f);
+      if (!chosen.empty())
+        break;
+    }
+  } catch (...) {
+    q = saved;
+    throw;
+  }
+  q = saved;
+  return chosen;
+}
+
+CheckResult
+KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
+                                       std::optional<unsigned> idx) {
+  CheckResult res = newCheck("reduction-coverage", mma, mma);
+  res.predicate = "the " + loopName(loop) +
+                  " accumulates every index of the mma's reduced dimension "
+                  "exactly once: for every row, A's reduced field runs "
+                  "through 0, 1, 2, ... (the end is not checked)";
+  bool applicable = true;
+  runCheck({&res}, [&](Query &Q) {
+    if (!idx)
+      unsupported("the accumulator is carried by the " + loopName(loop) +
+                  ", but the loop does not yield this mma's result (several "
+                  "mmas or other ops accumulating per iteration are not "
+                  "modelled)");
+    if (mma->getParentOp() != loop.getOperation())
+      unsupported("the mma is not directly in the body of the " +
+                  loopName(loop) + " that carries its accumulator");
+    auto aTy = cast<TileType>(mma.getA().getType());
+    int64_t bk = aTy.getShape()[1];
+    std::vector<std::string> fields = reducedFields(mma);
+    if (fields.empty()) {
+      applicable = false; // A carries no tag of the reduced dimension
+      return;
+    }
+    Inst in = freshInst(mma);
+    Inst outer = in.without(loop);
+    z3::expr lb = bv(0), ub = bv(0);
+    int64_t step = 1;
+    loopBounds(loop, outer, lb, ub, step);
+    z3::expr iv = *in.lookup(loop);
+    z3::expr m = rangeVar("m", aTy.getShape()[0]);
+    z3::expr kk = rangeVar("k", bk);
+
+    // One evaluation of A's tags: its reads' definedness and cut-off.
+    struct Eval {
+      z3::expr guard, defined, ok, cut;
+    };
+    std::vector<Eval> evals;
+    auto evalA = [&](MmaOp op, const Inst &inst, z3::expr k, z3::expr guard,
+                     z3::expr &defined) {
+      size_t r0 = Q.reads.size();
+      Tags t = operandTags(op.getA(), {m, k}, inst, op);
+      Eval e{guard, ctx.bool_val(true), ctx.bool_val(true),
+             ctx.bool_val(false)};
+      for (size_t r = r0; r < Q.reads.size(); ++r) {
+        e.defined = e.defined && Q.reads[r].defined;
+        e.ok = e.ok && (Q.reads[r].defined || Q.reads[r].cut);
+        e.cut = e.cut || Q.reads[r].cut;
+      }
+      defined = e.defined;
+      evals.push_back(e);
+      return t;
+    };
+    auto field = [&](const Tags &t, const std::string &f, Operation *where) {
+      auto it = t.find(f);
+      if (it == t.end())
+        unsupported("A's element of the mma at " + locStr(where->getLoc()) +
+                    " has no tag field '" + f + "' in every iteration");
+      return it->second;
+    };
+
+    // (i, kk) and its successor (i', kk').
+    z3::expr d1 = ctx.bool_val(true), d2 = d1, d0 = d1;
+    Tags t1 = evalA(mma, in, kk, in.guard, d1);
+    z3::expr lastK = kk == bv(bk - 1);
+    z3::expr hasSucc = !lastK || z3::ult(iv + bv(step), ub);
+    z3::expr iv2 = z3::ite(lastK, iv + bv(step), iv);
+    z3::expr kk2 = z3::ite(lastK, bv(0), kk + bv(1));
+    Inst in2 = in.with(loop, iv2, in.guard && hasSucc);
+    Tags t2 = evalA(mma, in2, kk2, in.guard && hasSucc, d2);
+    // The first element of the first iteration.
+    Inst in0 = in.with(loop, lb, in.guard);
+    Tags t0 = evalA(mma, in0, bv(0), in.guard, d0);
+
+    // Where the accumulator starts: 0 for a fresh one, else where the loop
+    // that produced it stopped (recursively, for loops without iterations).
+    std::vector<std::string> startNotes;
+    std::function<z3::expr(scf::ForOp, unsigned, const std::string &,
+                           z3::expr &, int)>
+        expectedStart = [&](scf::ForOp l, unsigned i, const std::string &f,
+                            z3::expr &defined, int depthLeft) -> z3::expr {
+      defined = ctx.bool_val(true);
+      Value init = throughIdentity(l.getInitArgs()[i]);
+      Operation *d = init.getDefiningOp();
+      if (d && isa<FillOp, LoadOp>(d))
+        return bv(0);
+      auto prev = dyn_cast_or_null<scf::ForOp>(d);
+      if (!prev || depthLeft == 0)
+        unsupported(
+            "the initial accumulator of the " + loopName(l) + " is " +
+            (d ? "defined by " + opDesc(d) : std::string("an argument")) +
+            ": where its reduction starts is not modelled");
+      unsigned pi = cast<OpResult>(init).getResultNumber();
+      MmaOp pm = reductionOf(prev, pi);
+      if (!pm)
+        unsupported("the accumulator comes from the " + loopName(prev) +
+                    ", whose reduction is not modelled");
+      z3::expr plb = bv(0), pub = bv(0);
+      int64_t pstep = 1;
+      loopBounds(prev, outer, plb, pub, pstep);
+      z3::expr trips =
+          z3::ite(z3::ugt(pub, plb),
+                  z3::udiv(pub - plb + bv(pstep - 1), bv(pstep)), bv(0));
+      z3::expr ran = z3::ugt(trips, bv(0));
+      z3::expr last = plb + (trips - bv(1)) * bv(pstep);
+      int64_t pbk = cast<TileType>(pm.getA().getType()).getShape()[1];
+      z3::expr pd = ctx.bool_val(true);
+      Tags pt = evalA(pm, outer.with(prev, last, outer.guard && ran),
+                      bv(pbk - 1), outer.guard && ran, pd);
+      z3::expr rest = ctx.bool_val(true);
+      z3::expr before = expectedStart(prev, pi, f, rest, depthLeft - 1);
+      defined = z3::implies(ran, pd) && rest;
+      startNotes.push_back(loopName(prev));
+      return z3::ite(ran, field(pt, f, pm) + bv(1), before);
+    };
+
+    struct PerField {
+      std::string name;
+      z3::expr r1, r2, r0, start, inside, atStart;
+    };
+    std::vector<PerField> pf;
+    z3::expr anyInside = ctx.bool_val(false), anyStart = ctx.bool_val(false);
+    for (const std::string &f : fields) {
+      z3::expr dE = ctx.bool_val(true);
+      startNotes.clear();
+      z3::expr start = expectedStart(loop, *idx, f, dE, 8);
+      z3::expr r1 = field(t1, f, mma), r2 = field(t2, f, mma),
+               r0 = field(t0, f, mma);
+      z3::expr inside = hasSucc && d1 && d2 && r2 != r1 + bv(1);
+      z3::expr atStart = d0 && dE && r0 != start;
+      pf.push_back({f, r1, r2, r0, start, inside, atStart});
+      anyInside = anyInside || inside;
+      anyStart = anyStart || atStart;
+    }
+    z3::expr anyCut = ctx.bool_val(false);
+    for (Eval &e : evals)
+      anyCut = anyCut || (e.guard && e.ok && e.cut);
+
+    // Usually the reduction is complete and no read goes past the followed
+    // depth: one query proves it.
+    std::optional<z3::model> mdl;
+    z3::check_result r = solve({anyInside || anyStart || anyCut}, mdl);
+    if (r == z3::unsat) {
+      res.status = Status::Proved;
+      return;
+    }
+    bool startViolated = false;
+    std::vector<z3::expr> extra;
+    if (r != z3::unknown) {
+      if (solve({anyStart}, mdl) == z3::sat) {
+        startViolated = true;
+        extra = {anyStart};
+      } else if (solve({anyInside}, mdl) == z3::sat)
+        extra = {anyInside};
+    }
+    if (extra.empty()) {
+      res.status = Status::Unknown;
+      std::optional<z3::model> mc;
+      if (r != z3::unknown && solve({anyCut}, mc) == z3::sat)
+        res.reason = "a read may see a writer older than the pipeline depth "
+                     "the verifier follows";
+      else
+        res.reason = "solver returned unknown (timeout " +
+                     std::to_string(opts.timeoutMs) + " ms?)";
+      return;
+    }
+    preferSmall(extra, in, mdl);
+    std::string bad = replay(*mdl);
+    // The violated field, re-checked on the model's numbers.
+    const PerField *hit = nullptr;
+    for (const PerField &p : pf)
+      if (mdl->eval(startViolated ? p.atStart : p.inside, true).is_true()) {
+        hit = &p;
+        break;
+      }
+    if (bad.empty() && !hit)
+      bad = "no reduced field is violated on the model";
+    if (bad.empty()) {
+      int64_t a = sval(*mdl, startViolated ? hit->start : hit->r1 + bv(1));
+      int64_t b = sval(*mdl, startViolated ? hit->r0 : hit->r2);
+      if (a == b)
+        bad = "the accumulated value is the expected one on the model";
+    }
+    if (!bad.empty()) {
+      res.status = Status::Unknown;
+      res.reason = "counterexample replay disagrees: " + bad;
+      return;
+    }
+    res.status = Status::Violated;
+    Counterexample cx;
+    const Inst &at = startViolated ? in0 : in2;
+    fillCommon(cx, *mdl, at);
+    int64_t row = uval(*mdl, m);
+    auto element = [&](const std::string &role, int64_t k,
+                       const z3::expr &value) {
+      ElementInfo el;
+      el.role = role;
+      el.tileCoords = {row, k};
+      el.tags[hit->name] = sval(*mdl, value);
+      Value src = mma.getA();
+      while (Operation *d = src.getDefiningOp()) {
+        if (!isa<TagOp, ConvertOp, ConvertLayoutOp>(d))
+          break;
+        src = d->getOperand(0);
+      }
+      if (aTy.isMemory() || src.getDefiningOp<LoadOp>()) {
+        Value mem = aTy.isMemory() ? mma.getA()
+                                   : src.getDefiningOp<LoadOp>().getSource();
+        MemView mv = resolve(mem, at);
+        el.memory = mv.name;
+      }
+      if (!aTy.isMemory()) {
+        L::Layout l = registerLayout(aTy);
+        std::vector<int64_t> sh(aTy.getShape().begin(), aTy.getShape().end());
+        int64_t want = row + sh[0] * k, s0 = l.mode(0).size();
+        for (int64_t i = 0; i < l.size(); ++i)
+          if (l(i) == want) {
+            el.thread = i % s0;
+            el.slot = i / s0;
+            break;
+          }
+      }
+      return el;
+    };
+    std::string note;
+    llvm::raw_string_ostream os(note);
+    if (startViolated) {
+      int64_t got = sval(*mdl, hit->r0), want = sval(*mdl, hit->start);
+      cx.elements.push_back(element("a", 0, hit->r0));
+      os << "the first iteration (" << loopName(loop) << " iteration "
+         << uval(*mdl, lb) << ") accumulates " << hit->name << " = " << got
+         << " at A(" << row << ", 0) into row " << row
+         << " of the accumulator; "
+         << "expected " << want;
+      if (startNotes.empty())
+        os << " (the reduction starts at index 0)";
+      else
+        os << " (where the " << startNotes.front()
+           << " stopped, or its own start if it runs no iteration)";
+    } else {
+      int64_t k1 = uval(*mdl, kk), k2 = uval(*mdl, kk2);
+      int64_t i1 = uval(*mdl, iv), i2 = uval(*mdl, iv2);
+      int64_t prev = sval(*mdl, hit->r1), got = sval(*mdl, hit->r2);
+      cx.elements.push_back(element("a", k2, hit->r2));
+      ElementInfo before = element("a (accumulated before)", k1, hit->r1);
+      cx.elements.push_back(before);
+      os << loopName(loop) << " iteration " << i2 << " accumulates "
+         << hit->name << " = " << got << " (A(" << row << ", " << k2
+         << ")) into row " << row << " of the accumulator right after "
+         << hit->name << " = " << prev << " (A(" << row << ", " << k1
+         << ") in iteration " << i1 << "); expected " << prev + 1 << ": ";
+      if (got > prev + 1)
+        os << "the indices " << prev + 1 << " .. " << got - 1
+           << " are never accumulated";
+      else
+        os << "the index " << got << " is accumulated again or out of order";
+    }
+    cx.notes.push_back(note);
+    cx.notes.push_back("the reduced field is a." + hit->name +
+                       " (A's tag field that depends on the mma's k "
+                       "coordinate)");
+    readNotes(cx, *mdl);
+    res.counterexamples.push_back(cx);
+  });
+  if (!applicable)
+    res.kind.clear();
+  return res;
+}
+
+} // namespace argus::verify::detail
