@@ -46,6 +46,49 @@ struct ArgusToGPUPass
     return success();
   }
 
+  /// gpu.grid_dim on AMDGPU: MLIR's ROCDL lowering calls
+  /// __ockl_get_num_groups, which needs the ROCm device libraries at
+  /// serialisation. Read the HSA kernel dispatch packet instead
+  /// (workgroup_size_{x,y,z}: u16 at byte 4 + 2d; grid_size_{x,y,z}: u32 at
+  /// byte 12 + 4d) and divide, rounding up.
+  static void lowerAMDGPUGridDim(ModuleOp top) {
+    SmallVector<gpu::GridDimOp> ops;
+    top.walk([&](gpu::GridDimOp g) {
+      auto mod = g->getParentOfType<gpu::GPUModuleOp>();
+      ArrayAttr targets = mod ? mod.getTargetsAttr() : ArrayAttr();
+      if (targets && llvm::any_of(targets, [](Attribute a) {
+            return isa<ROCDL::ROCDLTargetAttr>(a);
+          }))
+        ops.push_back(g);
+    });
+    for (gpu::GridDimOp g : ops) {
+      OpBuilder b(g);
+      Location loc = g.getLoc();
+      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 4);
+      Value packet =
+          LLVM::CallIntrinsicOp::create(
+              b, loc, ptrTy, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+              ValueRange{})
+              .getResult(0);
+      unsigned d = static_cast<unsigned>(g.getDimension());
+      auto field = [&](int32_t offset, Type ty) -> Value {
+        Value at = LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), packet,
+                                       ArrayRef<LLVM::GEPArg>{offset});
+        return LLVM::LoadOp::create(b, loc, ty, at);
+      };
+      Value wg = arith::ExtUIOp::create(b, loc, b.getI32Type(),
+                                        field(4 + 2 * d, b.getI16Type()));
+      Value grid = field(12 + 4 * d, b.getI32Type());
+      Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+      Value up = arith::AddIOp::create(b, loc, grid,
+                                       arith::SubIOp::create(b, loc, wg, one));
+      Value n = arith::DivUIOp::create(b, loc, up, wg);
+      Value idx = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), n);
+      g.replaceAllUsesWith(idx);
+      g.erase();
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp top = getOperation();
     MLIRContext *ctx = &getContext();
@@ -76,6 +119,7 @@ struct ArgusToGPUPass
       return signalPassFailure();
     if (failed(eraseGatherMarkers(top)))
       return signalPassFailure();
+    lowerAMDGPUGridDim(top);
     // The bookkeeping attributes are not needed past this point.
     top.walk([](gpu::GPUFuncOp f) {
       f->removeAttr("argus_chip");

@@ -76,8 +76,7 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
           return *iv;
         unsupported("induction variable used outside its loop instance");
       }
-      unsupported("index values carried by scf.for iter_args are not "
-                  "modelled");
+      return carriedIndex(loop, arg.getArgNumber() - 1, in);
     }
     auto it = params.find(arg.getAsOpaquePointer());
     if (it != params.end())
@@ -223,6 +222,62 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
               "' at " + locStr(def->getLoc()) + " is not modelled");
 }
 
+/// Whether `v` is defined outside `loop` (the same in every iteration).
+static bool loopInvariant(Value v, scf::ForOp loop) {
+  if (auto a = dyn_cast<BlockArgument>(v))
+    return !loop->isAncestor(a.getOwner()->getParentOp());
+  return !loop->isAncestor(v.getDefiningOp());
+}
+
+z3::expr KernelVerifier::carriedIndex(scf::ForOp loop, unsigned idx,
+                                      const Inst &in) {
+  // Closed forms of the usual index recurrences, exact by induction on the
+  // iteration number n = (i - lb) / step:
+  //   x' = x + c          ->  x_n = x_0 + n c
+  //   x' = (x + c) mod S  ->  x_n = (x_0 + n c) mod S  (n > 0)
+  BlockArgument arg = loop.getRegionIterArgs()[idx];
+  Value y = loop.getYieldedValues()[idx];
+  std::optional<int64_t> modulus;
+  if (auto rem = y.getDefiningOp<arith::RemUIOp>()) {
+    auto c = rem.getRhs().getDefiningOp<arith::ConstantOp>();
+    auto ia = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
+    if (ia && ia.getValue().getSExtValue() > 0) {
+      modulus = ia.getValue().getSExtValue();
+      y = rem.getLhs();
+    }
+  }
+  auto add = y.getDefiningOp<arith::AddIOp>();
+  Value inc;
+  if (add && add.getLhs() == arg && loopInvariant(add.getRhs(), loop))
+    inc = add.getRhs();
+  else if (add && add.getRhs() == arg && loopInvariant(add.getLhs(), loop))
+    inc = add.getLhs();
+  if (!inc)
+    unsupported("an index value carried by scf.for iter_args at " +
+                locStr(loop.getLoc()) +
+                " that is not x + c or (x + c) mod S (c loop-invariant)");
+  std::optional<z3::expr> iv = in.lookup(loop);
+  if (!iv)
+    unsupported("iter_arg used outside its loop instance");
+  Inst outer = in.without(loop);
+  z3::expr lb = bv(0), ub = bv(0);
+  int64_t step = 1;
+  loopBounds(loop, outer, lb, ub, step);
+  z3::expr n = z3::udiv(*iv - lb, bv(step));
+  z3::expr x0 = evalIndex(loop.getInitArgs()[idx], outer);
+  z3::expr c = evalIndex(inc, outer);
+  z3::expr prod = n * c;
+  oblige(in.guard, z3::bvmul_no_overflow(n, c, false), loop,
+         "the carried index value does not wrap");
+  z3::expr sum = x0 + prod;
+  oblige(in.guard, z3::ult(sum, bv(kIndexBound)), loop,
+         "the carried index value stays below 2^" + std::to_string(kWidth - 1));
+  obliged.insert(loop);
+  if (!modulus)
+    return sum;
+  return z3::ite(n == bv(0), x0, z3::urem(sum, bv(*modulus)));
+}
+
 z3::expr KernelVerifier::evalBool(Value v, const Inst &in) {
   Operation *def = v.getDefiningOp();
   if (!def)
@@ -279,10 +334,10 @@ void KernelVerifier::collectAssumptions(std::vector<std::string> &out) {
                     locStr(a.getLoc()) + "): " + u.reason);
     }
   }
+  // The obligations met on the way stay obligations: they are checked at
+  // their ops, never assumed through a precondition.
   for (auto &c : Q.cons)
     paramCons.push_back(c);
-  for (auto &o : Q.obligations)
-    paramCons.push_back(z3::implies(o.guard, o.cond));
   q = nullptr;
 }
 

@@ -45,6 +45,32 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   return r;
 }
 
+std::optional<z3::model>
+KernelVerifier::findWitness(CheckResult &res, const std::vector<z3::expr> &bad,
+                            const Inst &in, int skip) {
+  std::optional<z3::model> m;
+  z3::check_result r = solve(bad, m, skip);
+  if (r == z3::unsat) {
+    res.status = Status::Proved;
+    return std::nullopt;
+  }
+  if (r == z3::unknown) {
+    res.status = Status::Unknown;
+    res.reason = "solver returned unknown (timeout " +
+                 std::to_string(opts.timeoutMs) + " ms?)";
+    return std::nullopt;
+  }
+  preferSmall(bad, in, m, skip);
+  std::string why = replay(*m);
+  if (!why.empty()) {
+    res.status = Status::Unknown;
+    res.reason = "counterexample replay disagrees: " + why;
+    return std::nullopt;
+  }
+  res.status = Status::Violated;
+  return m;
+}
+
 CheckResult KernelVerifier::newCheck(const char *kind, Operation *reportOp,
                                      Operation *site) {
   CheckResult res;

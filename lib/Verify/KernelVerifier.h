@@ -96,6 +96,8 @@ private:
   void collectAssumptions(std::vector<std::string> &out);
   z3::expr evalIndex(mlir::Value v, const Inst &in);
   z3::expr evalBool(mlir::Value v, const Inst &in);
+  /// Iter_arg `idx` of `loop` (an index) in instance `in`, in closed form.
+  z3::expr carriedIndex(mlir::scf::ForOp loop, unsigned idx, const Inst &in);
   Inst freshInst(mlir::Operation *op);
   void loopBounds(mlir::scf::ForOp loop, const Inst &in, z3::expr &lb,
                   z3::expr &ub, int64_t &step);
@@ -151,6 +153,13 @@ private:
   z3::check_result solve(const std::vector<z3::expr> &extra,
                          std::optional<z3::model> &model, int skip = -1);
   void baseCons(Query &Q);
+  /// Solves for a witness of `bad` (every obligation but the `skip`-th
+  /// assumed). Proved when there is none, unknown on a timeout or when the
+  /// replay disagrees; otherwise violated, and the smallest model found
+  /// (replayed) comes back for the counterexample.
+  std::optional<z3::model> findWitness(CheckResult &res,
+                                       const std::vector<z3::expr> &bad,
+                                       const Inst &in, int skip = -1);
   /// A check result for `site` reported at `reportOp`.
   CheckResult newCheck(const char *kind, mlir::Operation *reportOp,
                        mlir::Operation *site);

@@ -99,6 +99,7 @@ def _store_kernel(nonlinear):
     def store_rows(C: argus.Tensor[("M", "N"), "f32"], N: argus.index):
         b = argus.block_id("x")
         m0 = b * N if nonlinear else b * 64  # MUL
+        argus.assume((C.dim("M") >= m0 + 64) & (N >= 4), "C holds this block's tile")
         t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
         g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
         argus.store(t, g)  # STORE
@@ -169,6 +170,7 @@ def test_assume_bounds_a_product_and_is_in_the_ir(need_verifier):
         b = argus.block_id("x")
         argus.assume((N <= 1024) & (b < 1024), "N <= 1024 and at most 1024 blocks")
         m0 = b * N
+        argus.assume((C.dim("M") >= m0 + 64) & (N >= 4), "C holds this block's tile")
         t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
         g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
         argus.store(t, g)

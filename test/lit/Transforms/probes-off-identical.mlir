@@ -30,8 +30,8 @@
 // OFF-NEXT: )
 // ON: .param .u64 gemm_pipelined_2stage_param_9,
 // ON-NEXT: .param .u64 .ptr .global .align 1 gemm_pipelined_2stage_param_10
-// ON: mov.u64 {{.*}}, %globaltimer;
-// ON: mov.u32 {{.*}}, %smid;
+// ON-DAG: mov.u64 {{.*}}, %globaltimer;
+// ON-DAG: mov.u32 {{.*}}, %smid;
 // AMDON: s_memtime
 // AMDON: s_getreg_b32
 

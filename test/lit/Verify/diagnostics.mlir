@@ -6,13 +6,13 @@
 #Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
 !G = !argus.tile<64x4xf32, global>
-func.func @store_off_by_one(%C: memref<?x?xf32>)
+func.func @store_off_by_one(%C: memref<64x5xf32>)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %z = argus.fill 0.0 : !R
   %t = argus.tag %z [%c0, %c0] ["m", "n"] = #Coord : !R
-  %g = argus.view "C" %C[%c0, %c1] : memref<?x?xf32> -> !G
+  %g = argus.view "C" %C[%c0, %c1] : memref<64x5xf32> -> !G
   %gt = argus.tag %g [%c0, %c1] ["m", "n"] = #Coord : !G
   // expected-note @+3 {{any block, thread 0 (warp 0, lane 0), slot 0}}
   // expected-note @+2 {{dest element (0,0) of C at global (0,1) has tags {m=0, n=1, tensor=0}}}
@@ -34,6 +34,18 @@ func.func @store_ok(%C: memref<?x?xf32>, %N: index)
   %c64 = arith.constant 64 : index
   %bx = gpu.block_id x
   %m0 = arith.muli %bx, %c64 : index
+  %sc0 = arith.constant 0 : index
+  %sc1 = arith.constant 1 : index
+  %sc4 = arith.constant 4 : index
+  %sc64 = arith.constant 64 : index
+  %rows = memref.dim %C, %sc0 : memref<?x?xf32>
+  %cols = memref.dim %C, %sc1 : memref<?x?xf32>
+  %r1 = arith.addi %m0, %sc64 : index
+  %c1v = arith.addi %N, %sc4 : index
+  %okr = arith.cmpi uge, %rows, %r1 : index
+  %okc = arith.cmpi uge, %cols, %c1v : index
+  %ok = arith.andi %okr, %okc : i1
+  argus.assume %ok, "C holds this block's tile"
   %z = argus.fill 0.0 : !R
   %t = argus.tag %z [%m0, %N] ["m", "n"] = #Coord : !R
   %g = argus.view "C" %C[%m0, %N] : memref<?x?xf32> -> !G
@@ -56,6 +68,18 @@ func.func @nonlinear(%C: memref<?x?xf32>, %N: index)
   %bx = gpu.block_id x
   // expected-warning @+1 {{index-range is unknown at 'arith.muli': the verifier assumes that the product does not wrap}}
   %m0 = arith.muli %bx, %N : index
+  %sc0 = arith.constant 0 : index
+  %sc1 = arith.constant 1 : index
+  %sc4 = arith.constant 4 : index
+  %sc64 = arith.constant 64 : index
+  %rows = memref.dim %C, %sc0 : memref<?x?xf32>
+  %cols = memref.dim %C, %sc1 : memref<?x?xf32>
+  %r1 = arith.addi %m0, %sc64 : index
+  %c1v = arith.addi %m0, %sc4 : index
+  %okr = arith.cmpi uge, %rows, %r1 : index
+  %okc = arith.cmpi uge, %cols, %c1v : index
+  %ok = arith.andi %okr, %okc : i1
+  argus.assume %ok, "C holds this block's tile"
   %z = argus.fill 0.0 : !R
   %t = argus.tag %z [%m0, %m0] ["m", "n"] = #Coord : !R
   %g = argus.view "C" %C[%m0, %m0] : memref<?x?xf32> -> !G
@@ -74,12 +98,12 @@ func.func @nonlinear(%C: memref<?x?xf32>, %N: index)
 !G = !argus.tile<64x4xf32, global>
 !S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @missing_barrier(%A: memref<?x?xf32>)
+func.func @missing_barrier(%A: memref<64x4xf32>)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
   %c0 = arith.constant 0 : index
   %s = argus.alloc "sA" : !argus.buffer<1 x !S>
   %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
-  %g = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !G
+  %g = argus.view "A" %A[%c0, %c0] : memref<64x4xf32> -> !G
   %gt = argus.tag %g [%c0, %c0] ["m", "k"] = #Coord : !G
   argus.copy %gt, %s0 threads #Copy : !G, !S
   // expected-error @+5 {{unsynchronized-read violated at 'argus.load'}}

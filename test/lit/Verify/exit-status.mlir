@@ -64,6 +64,18 @@ func.func @store_ok(%C: memref<?x?xf32>, %N: index)
   %c64 = arith.constant 64 : index
   %bx = gpu.block_id x
   %m0 = arith.muli %bx, %c64 : index
+  %sc0 = arith.constant 0 : index
+  %sc1 = arith.constant 1 : index
+  %sc4 = arith.constant 4 : index
+  %sc64 = arith.constant 64 : index
+  %rows = memref.dim %C, %sc0 : memref<?x?xf32>
+  %cols = memref.dim %C, %sc1 : memref<?x?xf32>
+  %r1 = arith.addi %m0, %sc64 : index
+  %c1v = arith.addi %N, %sc4 : index
+  %okr = arith.cmpi uge, %rows, %r1 : index
+  %okc = arith.cmpi uge, %cols, %c1v : index
+  %ok = arith.andi %okr, %okc : i1
+  argus.assume %ok, "C holds this block's tile"
   %z = argus.fill 0.0 : !R
   %t = argus.tag %z [%m0, %N] ["m", "n"] = #Coord : !R
   %g = argus.view "C" %C[%m0, %N] : memref<?x?xf32> -> !G
@@ -81,6 +93,18 @@ func.func @nonlinear(%C: memref<?x?xf32>, %N: index)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
   %bx = gpu.block_id x
   %m0 = arith.muli %bx, %N : index
+  %sc0 = arith.constant 0 : index
+  %sc1 = arith.constant 1 : index
+  %sc4 = arith.constant 4 : index
+  %sc64 = arith.constant 64 : index
+  %rows = memref.dim %C, %sc0 : memref<?x?xf32>
+  %cols = memref.dim %C, %sc1 : memref<?x?xf32>
+  %r1 = arith.addi %m0, %sc64 : index
+  %c1v = arith.addi %m0, %sc4 : index
+  %okr = arith.cmpi uge, %rows, %r1 : index
+  %okc = arith.cmpi uge, %cols, %c1v : index
+  %ok = arith.andi %okr, %okc : i1
+  argus.assume %ok, "C holds this block's tile"
   %z = argus.fill 0.0 : !R
   %t = argus.tag %z [%m0, %m0] ["m", "n"] = #Coord : !R
   %g = argus.view "C" %C[%m0, %m0] : memref<?x?xf32> -> !G
@@ -94,13 +118,13 @@ func.func @nonlinear(%C: memref<?x?xf32>, %N: index)
 #Coord1 = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
 !R1 = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
 !G1 = !argus.tile<64x4xf32, global>
-func.func @store_off_by_one(%C: memref<?x?xf32>)
+func.func @store_off_by_one(%C: memref<64x5xf32>)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %z = argus.fill 0.0 : !R1
   %t = argus.tag %z [%c0, %c0] ["m", "n"] = #Coord1 : !R1
-  %g = argus.view "C" %C[%c0, %c1] : memref<?x?xf32> -> !G1
+  %g = argus.view "C" %C[%c0, %c1] : memref<64x5xf32> -> !G1
   %gt = argus.tag %g [%c0, %c1] ["m", "n"] = #Coord1 : !G1
   argus.store %t, %gt : !R1, !G1
   argus.tag_assert "value.m == dest.m && value.n == dest.n"

@@ -37,7 +37,7 @@ func.func @report(%C: memref<?x?xf32>, %N: index)
 // CHECK: "thread":
 // CHECK: "lane":
 // CHECK: "params": {
-// CHECK-NEXT: "arg1":
+// CHECK: "arg1":
 // CHECK: "warp": 0
 // CHECK: "elements": [
 // CHECK: "kind": "assert"

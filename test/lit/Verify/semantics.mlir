@@ -7,12 +7,18 @@
 !G = !argus.tile<64x4xf32, global>
 !S = !argus.tile<64x4xf32, shared, "(64,4):(4,1)">
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
-func.func @nested(%A: memref<?x?xf32>, %K: index)
+func.func @nested(%A: memref<?x8xf32>, %K: index)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
+  %c63 = arith.constant 63 : index
+  // The k loop reads rows kt .. kt + 63 for every kt < K.
+  %rows = memref.dim %A, %c0 : memref<?x8xf32>
+  %need = arith.addi %K, %c63 : index
+  %ok = arith.cmpi uge, %rows, %need : index
+  argus.assume %ok, "A has K + 63 rows"
   %s = argus.alloc "sA" : !argus.buffer<1 x !S>
   %s0 = argus.stage %s[%c0] : !argus.buffer<1 x !S>
   scf.for %j = %c0 to %c2 step %c1 {
@@ -20,7 +26,7 @@ func.func @nested(%A: memref<?x?xf32>, %K: index)
     %z = argus.fill 0.0 : !R
     %acc0 = argus.tag %z [%c0, %n0] ["m", "n"] = #Coord : !R
     %acc = scf.for %kt = %c0 to %K step %c1 iter_args(%acc_i = %acc0) -> (!R) {
-      %g = argus.view "A" %A[%kt, %n0] : memref<?x?xf32> -> !G
+      %g = argus.view "A" %A[%kt, %n0] : memref<?x8xf32> -> !G
       %gt = argus.tag %g [%n0] ["n"] = affine_map<(d0, d1)[s0] -> (d1 + s0)> : !G
       argus.copy %gt, %s0 threads #Copy : !G, !S
       argus.barrier

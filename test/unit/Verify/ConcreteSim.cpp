@@ -284,7 +284,9 @@ private:
 
   /// A tag on a global view must agree with each element's global
   /// coordinate: the map at the tile coordinate equals the map at the
-  /// global coordinate with the symbols that are the view's offsets at 0.
+  /// global coordinate with the symbols that are the view's offsets at 0
+  /// (here: the same value or what CSE would merge; the verifier proves
+  /// the equality with a solver, which may accept more).
   void checkViewTag(TagOp op, const Mem &m, const std::vector<int64_t> &syms) {
     std::vector<int64_t> atOrigin = syms;
     for (unsigned i = 0; i < syms.size(); ++i)
