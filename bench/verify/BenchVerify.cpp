@@ -122,8 +122,8 @@ std::string gemmAt(int threads) {
     std::string v = std::string(d[0]) + d[1];
     s += "  %d" + v + " = memref.dim %" + d[0] + ", %c" + d[1] +
          " : memref<?x?" + d[3] + ">\n";
-    s += "  %ok" + v + " = arith.cmpi uge, %d" + v + ", %" + d[2] +
-         " : index\n";
+    s +=
+        "  %ok" + v + " = arith.cmpi uge, %d" + v + ", %" + d[2] + " : index\n";
     s += "  argus.assume %ok" + v + ", \"" + d[0] + " covers the tile\"\n";
   }
   s += "  %sa = argus.alloc \"sA\" : !argus.buffer<1 x " + SA + ">\n";

@@ -243,7 +243,7 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
     };
 
     // (i, kk) and its successor (i', kk').
-    z3::expr d1 = ctx.bool_val(true), d2 = d1, d0 = d1;
+    z3::expr d1 = ctx.bool_val(true), d2 = d1;
     Tags t1 = evalA(mma, in, kk, in.guard, d1);
     z3::expr lastK = kk == bv(bk - 1);
     z3::expr hasSucc = !lastK || z3::ult(iv + bv(step), ub);
@@ -251,9 +251,10 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
     z3::expr kk2 = z3::ite(lastK, bv(0), kk + bv(1));
     Inst in2 = in.with(loop, iv2, in.guard && hasSucc);
     Tags t2 = evalA(mma, in2, kk2, in.guard && hasSucc, d2);
-    // The first element of the first iteration.
-    Inst in0 = in.with(loop, lb, in.guard);
-    Tags t0 = evalA(mma, in0, bv(0), in.guard, d0);
+    // The first element of the first iteration: the same evaluation at
+    // iv = lb, kk = 0 (iv and kk are free), so no third read chain.
+    z3::expr first = iv == lb && kk == bv(0);
+    const Inst &in0 = in;
 
     // Where the accumulator starts: 0 for a fresh one, else where the loop
     // that produced it stopped (recursively, for loops without iterations).
@@ -307,10 +308,9 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
       z3::expr dE = ctx.bool_val(true);
       startNotes.clear();
       z3::expr start = expectedStart(loop, *idx, f, dE, 8);
-      z3::expr r1 = field(t1, f, mma), r2 = field(t2, f, mma),
-               r0 = field(t0, f, mma);
+      z3::expr r1 = field(t1, f, mma), r2 = field(t2, f, mma), r0 = r1;
       z3::expr inside = hasSucc && d1 && d2 && r2 != r1 + bv(1);
-      z3::expr atStart = d0 && dE && r0 != start;
+      z3::expr atStart = first && d1 && dE && r0 != start;
       pf.push_back({f, r1, r2, r0, start, inside, atStart});
       anyInside = anyInside || inside;
       anyStart = anyStart || atStart;

@@ -37,7 +37,7 @@ def ArgusVerifyTags : Pass<"argus-verify-tags", "::mlir::ModuleOp"> {
            "Z3 timeout per query in milliseconds (a timeout is unknown)">,
     Option<"maxCounterexamples", "max-counterexamples", "unsigned",
            /*default=*/"1", "counterexamples reported per violated check">,
-    Option<"threads", "threads", "unsigned", /*default=*/"2",
+    Option<"threads", "threads", "unsigned", /*default=*/"1",
            "shards the checks run on (one thread and Z3 context each); the "
            "report depends only on this number">,
     Option<"implicitChecks", "implicit-checks", "bool", /*default=*/"true",
