@@ -48,6 +48,25 @@ func.func @flash_attention_fwd(%Q: memref<?x64xf16>, %K: memref<?x64xf16>,
   %c128 = arith.constant 128 : index
   %bx = gpu.block_id x
   %q0 = arith.muli %bx, %c128 : index
+  // Shape preconditions (assumed by the verifier, checked at launch): Q and
+  // O have 128 * grid_dim.x rows, K and V have S rows, S a multiple of 64.
+  %sz_gx = gpu.grid_dim x
+  %sz_L = arith.muli %sz_gx, %c128 : index
+  %sz_q = memref.dim %Q, %c0 : memref<?x64xf16>
+  %sz_o = memref.dim %O, %c0 : memref<?x64xf16>
+  %sz_k = memref.dim %K, %c0 : memref<?x64xf16>
+  %sz_v = memref.dim %V, %c0 : memref<?x64xf16>
+  %sz_qok = arith.cmpi eq, %sz_q, %sz_L : index
+  %sz_ook = arith.cmpi eq, %sz_o, %sz_L : index
+  %sz_qo = arith.andi %sz_qok, %sz_ook : i1
+  argus.assume %sz_qo, "Q and O have 128 * grid_dim.x rows"
+  %sz_kok = arith.cmpi eq, %sz_k, %S : index
+  %sz_vok = arith.cmpi eq, %sz_v, %S : index
+  %sz_kv = arith.andi %sz_kok, %sz_vok : i1
+  argus.assume %sz_kv, "K and V have S rows"
+  %sz_sr = arith.remui %S, %c64 : index
+  %sz_s = arith.cmpi eq, %sz_sr, %c0 : index
+  argus.assume %sz_s, "S is a multiple of 64"
   %nblocks = arith.divui %S, %c64 : index
 
   %sq = argus.alloc "sQ" : !argus.buffer<1 x !SQ>

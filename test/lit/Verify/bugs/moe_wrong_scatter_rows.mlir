@@ -48,11 +48,37 @@ func.func @moe_grouped_gemm(%X: memref<?x4096xbf16>, %W: memref<?x?xbf16>,
   %by = gpu.block_id y
   %r0 = arith.muli %by, %c64 : index
   %n0 = arith.muli %bx, %c64 : index
+  // Shape preconditions (assumed by the verifier, checked at launch): the
+  // grid covers the sorted token ids (64 per block row) and the N columns of
+  // W and Y (64 per block column); W holds 4096 rows per expert.
+  %sz_gx = gpu.grid_dim x
+  %sz_gy = gpu.grid_dim y
+  %sz_R = arith.muli %sz_gy, %c64 : index
+  %sz_N = arith.muli %sz_gx, %c64 : index
+  %sz_ids = memref.dim %sorted_ids, %c0 : memref<?xi32>
+  %sz_w0 = memref.dim %W, %c0 : memref<?x?xbf16>
+  %sz_w1 = memref.dim %W, %c1 : memref<?x?xbf16>
+  %sz_y1 = memref.dim %Y, %c1 : memref<?x?xf32>
+  %sz_rok = arith.cmpi eq, %sz_ids, %sz_R : index
+  argus.assume %sz_rok, "sorted_ids has 64 * grid_dim.y entries"
+  %sz_wn = arith.cmpi eq, %sz_w1, %sz_N : index
+  %sz_yn = arith.cmpi eq, %sz_y1, %sz_N : index
+  %sz_n = arith.andi %sz_wn, %sz_yn : i1
+  argus.assume %sz_n, "W and Y have N = 64 * grid_dim.x columns"
 
   // Routing: the expert of this block and the tokens it gathers.
   argus.region.begin "route" id 1
   %e_i32 = memref.load %block_expert[%by] : memref<?xi32>
   %e = arith.index_cast %e_i32 : i32 to index
+  // Precondition: W holds at most 1024 experts (the verifier's index range
+  // covers their rows; the compiled kernel traps on a larger id).
+  %c1024 = arith.constant 1024 : index
+  %e_ok = arith.cmpi ult, %e, %c1024 : index
+  argus.assume %e_ok, "expert ids are below 1024"
+  %sz_e1 = arith.addi %e, %c1 : index
+  %sz_we = arith.muli %sz_e1, %c4096 : index
+  %sz_wok = arith.cmpi ule, %sz_we, %sz_w0 : index
+  argus.assume %sz_wok, "the expert's 4096 rows are inside W"
   %wbase = arith.muli %e, %c4096 : index
   %gids = argus.view "sorted_ids" %sorted_ids[%r0] : memref<?xi32> -> !argus.tile<64xi32, global>
   %ids = argus.load %gids : !argus.tile<64xi32, global> -> !Ids

@@ -16,7 +16,7 @@
 // waits until slab kt has landed (wait_group S-2 + barrier), issues slab
 // kt+S-1 into stage (kt+S-1) mod S -- the stage that iteration kt-1 read,
 // which the barrier has released -- and computes on stage kt mod S. The
-// epilogue drains the last S-1 slabs. Requires K >= 32*(S-1).
+// epilogue drains the last S-1 slabs. Requires K >= 32*(S-1) (argus.assume).
 
 #FragA = #argus.frag<"mma.m16n8k16.f32.f16", a, warps = [2, 2]>
 #FragB = #argus.frag<"mma.m16n8k16.f32.f16", b, warps = [2, 2]>
@@ -47,6 +47,40 @@ func.func @gemm_pipelined_2stage(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %by = gpu.block_id y
   %m0 = arith.muli %by, %c64 : index
   %n0 = arith.muli %bx, %c64 : index
+  // Shape preconditions (assumed by the verifier, checked at launch): A is
+  // M x K, B is K x N, C is M x N; the grid covers M and N exactly with
+  // 64 x 64 tiles and K is a multiple of 32.
+  %sz_tm = arith.constant 64 : index
+  %sz_tn = arith.constant 64 : index
+  %sz_gx = gpu.grid_dim x
+  %sz_gy = gpu.grid_dim y
+  %sz_M = arith.muli %sz_gy, %sz_tm : index
+  %sz_N = arith.muli %sz_gx, %sz_tn : index
+  %sz_a0 = memref.dim %A, %c0 : memref<?x?xf16>
+  %sz_a1 = memref.dim %A, %c1 : memref<?x?xf16>
+  %sz_b0 = memref.dim %B, %c0 : memref<?x?xf16>
+  %sz_b1 = memref.dim %B, %c1 : memref<?x?xf16>
+  %sz_c0 = memref.dim %C, %c0 : memref<?x?xf32>
+  %sz_c1 = memref.dim %C, %c1 : memref<?x?xf32>
+  %sz_am = arith.cmpi eq, %sz_a0, %sz_M : index
+  %sz_ak = arith.cmpi eq, %sz_a1, %K : index
+  %sz_a = arith.andi %sz_am, %sz_ak : i1
+  argus.assume %sz_a, "A is M x K with M = 64 * grid_dim.y"
+  %sz_bk = arith.cmpi eq, %sz_b0, %K : index
+  %sz_bn = arith.cmpi eq, %sz_b1, %sz_N : index
+  %sz_b = arith.andi %sz_bk, %sz_bn : i1
+  argus.assume %sz_b, "B is K x N with N = 64 * grid_dim.x"
+  %sz_cm = arith.cmpi eq, %sz_c0, %sz_M : index
+  %sz_cn = arith.cmpi eq, %sz_c1, %sz_N : index
+  %sz_c = arith.andi %sz_cm, %sz_cn : i1
+  argus.assume %sz_c, "C is M x N"
+  %sz_kr = arith.remui %K, %c32 : index
+  %sz_k = arith.cmpi eq, %sz_kr, %c0 : index
+  argus.assume %sz_k, "K is a multiple of 32"
+  // Precondition of every launch (the verifier proves the kernel under it;
+  // the compiled kernel traps when it does not hold).
+  %k_ok = arith.cmpi uge, %K, %c32 : index
+  argus.assume %k_ok, "K >= 32 * (S - 1): the prologue fills S - 1 stages"
   %ktiles = arith.divui %K, %c32 : index
   %kmain = arith.subi %ktiles, %cS1 : index
 

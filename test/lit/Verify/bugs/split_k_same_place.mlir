@@ -36,6 +36,36 @@ func.func @gemm_mfma(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %by = gpu.block_id y
   %m0 = arith.muli %by, %c128 : index
   %n0 = arith.muli %bx, %c128 : index
+  // Shape preconditions (assumed by the verifier, checked at launch): A is
+  // M x K, B is K x N, C is M x N; the grid covers M and N exactly with
+  // 128 x 128 tiles and K is a multiple of 32.
+  %sz_tm = arith.constant 128 : index
+  %sz_tn = arith.constant 128 : index
+  %sz_gx = gpu.grid_dim x
+  %sz_gy = gpu.grid_dim y
+  %sz_M = arith.muli %sz_gy, %sz_tm : index
+  %sz_N = arith.muli %sz_gx, %sz_tn : index
+  %sz_a0 = memref.dim %A, %c0 : memref<?x?xf16>
+  %sz_a1 = memref.dim %A, %c1 : memref<?x?xf16>
+  %sz_b0 = memref.dim %B, %c0 : memref<?x?xf16>
+  %sz_b1 = memref.dim %B, %c1 : memref<?x?xf16>
+  %sz_c0 = memref.dim %C, %c0 : memref<?x?xf32>
+  %sz_c1 = memref.dim %C, %c1 : memref<?x?xf32>
+  %sz_am = arith.cmpi eq, %sz_a0, %sz_M : index
+  %sz_ak = arith.cmpi eq, %sz_a1, %K : index
+  %sz_a = arith.andi %sz_am, %sz_ak : i1
+  argus.assume %sz_a, "A is M x K with M = 128 * grid_dim.y"
+  %sz_bk = arith.cmpi eq, %sz_b0, %K : index
+  %sz_bn = arith.cmpi eq, %sz_b1, %sz_N : index
+  %sz_b = arith.andi %sz_bk, %sz_bn : i1
+  argus.assume %sz_b, "B is K x N with N = 128 * grid_dim.x"
+  %sz_cm = arith.cmpi eq, %sz_c0, %sz_M : index
+  %sz_cn = arith.cmpi eq, %sz_c1, %sz_N : index
+  %sz_c = arith.andi %sz_cm, %sz_cn : i1
+  argus.assume %sz_c, "C is M x N"
+  %sz_kr = arith.remui %K, %c32 : index
+  %sz_k = arith.cmpi eq, %sz_kr, %c0 : index
+  argus.assume %sz_k, "K is a multiple of 32"
   %ktiles = arith.divui %K, %c32 : index
 
   %sa = argus.alloc "sA" : !argus.buffer<1 x !argus.tile<128x32xf16, shared, "(128,32):(32,1)">>
