@@ -90,11 +90,9 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
   if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
     unsigned k = cast<OpResult>(v).getResultNumber();
     z3::expr cond = evalBool(ifOp.getCondition(), in);
-    Inst tin = in, ein = in;
-    tin.guard = in.guard && cond;
-    ein.guard = in.guard && !cond;
-    return z3::ite(cond, evalIndex(ifOp.thenYield().getOperand(k), tin),
-                   evalIndex(ifOp.elseYield().getOperand(k), ein));
+    return z3::ite(cond,
+                   evalIndex(ifOp.thenYield().getOperand(k), in.under(cond)),
+                   evalIndex(ifOp.elseYield().getOperand(k), in.under(!cond)));
   }
   if (auto b = dyn_cast<gpu::BlockIdOp>(def))
     return params.at(reinterpret_cast<const void *>(

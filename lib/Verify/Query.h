@@ -63,6 +63,12 @@ struct Inst {
     r.guard = g;
     return r;
   }
+  /// This instance, executing only where `cond` also holds (a branch).
+  Inst under(const z3::expr &cond) const {
+    Inst r = *this;
+    r.guard = guard && cond;
+    return r;
+  }
   Inst without(mlir::Operation *loop) const {
     Inst r = *this;
     r.ivs.erase(std::remove_if(r.ivs.begin(), r.ivs.end(),

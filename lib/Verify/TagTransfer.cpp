@@ -160,11 +160,8 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
     // The fields both branches yield, selected by the condition.
     unsigned k = cast<OpResult>(v).getResultNumber();
     z3::expr cond = evalBool(ifOp.getCondition(), in);
-    Inst tin = in, ein = in;
-    tin.guard = in.guard && cond;
-    ein.guard = in.guard && !cond;
-    Tags t = regTags(ifOp.thenYield().getOperand(k), c, tin);
-    Tags e = regTags(ifOp.elseYield().getOperand(k), c, ein);
+    Tags t = regTags(ifOp.thenYield().getOperand(k), c, in.under(cond));
+    Tags e = regTags(ifOp.elseYield().getOperand(k), c, in.under(!cond));
     Tags out;
     for (auto &[f, x] : t)
       if (auto it = e.find(f); it != e.end())
