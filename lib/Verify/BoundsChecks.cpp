@@ -143,24 +143,16 @@ CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
         size[k] = tensorSize(tensor, k);
         bad = bad || z3::uge(*off[k] + c[mv.perm[k]], *size[k]);
       }
-    std::optional<z3::model> m;
-    z3::check_result r = solve({bad}, m);
-    if (r == z3::unsat) {
-      res.status = Status::Proved;
+    std::optional<z3::model> m = findWitness(res, {bad}, in);
+    if (!m)
       return;
-    }
-    if (r == z3::unknown) {
-      res.status = Status::Unknown;
-      res.reason = "solver returned unknown (timeout?)";
-      return;
-    }
-    preferSmall({bad}, in, m);
-    // Concrete replay: the element's tile coordinate from the layout
-    // library, the global coordinate and the comparison in plain integers.
+    // Beyond the recorded facts: the element's tile coordinate from the
+    // layout library, the global coordinate and the comparison in plain
+    // integers.
     int64_t tt = uval(*m, t), ss = uval(*m, s);
     std::vector<int64_t> tc =
         delinConcrete((*l)(tt + l->mode(0).size() * ss), shape);
-    std::string why = replay(*m);
+    std::string why;
     std::vector<int64_t> gc(rank, -1), sz(rank, -1);
     int64_t outside = -1;
     for (int64_t k = 0; k < rank; ++k) {

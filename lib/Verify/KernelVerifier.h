@@ -49,12 +49,6 @@ public:
       : func(func), opts(opts) {
     threads = kernel.getNumThreads();
     warpSize = kernel.getWarpSize();
-    // Program order orders one thread's accesses. A gfx942 wavefront's LDS
-    // operations execute in order in hardware, but the lowering goes through
-    // LLVM, whose per-thread memory model lets it reorder one lane's store
-    // and another lane's load: same-wavefront pairs stay races (the
-    // witnesses prefer different warps / wavefronts when there is one).
-    orderUnit = 1;
   }
 
   using Results = std::vector<CheckResult>;
@@ -75,7 +69,7 @@ public:
 private:
   mlir::func::FuncOp func;
   VerifyOptions opts;
-  int64_t threads = 0, warpSize = 0, orderUnit = 1;
+  int64_t threads = 0, warpSize = 0;
   int64_t depth = 2; // recency-chain depth per loop
   unsigned queries = 0;
   std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports

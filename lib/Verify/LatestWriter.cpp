@@ -234,7 +234,7 @@ Tags KernelVerifier::readShared(const MemView &mv,
     z3::expr wsl = rangeVar("writer_slot", tvl.mode(1).size());
     assume(sel, tvLin(tvl, wt, wsl, sel) == lin(cw, wv.shape));
     // Synchronisation between the writer and this read.
-    z3::expr viol = unsynchronised(ctx, cd, wt, tr, orderUnit);
+    z3::expr viol = unsynchronised(ctx, cd, wt, tr);
     unsync = unsync || (sel && viol);
     defined = defined || sel;
 

@@ -330,9 +330,8 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
         z3::expr raddr =
             *rv.base + memOffset(rv.layout, rv.shape, cr, cd.inst.guard);
         // Program order orders one thread's own accesses and nothing else.
-        z3::expr unordered = war ? (differentUnits(tr, tw, orderUnit) &&
-                                    !anyBarrier(ctx, cd.events))
-                                 : unsynchronised(ctx, cd, tr, tw, orderUnit);
+        z3::expr unordered = war ? (tr != tw && !anyBarrier(ctx, cd.events))
+                                 : unsynchronised(ctx, cd, tr, tw);
         z3::expr cond = cd.inst.guard && raddr == addr && unordered;
         viol = viol || cond;
         hits.push_back({cond, cd.op, tr, sr, cr, cd.inst});

@@ -61,18 +61,11 @@ z3::expr anyBarrier(z3::context &ctx, ArrayRef<SyncEvent> events, size_t from) {
   return b;
 }
 
-z3::expr differentUnits(const z3::expr &a, const z3::expr &b, int64_t unit) {
-  if (unit <= 1)
-    return a != b;
-  z3::expr u = a.ctx().bv_val(unit, kWidth);
-  return z3::udiv(a, u) != z3::udiv(b, u);
-}
-
 z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
-                        const z3::expr &wt, const z3::expr &tr, int64_t unit) {
+                        const z3::expr &wt, const z3::expr &tr) {
   auto bv = [&](int64_t v) { return ctx.bv_val(v, kWidth); };
   if (!isa<CopyAsyncOp>(cd.op))
-    return differentUnits(wt, tr, unit) && !anyBarrier(ctx, cd.events);
+    return wt != tr && !anyBarrier(ctx, cd.events);
   // The first commit after the copy closes its group; a later wait_group N
   // retires it once N more groups were committed after it.
   size_t i0 = cd.events.size();
@@ -96,7 +89,7 @@ z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
       }
     }
   }
-  return !retired || (differentUnits(wt, tr, unit) && !visible);
+  return !retired || (wt != tr && !visible);
 }
 
 } // namespace argus::verify::detail

@@ -88,18 +88,16 @@ struct Candidate {
 z3::expr anyBarrier(z3::context &ctx, llvm::ArrayRef<SyncEvent> events,
                     size_t from = 0);
 
-/// Whether threads `a` and `b` are in different units of program order:
-/// `unit` threads (1 on NVIDIA, where only a thread's own accesses are
-/// ordered; the wavefront on gfx942, whose LDS accesses execute in order).
-z3::expr differentUnits(const z3::expr &a, const z3::expr &b, int64_t unit);
-
 /// Whether the write of `writer` is not ordered before a read by thread
 /// `reader`: async copies must be retired by a wait_group (and, for another
-/// unit of program order, followed by a barrier); other writes need a
-/// barrier when the units differ.
+/// thread, followed by a barrier); other writes need a barrier when the
+/// threads differ. Program order orders one thread's accesses only: a
+/// gfx942 wavefront performs its LDS operations in order, but the lowering
+/// goes through LLVM, whose per-thread memory model may reorder one lane's
+/// store and another lane's load, so same-wavefront pairs stay races.
 z3::expr unsynchronised(z3::context &ctx, const Candidate &writer,
                         const z3::expr &writerThread,
-                        const z3::expr &readerThread, int64_t unit);
+                        const z3::expr &readerThread);
 
 } // namespace argus::verify::detail
 

@@ -208,4 +208,26 @@ z3::expr SymbolicTerms::evalAffine(AffineExpr e,
   }
 }
 
+z3::expr SymbolicTerms::evalAffineReplayed(AffineExpr e,
+                                           const std::vector<z3::expr> &dims,
+                                           const std::vector<z3::expr> &syms,
+                                           const z3::expr &guard,
+                                           const std::string &what) {
+  z3::expr out = evalAffine(e, dims, syms);
+  q->facts.push_back({guard, [e, dims, syms, out, what](const z3::model &m) {
+                        std::vector<int64_t> d, s;
+                        for (auto &x : dims)
+                          d.push_back(sval(m, x));
+                        for (auto &x : syms)
+                          s.push_back(sval(m, x));
+                        int64_t want = evalAffineConcrete(e, d, s),
+                                got = sval(m, out);
+                        if (want == got)
+                          return std::string();
+                        return what + " " + std::to_string(want) +
+                               " vs solver " + std::to_string(got);
+                      }});
+  return out;
+}
+
 } // namespace argus::verify::detail

@@ -73,6 +73,12 @@ protected:
   z3::expr lin(const std::vector<z3::expr> &c, llvm::ArrayRef<int64_t> shape);
   z3::expr evalAffine(mlir::AffineExpr e, const std::vector<z3::expr> &dims,
                       const std::vector<z3::expr> &syms);
+  /// evalAffine, with a fact that re-evaluates `e` concretely on the model
+  /// (`what` names the value in a disagreement).
+  z3::expr evalAffineReplayed(mlir::AffineExpr e,
+                              const std::vector<z3::expr> &dims,
+                              const std::vector<z3::expr> &syms,
+                              const z3::expr &guard, const std::string &what);
   /// The linear coordinate layout `l` maps (thread t, slot v) to.
   z3::expr tvLin(const ::argus::layout::Layout &l, const z3::expr &t,
                  const z3::expr &v, const z3::expr &guard);

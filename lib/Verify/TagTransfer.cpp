@@ -31,22 +31,9 @@ Tags KernelVerifier::applyTagOp(TagOp op, const std::vector<z3::expr> &c,
   Tags t;
   auto fields = op.getFields();
   for (unsigned j = 0; j < map.getNumResults(); ++j) {
-    z3::expr e = evalAffine(map.getResult(j), c, syms);
+    z3::expr e = evalAffineReplayed(map.getResult(j), c, syms, in.guard,
+                                    "tag map value");
     t.insert_or_assign(cast<StringAttr>(fields[j]).getValue().str(), e);
-    AffineExpr ae = map.getResult(j);
-    q->facts.push_back({in.guard, [ae, c, syms, e](const z3::model &m) {
-                          std::vector<int64_t> d, s;
-                          for (auto &x : c)
-                            d.push_back(sval(m, x));
-                          for (auto &x : syms)
-                            s.push_back(sval(m, x));
-                          int64_t want = evalAffineConcrete(ae, d, s),
-                                  got = sval(m, e);
-                          if (want == got)
-                            return std::string();
-                          return "tag map value " + std::to_string(want) +
-                                 " vs solver " + std::to_string(got);
-                        }});
   }
   return t;
 }

@@ -230,42 +230,14 @@ CheckResult KernelVerifier::checkViewTag(TagOp op) {
     for (unsigned j = 0; j < map.getNumResults(); ++j) {
       std::string f = cast<StringAttr>(fields[j]).getValue().str();
       AffineExpr ae = map.getResult(j);
-      z3::expr e = evalAffine(ae, d, atOrigin);
-      Q.facts.push_back({in.guard, [ae, d, atOrigin, e](const z3::model &m) {
-                           std::vector<int64_t> dv, sv;
-                           for (auto &x : d)
-                             dv.push_back(sval(m, x));
-                           for (auto &x : atOrigin)
-                             sv.push_back(sval(m, x));
-                           int64_t want = evalAffineConcrete(ae, dv, sv),
-                                   got = sval(m, e);
-                           if (want == got)
-                             return std::string();
-                           return "tag map at the global coordinate " +
-                                  std::to_string(want) + " vs solver " +
-                                  std::to_string(got);
-                         }});
+      z3::expr e = evalAffineReplayed(ae, d, atOrigin, in.guard,
+                                      "tag map at the global coordinate");
       expected.push_back({f, e});
       differs = differs || actual.at(f) != e;
     }
-    std::optional<z3::model> m;
-    z3::check_result r = solve({in.guard, differs}, m);
-    if (r == z3::unsat) {
-      res.status = Status::Proved;
+    std::optional<z3::model> m = findWitness(res, {in.guard, differs}, in);
+    if (!m)
       return;
-    }
-    if (r == z3::unknown) {
-      res.status = Status::Unknown;
-      res.reason = "solver returned unknown (timeout?)";
-      return;
-    }
-    preferSmall({in.guard, differs}, in, m);
-    std::string bad = replay(*m);
-    if (!bad.empty()) {
-      res.status = Status::Unknown;
-      res.reason = "counterexample replay disagrees: " + bad;
-      return;
-    }
     Counterexample cx;
     fillCommon(cx, *m, in);
     ElementInfo el;

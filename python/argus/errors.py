@@ -121,7 +121,21 @@ class NoGPU(ArgusError):
     """No GPU (or no argus-run) is available to run kernels."""
 
 
-class InvariantViolation(ArgusError):
+class _ChecksError(ArgusError):
+    """An error about some checks of a verification: ``json`` /
+    ``to_json()`` give those checks' JSON reports."""
+
+    _checks: list = []
+
+    @property
+    def json(self) -> str:
+        return self.to_json()
+
+    def to_json(self, indent: int = 2) -> str:
+        return json.dumps([c.raw for c in self._checks], indent=indent)
+
+
+class InvariantViolation(_ChecksError):
     """A tag assertion (or an implicit check) is violated.
 
     ``counterexamples``: :class:`argus.verify.Counterexample` objects;
@@ -130,7 +144,8 @@ class InvariantViolation(ArgusError):
 
     def __init__(self, result: Any):
         self.result = result
-        self.violations = [c for c in result.checks if c.status == "violated"]
+        self.violations = self._checks = [c for c in result.checks
+                                          if c.status == "violated"]
         self.counterexamples = [cx for c in self.violations
                                 for cx in c.counterexamples]
         first = self.violations[0] if self.violations else None
@@ -146,15 +161,9 @@ class InvariantViolation(ArgusError):
         if first is not None:
             self.file, self.line = first.py_file, first.py_line
 
-    @property
-    def json(self) -> str:
-        return self.to_json()
-
-    def to_json(self, indent: int = 2) -> str:
-        return json.dumps([c.raw for c in self.violations], indent=indent)
 
 
-class VerificationUnknown(ArgusError):
+class VerificationUnknown(_ChecksError):
     """``verify(strict=True)``: nothing is violated but some check is
     unknown (the verifier could not decide it, so nothing was proved about
     it).
@@ -166,7 +175,7 @@ class VerificationUnknown(ArgusError):
 
     def __init__(self, result: Any):
         self.result = result
-        self.unknowns = [c for c in result.checks if c.status == "unknown"]
+        self.unknowns = self._checks = [c for c in result.checks if c.status == "unknown"]
         lines = []
         for c in self.unknowns:
             where = f"{c.py_file}:{c.py_line}" if c.py_line else (c.location or "?")
@@ -179,9 +188,3 @@ class VerificationUnknown(ArgusError):
         if first is not None:
             self.file, self.line = first.py_file, first.py_line
 
-    @property
-    def json(self) -> str:
-        return self.to_json()
-
-    def to_json(self, indent: int = 2) -> str:
-        return json.dumps([c.raw for c in self.unknowns], indent=indent)
