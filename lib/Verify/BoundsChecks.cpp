@@ -64,27 +64,6 @@ z3::expr KernelVerifier::tensorSize(Value memref, int64_t dim) {
   return it->second;
 }
 
-namespace {
-/// The argus.view or argus.gather_view a global tile comes from, through
-/// tags and transposes; null when something else (a reinterpret) is on the
-/// way.
-Operation *globalViewOf(Value tile) {
-  for (Operation *d = tile.getDefiningOp(); d;
-       d = d->getOperand(0).getDefiningOp()) {
-    if (isa<ViewOp, GatherViewOp>(d))
-      return d;
-    if (!isa<TagOp, TransposeOp>(d))
-      return nullptr;
-  }
-  return nullptr;
-}
-
-bool isGlobalTile(Value v) {
-  auto t = dyn_cast<TileType>(v.getType());
-  return t && t.isMemory() && !isSharedTile(v);
-}
-} // namespace
-
 void KernelVerifier::checkBounds(std::vector<CheckResult> &out) {
   func.walk([&](Operation *op) {
     if (!isa<LoadOp, CopyOp, CopyAsyncOp, StoreOp>(op))
@@ -120,8 +99,7 @@ CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
     z3::expr s = rangeVar("slot", l->mode(1).size());
     std::vector<z3::expr> c = delin(tvLin(*l, t, s, ctx.bool_val(true)), shape);
     MemView mv = resolve(global, in);
-    Value tensor = gather ? cast<GatherViewOp>(view).getTensor()
-                          : cast<ViewOp>(view).getTensor();
+    Value tensor = viewedTensor(view);
     auto rank = cast<MemRefType>(tensor.getType()).getRank();
     // Root coordinate k of the element: offset k + tile coordinate perm[k]
     // (a gather: only the column, dimension 1, is known).

@@ -18,7 +18,8 @@ using namespace mlir;
 namespace argus::verify::detail {
 
 void KernelVerifier::preferSmall(std::vector<z3::expr> extra, const Inst &in,
-                                 std::optional<z3::model> &model, int skip) {
+                                 std::optional<z3::model> &model, int skip,
+                                 const std::vector<z3::expr> &also) {
   for (auto &[name, e] : paramVars)
     extra.push_back(z3::ule(e, bv(name.rfind("block_id.", 0) == 0 ? 1 : 512)));
   for (auto &[l, iv] : in.ivs)
@@ -33,6 +34,7 @@ void KernelVerifier::preferSmall(std::vector<z3::expr> extra, const Inst &in,
     vars.push_back(iv);
   for (auto &[name, e] : paramVars)
     vars.push_back(e);
+  vars.insert(vars.end(), also.begin(), also.end());
   for (z3::expr &x : vars) {
     int64_t lo = 0, hi = uval(*model, x);
     for (int step = 0; lo < hi && step < 6; ++step) {

@@ -60,14 +60,17 @@ void emitDiagnostics(const std::vector<KernelReport> &reports) {
         for (auto &[f, v] : e.tags)
           tags += (tags.empty() ? "" : ", ") + f + "=" + std::to_string(v);
         auto &n = d.attachNote(siteLoc);
-        n << e.role << " element " << coordStr(e.tileCoords);
+        n << e.role << " element";
+        if (!e.tileCoords.empty())
+          n << " " << coordStr(e.tileCoords);
         if (!e.memory.empty())
           n << " of " << e.memory;
         if (!e.globalCoords.empty())
           n << " at global " << coordStr(e.globalCoords);
         if (e.thread >= 0)
           n << " held by thread " << e.thread << " slot " << e.slot;
-        n << " has tags {" << tags << "}";
+        if (!e.tags.empty())
+          n << " has tags {" << tags << "}";
       }
       if (!cx.params.empty()) {
         std::string ps;

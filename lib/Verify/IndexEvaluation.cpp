@@ -39,29 +39,32 @@ void KernelVerifier::collectParams() {
       for (auto &[name, e] : paramVars)
         seen |= name == n;
       if (!seen)
-        mk(reinterpret_cast<const void *>(
-               static_cast<uintptr_t>(b.getDimension()) + 1),
-           n, 0);
+        mk(blockIdKey(static_cast<unsigned>(b.getDimension())), n, 0);
     } else if (auto g = dyn_cast<gpu::GridDimOp>(op)) {
       std::string n = "grid_dim." + stringifyDimension(g.getDimension()).str();
       bool seen = false;
       for (auto &[name, e] : paramVars)
         seen |= name == n;
       if (!seen)
-        mk(reinterpret_cast<const void *>(
-               static_cast<uintptr_t>(g.getDimension()) + 8),
-           n, 1);
+        mk(gridDimKey(static_cast<unsigned>(g.getDimension())), n, 1);
     } else if (auto ld = dyn_cast<memref::LoadOp>(op)) {
       if (ld->getParentOp() == func.getOperation())
         mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()),
            0);
     }
   });
+  // The grid's size in each dimension with a block id, whether or not the
+  // kernel reads it: what its blocks cover depends on it.
+  for (unsigned d = 0; d < 3; ++d)
+    if (params.count(blockIdKey(d)) && !params.count(gridDimKey(d)))
+      mk(gridDimKey(d),
+         "grid_dim." + stringifyDimension(static_cast<gpu::Dimension>(d)).str(),
+         1);
   collectSizes();
   // A block id is below the grid's size in its dimension.
-  for (uintptr_t d = 0; d < 3; ++d) {
-    auto b = params.find(reinterpret_cast<const void *>(d + 1));
-    auto g = params.find(reinterpret_cast<const void *>(d + 8));
+  for (unsigned d = 0; d < 3; ++d) {
+    auto b = params.find(blockIdKey(d));
+    auto g = params.find(gridDimKey(d));
     if (b != params.end() && g != params.end())
       paramCons.push_back(z3::ult(b->second, g->second));
   }
@@ -86,7 +89,7 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
   }
   Operation *def = v.getDefiningOp();
   if (auto it = params.find(v.getAsOpaquePointer()); it != params.end())
-    return it->second;
+    return param(it->first);
   if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
     unsigned k = cast<OpResult>(v).getResultNumber();
     z3::expr cond = evalBool(ifOp.getCondition(), in);
@@ -95,11 +98,9 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
                    evalIndex(ifOp.elseYield().getOperand(k), in.under(!cond)));
   }
   if (auto b = dyn_cast<gpu::BlockIdOp>(def))
-    return params.at(reinterpret_cast<const void *>(
-        static_cast<uintptr_t>(b.getDimension()) + 1));
+    return param(blockIdKey(static_cast<unsigned>(b.getDimension())));
   if (auto g = dyn_cast<gpu::GridDimOp>(def))
-    return params.at(reinterpret_cast<const void *>(
-        static_cast<uintptr_t>(g.getDimension()) + 8));
+    return param(gridDimKey(static_cast<unsigned>(g.getDimension())));
   if (auto c = dyn_cast<arith::ConstantOp>(def)) {
     auto ia = dyn_cast<IntegerAttr>(c.getValue());
     if (!ia)
@@ -350,8 +351,23 @@ void KernelVerifier::loopBounds(scf::ForOp loop, const Inst &in, z3::expr &lb,
   step = ia.getValue().getSExtValue();
 }
 
-Inst KernelVerifier::freshInst(Operation *op) {
+z3::expr KernelVerifier::param(const void *key) {
+  if (auto it = renamedParams.find(key); it != renamedParams.end())
+    return it->second;
+  return params.at(key);
+}
+
+Inst KernelVerifier::freshInst(Operation *op, bool guardOnly,
+                               std::vector<LoopVar> *loops) {
   Inst in(ctx.bool_val(true));
+  // The instance's conditions: constraints of the query, or (guardOnly) its
+  // guard, for a query that asks whether some instance exists.
+  auto require = [&](const z3::expr &c) {
+    if (guardOnly)
+      in.guard = in.guard && c;
+    else
+      q->cons.push_back(c);
+  };
   std::vector<Operation *> parents;
   for (Operation *p = op->getParentOp(); p && p != func.getOperation();
        p = p->getParentOp())
@@ -362,7 +378,7 @@ Inst KernelVerifier::freshInst(Operation *op) {
       Operation *child = k + 1 < parents.size() ? parents[k + 1] : op;
       z3::expr cond = evalBool(ifOp.getCondition(), in);
       bool inThen = ifOp.getThenRegion().isAncestor(child->getParentRegion());
-      q->cons.push_back(inThen ? cond : !cond);
+      require(inThen ? cond : !cond);
       continue;
     }
     auto loop = dyn_cast<scf::ForOp>(parents[k]);
@@ -373,11 +389,13 @@ Inst KernelVerifier::freshInst(Operation *op) {
     int64_t step = 1;
     loopBounds(loop, in, lb, ub, step);
     z3::expr i = var("iv");
-    q->cons.push_back(z3::uge(i, lb));
-    q->cons.push_back(z3::ult(i, ub));
+    require(z3::uge(i, lb));
+    require(z3::ult(i, ub));
     if (step != 1)
-      q->cons.push_back(z3::urem(i - lb, bv(step)) == bv(0));
+      require(z3::urem(i - lb, bv(step)) == bv(0));
     in = in.with(loop, i, in.guard);
+    if (loops)
+      loops->push_back({loop, i, lb, step});
   }
   return in;
 }

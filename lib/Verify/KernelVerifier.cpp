@@ -24,12 +24,13 @@ void KernelVerifier::baseCons(Query &Q) {
 
 z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
                                        std::optional<z3::model> &model,
-                                       int skip) {
+                                       int skip, unsigned timeoutMs) {
   // A fresh (non-incremental) solver per query: Z3's bit-blasting tactic is
   // much faster here than its incremental core.
   z3::solver s(ctx, "QF_BV");
   z3::params p(ctx);
-  p.set("timeout", opts.timeoutMs);
+  p.set("timeout",
+        timeoutMs ? std::min(timeoutMs, opts.timeoutMs) : opts.timeoutMs);
   s.set(p);
   for (auto &c : q->cons)
     s.add(c);
@@ -47,7 +48,8 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
 
 std::optional<z3::model>
 KernelVerifier::findWitness(CheckResult &res, const std::vector<z3::expr> &bad,
-                            const Inst &in, int skip) {
+                            const Inst &in, int skip,
+                            const std::vector<z3::expr> &also) {
   std::optional<z3::model> m;
   z3::check_result r = solve(bad, m, skip);
   if (r == z3::unsat) {
@@ -60,7 +62,7 @@ KernelVerifier::findWitness(CheckResult &res, const std::vector<z3::expr> &bad,
                  std::to_string(opts.timeoutMs) + " ms?)";
     return std::nullopt;
   }
-  preferSmall(bad, in, m, skip);
+  preferSmall(bad, in, m, skip, also);
   std::string why = replay(*m);
   if (!why.empty()) {
     res.status = Status::Unknown;
@@ -69,6 +71,23 @@ KernelVerifier::findWitness(CheckResult &res, const std::vector<z3::expr> &bad,
   }
   res.status = Status::Violated;
   return m;
+}
+
+std::optional<z3::model> KernelVerifier::findWitnessSmallFirst(
+    CheckResult &res, const std::vector<z3::expr> &bad, const Inst &in,
+    const std::vector<z3::expr> &small, const std::vector<z3::expr> &also) {
+  std::vector<z3::expr> probe = bad;
+  auto bound = [&](const z3::expr &x, int64_t b) {
+    probe.push_back(z3::ule(x, bv(b)));
+  };
+  for (auto &[name, e] : paramVars)
+    bound(e, name.rfind("block_id.", 0) == 0 ? 3 : 256);
+  for (auto &x : small)
+    bound(x, 3);
+  std::optional<z3::model> m;
+  if (solve(probe, m, -1, 1000) == z3::sat)
+    return findWitness(res, probe, in, -1, also);
+  return findWitness(res, bad, in, -1, also);
 }
 
 CheckResult KernelVerifier::newCheck(const char *kind, Operation *reportOp,
@@ -170,6 +189,7 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   out.push_back([this](Results &r) { checkViews(r); });
   out.push_back([this](Results &r) { checkReductions(r); });
   out.push_back([this](Results &r) { checkBounds(r); });
+  out.push_back([this](Results &r) { checkOutputs(r); });
   return out;
 }
 

@@ -20,6 +20,7 @@
 //   ViewChecks.cpp        the implicit checks of global views
 //   BoundsChecks.cpp      tensor sizes, bounds of global accesses
 //   ReductionCoverage.cpp every reduced index accumulated exactly once
+//   OutputCoverage.cpp    every output element written exactly once
 //   Counterexamples.cpp   model replay and counterexample contents
 //   KernelVerifier.cpp    solving, the check harness, the driver
 //
@@ -88,11 +89,35 @@ private:
   /// The kernel's `argus.assume` preconditions as parameter constraints;
   /// their messages (or why one could not be used) go to `out`.
   void collectAssumptions(std::vector<std::string> &out);
+  /// The keys of the block-id and grid-size parameters in `params`.
+  static const void *blockIdKey(unsigned dim) {
+    return reinterpret_cast<const void *>(static_cast<uintptr_t>(dim) + 1);
+  }
+  static const void *gridDimKey(unsigned dim) {
+    return reinterpret_cast<const void *>(static_cast<uintptr_t>(dim) + 8);
+  }
+  /// Parameter `key`, or its stand-in in `renamedParams` (a second block).
+  z3::expr param(const void *key);
+  /// Block ids and values loaded at entry, renamed while a check evaluates
+  /// an instance of another block.
+  std::map<const void *, z3::expr> renamedParams;
   z3::expr evalIndex(mlir::Value v, const Inst &in);
   z3::expr evalBool(mlir::Value v, const Inst &in);
   /// Iter_arg `idx` of `loop` (an index) in instance `in`, in closed form.
   z3::expr carriedIndex(mlir::scf::ForOp loop, unsigned idx, const Inst &in);
-  Inst freshInst(mlir::Operation *op);
+  /// An enclosing loop of an instance: its induction variable's term, lower
+  /// bound and step.
+  struct LoopVar {
+    mlir::Operation *loop;
+    z3::expr iv, lb;
+    int64_t step;
+  };
+  /// A symbolic instance of `op`: fresh induction variables constrained to
+  /// their loops' ranges and the branches taken, as constraints of the query
+  /// or, with `guardOnly`, as the instance's guard; `loops` receives the
+  /// enclosing loops, outermost first.
+  Inst freshInst(mlir::Operation *op, bool guardOnly = false,
+                 std::vector<LoopVar> *loops = nullptr);
   void loopBounds(mlir::scf::ForOp loop, const Inst &in, z3::expr &lb,
                   z3::expr &ub, int64_t &step);
 
@@ -145,7 +170,8 @@ private:
   /// Solve the current query plus `extra`, assuming every obligation but
   /// the `skip`-th.
   z3::check_result solve(const std::vector<z3::expr> &extra,
-                         std::optional<z3::model> &model, int skip = -1);
+                         std::optional<z3::model> &model, int skip = -1,
+                         unsigned timeoutMs = 0);
   void baseCons(Query &Q);
   /// Solves for a witness of `bad` (every obligation but the `skip`-th
   /// assumed). Proved when there is none, unknown on a timeout or when the
@@ -153,7 +179,16 @@ private:
   /// (replayed) comes back for the counterexample.
   std::optional<z3::model> findWitness(CheckResult &res,
                                        const std::vector<z3::expr> &bad,
-                                       const Inst &in, int skip = -1);
+                                       const Inst &in, int skip = -1,
+                                       const std::vector<z3::expr> &also = {});
+  /// findWitness, after a short probe among small kernel arguments and block
+  /// ids (`small` bounds further terms): products of symbolic values make
+  /// the unbounded query slow to satisfy, and most violations have a small
+  /// witness.
+  std::optional<z3::model>
+  findWitnessSmallFirst(CheckResult &res, const std::vector<z3::expr> &bad,
+                        const Inst &in, const std::vector<z3::expr> &small,
+                        const std::vector<z3::expr> &also = {});
   /// A check result for `site` reported at `reportOp`.
   CheckResult newCheck(const char *kind, mlir::Operation *reportOp,
                        mlir::Operation *site);
@@ -214,13 +249,46 @@ private:
   /// own assertions name on `a` when there are any.
   std::vector<std::string> reducedFields(mlir::argus::MmaOp mma);
 
+  // ---- what reaches global memory (OutputCoverage.cpp) --------------------
+  /// `output-once` and `output-coverage` for every tensor argument the
+  /// kernel stores to.
+  void checkOutputs(std::vector<CheckResult> &out);
+  /// A store (or copy) into a global view of an output tensor.
+  struct OutputWrite {
+    mlir::Operation *op = nullptr, *view = nullptr;
+    mlir::Value dest;
+    bool gather = false;
+    std::optional<::argus::layout::Layout> layout; // (thread, slot) -> coord
+    std::vector<int64_t> shape;
+    /// Linear tile coordinates no thread of the block writes.
+    std::vector<int64_t> missing;
+  };
+  /// One symbolic instance of an OutputWrite: the tensor coordinate of
+  /// each dimension is offsets[k] + tile coordinate perm[k] (no offset for
+  /// gathered rows).
+  struct WriteInstance {
+    Inst in;
+    std::vector<LoopVar> loops;
+    std::vector<std::optional<z3::expr>> offsets;
+    std::vector<unsigned> perm;
+  };
+  OutputWrite outputWrite(mlir::Operation *op);
+  WriteInstance writeInstance(const OutputWrite &w, bool guardOnly);
+  /// Whether the instance writes the tensor element `e`.
+  z3::expr writesElement(const OutputWrite &w, const WriteInstance &wi,
+                         const std::vector<z3::expr> &e);
+  CheckResult checkWrittenOnce(std::vector<OutputWrite> &ws);
+  CheckResult checkCoverage(std::vector<OutputWrite> &ws);
+
   // ---- counterexamples (Counterexamples.cpp) ------------------------------
   /// The first recorded fact the model contradicts ("" when none).
   std::string replay(const z3::model &m);
   /// Re-solve with small loop iterations, block ids and kernel arguments,
   /// keeping `model` when that is impossible: easier counterexamples.
+  /// `also`: further terms to minimise, after the iterations and arguments.
   void preferSmall(std::vector<z3::expr> extra, const Inst &in,
-                   std::optional<z3::model> &model, int skip = -1);
+                   std::optional<z3::model> &model, int skip = -1,
+                   const std::vector<z3::expr> &also = {});
   void fillCommon(Counterexample &cx, const z3::model &m, const Inst &in);
   void setThread(Counterexample &cx, int64_t thread, int64_t slot);
   /// The element at tile coordinates `coords` of `memory` that the

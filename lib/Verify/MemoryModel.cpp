@@ -30,6 +30,28 @@ bool isSharedTile(Value v) {
   return t && t.getMemorySpace() == MemorySpace::Shared;
 }
 
+bool isGlobalTile(Value v) {
+  auto t = dyn_cast<TileType>(v.getType());
+  return t && t.isMemory() && !isSharedTile(v);
+}
+
+Operation *globalViewOf(Value tile) {
+  for (Operation *d = tile.getDefiningOp(); d;
+       d = d->getOperand(0).getDefiningOp()) {
+    if (isa<ViewOp, GatherViewOp>(d))
+      return d;
+    if (!isa<TagOp, TransposeOp>(d))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+Value viewedTensor(Operation *view) {
+  if (auto v = dyn_cast<ViewOp>(view))
+    return v.getTensor();
+  return cast<GatherViewOp>(view).getTensor();
+}
+
 bool readsRoot(Operation *p, Value root) {
   if (isa<LoadOp, CopyOp, CopyAsyncOp>(p))
     return isSharedTile(p->getOperand(0)) &&

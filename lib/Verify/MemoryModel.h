@@ -30,6 +30,14 @@ bool isWriteOp(mlir::Operation *op);
 /// The tile a write op (copy, copy_async, store) writes.
 mlir::Value writeDest(mlir::Operation *op);
 bool isSharedTile(mlir::Value v);
+/// A tile in global memory.
+bool isGlobalTile(mlir::Value v);
+/// The argus.view or argus.gather_view a global tile comes from, through
+/// tags and transposes; null when something else (a reinterpret) is on the
+/// way.
+mlir::Operation *globalViewOf(mlir::Value tile);
+/// The tensor (memref) an argus.view or argus.gather_view views.
+mlir::Value viewedTensor(mlir::Operation *view);
 /// Whether `op` reads shared memory whose root is `root`.
 bool readsRoot(mlir::Operation *op, mlir::Value root);
 /// The (thread, slot) -> tile coordinate layout by which `op` accesses its

@@ -55,7 +55,8 @@ class Element:
         tags = ", ".join(f"{k}={v}" for k, v in self.tags.items())
         where = f" ({self.memory}{self.global_coords})" if self.memory and self.global_coords \
             else (f" ({self.memory})" if self.memory else "")
-        return f"{self.operand}{self.tile_coords}{where} tags {{{tags}}}"
+        coords = f"{self.tile_coords}" if self.tile_coords else ""
+        return f"{self.operand}{coords}{where}" + (f" tags {{{tags}}}" if tags else "")
 
 
 @dataclasses.dataclass
@@ -107,9 +108,12 @@ class Counterexample:
         blk = ",".join(f"{k}={v}" for k, v in sorted(self.block.items()))
         it = ", ".join(f"{k}={v}" for k, v in self.iterations.items())
         els = "; ".join(str(e) for e in self.elements)
-        return (f"at {self.program_point} ({self.op}): block({blk}) thread {self.thread} "
-                f"(warp {self.warp}, lane {self.lane}) slot {self.slot}"
-                + (f", iterations {it}" if it else "") + (f": {els}" if els else ""))
+        who = f"block({blk})" if blk else "any block"
+        who += (f" thread {self.thread} (warp {self.warp}, lane {self.lane}) slot {self.slot}"
+                if self.thread is not None and self.thread >= 0 else ", any thread")
+        notes = "".join(f"\n    {n}" for n in self.notes)
+        return (f"at {self.program_point} ({self.op}): {who}"
+                + (f", iterations {it}" if it else "") + (f": {els}" if els else "") + notes)
 
     def to_dict(self) -> dict:
         d = dict(self.raw)

@@ -92,15 +92,21 @@ def test_compile_targets():
 # --- strict=True: unknown checks raise VerificationUnknown --------------------
 
 def _store_kernel(nonlinear):
-    """A 64x4 store to C at row m0 = block * N (a product of two symbolic
-    values that may leave the verifier's index range: its "index-range"
-    obligation is unknown) or m0 = block * 64 (proved)."""
+    """Tags at row m0 = block * N (a product of two symbolic values that may
+    leave the verifier's index range: its "index-range" obligation is
+    unknown), or a 64x4 store of each block's rows of C at m0 = block * 64,
+    the grid covering C (proved)."""
     @argus.kernel(target="gfx942", block=64)
     def store_rows(C: argus.Tensor[("M", "N"), "f32"], N: argus.index):
         b = argus.block_id("x")
         m0 = b * N if nonlinear else b * 64  # MUL
-        argus.assume((C.dim("M") >= m0 + 64) & (N >= 4), "C holds this block's tile")
         t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
+        if nonlinear:
+            u = argus.add(t, t)
+            argus.tag_assert(u, "lhs.m == rhs.m && lhs.n == rhs.n")
+            return
+        rows = argus.grid_dim("x") * 64
+        argus.assume(C.dim("M").eq(rows) & C.dim("N").eq(4), "C has 64 rows per block, 4 columns")
         g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
         argus.store(t, g)  # STORE
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
@@ -168,9 +174,10 @@ def test_assume_bounds_a_product_and_is_in_the_ir(need_verifier):
     @argus.kernel(target="gfx942", block=64)
     def store_rows(C: argus.Tensor[("M", "N"), "f32"], N: argus.index):
         b = argus.block_id("x")
-        argus.assume((N <= 1024) & (b < 1024), "N <= 1024 and at most 1024 blocks")
+        argus.assume(N.eq(64) & (b < 1024), "N is 64, at most 1024 blocks")
         m0 = b * N
-        argus.assume((C.dim("M") >= m0 + 64) & (N >= 4), "C holds this block's tile")
+        argus.assume(C.dim("M").eq(argus.grid_dim("x") * N) & C.dim("N").eq(4),
+                     "C has N rows per block, 4 columns")
         t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
         g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
         argus.store(t, g)

@@ -28,7 +28,7 @@ func.func @gemm_square(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %m0 = arith.muli %by, %c64 : index
   %n0 = arith.muli %bx, %c64 : index
   // Shape preconditions: this block's 64 x 64 tile and all of K are inside
-  // A (M x K), B (K x N) and C (M x N).
+  // A (M x K) and B (K x N); the grid covers C (M x N) exactly.
   %m1 = arith.addi %m0, %c64 : index
   %n1 = arith.addi %n0, %c64 : index
   %a0 = memref.dim %A, %c0 : memref<?x?xf16>
@@ -41,14 +41,18 @@ func.func @gemm_square(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %okak = arith.cmpi uge, %a1, %K : index
   %okbk = arith.cmpi uge, %b0, %K : index
   %okbn = arith.cmpi uge, %b1, %n1 : index
-  %okcm = arith.cmpi uge, %cm, %m1 : index
-  %okcn = arith.cmpi uge, %cn, %n1 : index
+  %gx = gpu.grid_dim x
+  %gy = gpu.grid_dim y
+  %rows = arith.muli %gy, %c64 : index
+  %cols = arith.muli %gx, %c64 : index
+  %okcm = arith.cmpi eq, %cm, %rows : index
+  %okcn = arith.cmpi eq, %cn, %cols : index
   %oka = arith.andi %okam, %okak : i1
   %okb = arith.andi %okbk, %okbn : i1
   %okc = arith.andi %okcm, %okcn : i1
   argus.assume %oka, "A covers this block's rows and K"
   argus.assume %okb, "B covers K and this block's columns"
-  argus.assume %okc, "C covers this block's tile"
+  argus.assume %okc, "C is (64 grid_dim.y) x (64 grid_dim.x)"
   %ktiles = arith.divui %K, %c64 : index
   %sa = argus.alloc "sA" : !argus.buffer<1 x !S>
   %sb = argus.alloc "sB" : !argus.buffer<1 x !S>

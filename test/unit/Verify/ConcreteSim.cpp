@@ -208,6 +208,10 @@ private:
   std::vector<int64_t> ivStack;
   std::mt19937_64 rng{12345};
 
+  int64_t blockThreads() {
+    return func->getAttrOfType<KernelAttr>("argus.kernel").getNumThreads();
+  }
+
   int64_t I(Value v) {
     auto it = ints.find(v.getAsOpaquePointer());
     if (it == ints.end())
@@ -397,6 +401,14 @@ private:
         event("non-injective-write", op, t, c);
       }
       std::optional<Tags> v = value(c, t);
+      if (!d.shared && t < blockThreads()) {
+        // A gather's row comes from data: recorded as -1.
+        std::vector<int64_t> g(c.size(), -1);
+        for (size_t k = 0; k < d.perm.size(); ++k)
+          if (!d.gather || k == 1)
+            g[k] = (d.gather ? d.col : d.offsets[k]) + c[d.perm[k]];
+        res.globalWrites[{d.tensor, g}].insert({op, ivStack});
+      }
       if (!d.shared)
         continue;
       auto old = smem.find({d.root, addr(d, c)});

@@ -36,6 +36,7 @@ struct Event {
   std::string kind; // unwritten-read, unsynchronized-read, non-injective-write,
                     // unsynchronized-write, write-after-write, view-tag,
                     // tensor-name, reduction-coverage, out-of-bounds
+                    // (output-once and output-coverage: see globalWrites)
   mlir::Operation *op;
   std::vector<int64_t> ivs;
   int64_t thread;
@@ -51,6 +52,11 @@ struct SimResult {
   int probeViolations = 0;               // probes where the predicate was false
   int sampled = 0, sampledViolations = 0; // random assertion samples
   std::string lastViolation;
+  /// The instances (op, loop iterations) of this block that wrote each
+  /// element of a tensor argument: (argument number, global coordinate).
+  std::map<std::pair<int64_t, std::vector<int64_t>>,
+           std::set<std::pair<mlir::Operation *, std::vector<int64_t>>>>
+      globalWrites;
 };
 
 /// Run one block of `func` with `params` ("argN", "argN.dimK" for dynamic

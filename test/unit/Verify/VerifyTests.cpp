@@ -93,9 +93,71 @@ std::map<std::string, int64_t> paramsOf(const V::Counterexample &cx) {
   return p;
 }
 
+/// The tile a store or copy writes (null for other ops).
+Value writeDestOf(Operation *op) {
+  if (auto s = dyn_cast<mlir::argus::StoreOp>(op))
+    return s.getDest();
+  if (auto c = dyn_cast<mlir::argus::CopyOp>(op))
+    return c.getDest();
+  return Value();
+}
+
+/// Replays an output-once or output-coverage counterexample: runs every
+/// block of the reported grid and counts the instances writing the element.
+std::string replayOutput(func::FuncOp f, const V::CheckResult &c) {
+  const V::Counterexample &cx = c.counterexamples.front();
+  std::map<std::string, int64_t> params = paramsOf(cx);
+  int64_t grid[3] = {1, 1, 1};
+  const char *dims[3] = {"x", "y", "z"};
+  for (int d = 0; d < 3; ++d)
+    if (params.count(std::string("grid_dim.") + dims[d]))
+      grid[d] = params[std::string("grid_dim.") + dims[d]];
+  if (grid[0] * grid[1] * grid[2] > 64)
+    return "the grid of the counterexample is too large to replay";
+  Value dest = writeDestOf(c.siteOp);
+  if (!dest)
+    return "the reported op writes no tile";
+  Operation *view = dest.getDefiningOp();
+  while (view && isa<mlir::argus::TagOp, mlir::argus::TransposeOp>(view))
+    view = view->getOperand(0).getDefiningOp();
+  Value tensor;
+  std::vector<int64_t> coords = cx.elements.front().globalCoords;
+  if (auto vo = dyn_cast_or_null<mlir::argus::ViewOp>(view))
+    tensor = vo.getTensor();
+  else if (auto g = dyn_cast_or_null<mlir::argus::GatherViewOp>(view)) {
+    tensor = g.getTensor();
+    coords[0] = -1; // gathered rows are not checked
+  } else
+    return "the written tile is not an argus.view or gather_view";
+  int64_t arg = cast<BlockArgument>(tensor).getArgNumber();
+  std::pair<int64_t, std::vector<int64_t>> key{arg, coords};
+  size_t writers = 0;
+  for (int64_t z = 0; z < grid[2]; ++z)
+    for (int64_t y = 0; y < grid[1]; ++y)
+      for (int64_t x = 0; x < grid[0]; ++x) {
+        params["block_id.x"] = x;
+        params["block_id.y"] = y;
+        params["block_id.z"] = z;
+        auto r = ::argus::sim::simulate(f, params, {}, {}, 0, 1 << 20);
+        if (!r.ok)
+          return "interpreter failed: " + r.error;
+        auto it = r.globalWrites.find(key);
+        if (it != r.globalWrites.end())
+          writers += it->second.size();
+      }
+  if (c.kind == "output-once" && writers < 2)
+    return "the element is written " + std::to_string(writers) +
+           " time(s) concretely";
+  if (c.kind == "output-coverage" && writers != 0)
+    return "the element is written concretely";
+  return "";
+}
+
 /// Replays one counterexample in the concrete interpreter; returns "" when
 /// it exhibits the bug, else what went wrong.
 std::string replay(func::FuncOp f, const V::CheckResult &c) {
+  if (c.kind == "output-once" || c.kind == "output-coverage")
+    return replayOutput(f, c);
   const V::Counterexample &cx = c.counterexamples.front();
   std::vector<int64_t> ivs;
   for (auto &[l, v] : cx.loops)
@@ -299,7 +361,16 @@ func.func @k(%C: memref<?x?xf32>, %N: index)
   REQUIRE(reports.size() == 1);
   for (auto &c : reports[0].checks) {
     INFO(c.kind << ": " << c.reason);
-    CHECK(c.status == V::Status::Proved);
+    // The blocks' tiles overlap (N may be 1) and leave most of C unwritten:
+    // the output checks are not proved (output-once is violated; which
+    // block writes a diagonal element is not solvable from one offset, so
+    // output-coverage may stay unknown); everything else is proved.
+    if (c.kind == "output-once")
+      CHECK(c.status == V::Status::Violated);
+    else if (c.kind == "output-coverage")
+      CHECK(c.status != V::Status::Proved);
+    else
+      CHECK(c.status == V::Status::Proved);
   }
   // The report names the preconditions it relied on.
   bool named = false;

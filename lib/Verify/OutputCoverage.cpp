@@ -1,0 +1,572 @@
+//===- OutputCoverage.cpp - each output element written exactly once ------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The implicit checks of what a kernel leaves in global memory (issue 9,
+// item 9a), for every tensor argument it stores to:
+//
+//   output-once      no element is written by two instances: two blocks,
+//                    two iterations of the loops around a store, or two
+//                    store ops. (The threads of one instance that hold one
+//                    element of a replicated register tile write it once.)
+//                    One quantifier-free query per pair of stores, the second
+//                    instance evaluated with renamed block ids.
+//   output-coverage  every element inside the tensor's sizes is written.
+//                    "For every element some instance writes it" is a
+//                    quantifier alternation that Z3 rarely proves, so the
+//                    check constructs the writing instance instead: each
+//                    block id and induction variable is solved from one
+//                    dimension of the store's offsets (offset = a * n + f0
+//                    over the n-th value, so n = (e - f0) / a, a constant
+//                    or a term of the arguments), and the
+//                    query asks for an element the constructed instance
+//                    misses. Unsat proves coverage whatever the candidate
+//                    was; a model is confirmed by a second query asking
+//                    whether *any* instance writes that element, so a weak
+//                    candidate gives unknown, never a false alarm.
+//
+// Gathered rows come from data: a tensor written through a gather_view is
+// checked in its columns only, and not for output-once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConcreteIndex.h"
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::argus;
+namespace L = ::argus::layout;
+
+namespace argus::verify::detail {
+
+namespace {
+
+/// Whether the term `e` contains the constant `x`.
+bool mentions(const z3::expr &e, const z3::expr &x) {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> todo{e};
+  while (!todo.empty()) {
+    z3::expr t = todo.back();
+    todo.pop_back();
+    if (!seen.insert(t.id()).second)
+      continue;
+    if (z3::eq(t, x))
+      return true;
+    if (t.is_app())
+      for (unsigned i = 0; i < t.num_args(); ++i)
+        todo.push_back(t.arg(i));
+  }
+  return false;
+}
+
+z3::expr substituted(const z3::expr &e, const std::vector<z3::expr> &from,
+                     const std::vector<z3::expr> &to) {
+  if (from.empty())
+    return e;
+  z3::expr_vector f(e.ctx()), t(e.ctx());
+  for (size_t i = 0; i < from.size(); ++i) {
+    f.push_back(from[i]);
+    t.push_back(to[i]);
+  }
+  return z3::expr(e).substitute(f, t);
+}
+
+/// `e` with the constant `x` replaced by `v`.
+z3::expr substituted(const z3::expr &e, const z3::expr &x, const z3::expr &v) {
+  z3::expr_vector f(e.ctx()), t(e.ctx());
+  f.push_back(x);
+  t.push_back(v);
+  return z3::expr(e).substitute(f, t);
+}
+
+} // namespace
+
+KernelVerifier::OutputWrite KernelVerifier::outputWrite(Operation *op) {
+  OutputWrite w;
+  w.op = op;
+  w.dest = writeDest(op);
+  w.view = globalViewOf(w.dest);
+  if (!w.view)
+    return w;
+  w.gather = isa<GatherViewOp>(w.view);
+  auto ty = cast<TileType>(w.dest.getType());
+  w.shape.assign(ty.getShape().begin(), ty.getShape().end());
+  std::optional<L::Layout> l = accessLayout(op);
+  if (!l)
+    return w;
+  w.layout = l;
+  // The tile elements no thread of the block writes (a layout made for
+  // more threads than the block has, or one that skips elements).
+  int64_t n = product(w.shape);
+  int64_t lt = l->mode(0).size(), slots = l->mode(1).size();
+  std::vector<bool> hit(n, false);
+  for (int64_t t = 0; t < std::min(lt, threads); ++t)
+    for (int64_t s = 0; s < slots; ++s) {
+      int64_t lin = (*l)(t + lt * s);
+      if (lin >= 0 && lin < n)
+        hit[lin] = true;
+    }
+  for (int64_t i = 0; i < n; ++i)
+    if (!hit[i])
+      w.missing.push_back(i);
+  return w;
+}
+
+KernelVerifier::WriteInstance
+KernelVerifier::writeInstance(const OutputWrite &w, bool guardOnly) {
+  std::vector<LoopVar> loops;
+  Inst in = freshInst(w.op, guardOnly, &loops);
+  WriteInstance wi{in, loops, {}, {}};
+  Value tensor = viewedTensor(w.view);
+  int64_t rank = cast<MemRefType>(tensor.getType()).getRank();
+  MemView mv = resolve(w.dest, wi.in);
+  wi.offsets.assign(rank, std::nullopt);
+  if (w.gather) {
+    if (rank != 2 || mv.perm.size() != 2)
+      unsupported("a gather_view of a tensor that is not 2-D");
+    wi.offsets[1] = evalIndex(cast<GatherViewOp>(w.view).getCol(), wi.in);
+  } else {
+    if (mv.offsets.size() != static_cast<size_t>(rank) ||
+        mv.perm.size() != static_cast<size_t>(rank))
+      unsupported("a view whose rank differs from its tensor's");
+    for (int64_t k = 0; k < rank; ++k)
+      wi.offsets[k] = mv.offsets[k];
+  }
+  wi.perm = mv.perm;
+  return wi;
+}
+
+z3::expr KernelVerifier::writesElement(const OutputWrite &w,
+                                       const WriteInstance &wi,
+                                       const std::vector<z3::expr> &e) {
+  z3::expr r = ctx.bool_val(true);
+  std::vector<z3::expr> tile(w.shape.size(), bv(0));
+  for (size_t k = 0; k < e.size(); ++k) {
+    if (!wi.offsets[k])
+      continue;
+    const z3::expr &o = *wi.offsets[k];
+    unsigned tk = wi.perm[k];
+    r = r && z3::uge(e[k], o) && z3::ult(e[k] - o, bv(w.shape[tk]));
+    tile[tk] = e[k] - o;
+  }
+  if (!w.missing.empty()) {
+    if (w.gather)
+      unsupported("a gathered store whose layout leaves tile elements "
+                  "unwritten");
+    z3::expr lin = this->lin(tile, w.shape);
+    for (int64_t m : w.missing)
+      r = r && lin != bv(m);
+  }
+  return r;
+}
+
+void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
+  // The writes of each tensor argument, in program order.
+  std::map<unsigned, std::vector<Operation *>> writes;
+  std::vector<unsigned> order;
+  func.walk([&](Operation *op) {
+    if (!isWriteOp(op) || !isGlobalTile(writeDest(op)))
+      return;
+    Operation *view = globalViewOf(writeDest(op));
+    auto arg =
+        view ? dyn_cast<BlockArgument>(viewedTensor(view)) : BlockArgument();
+    if (!arg || arg.getOwner()->getParentOp() != func.getOperation()) {
+      CheckResult res = newCheck("output-coverage", op, op);
+      res.predicate = "every element of the tensor this op writes is "
+                      "written exactly once";
+      res.status = Status::Unknown;
+      res.reason = "the written tensor is not a kernel argument seen through "
+                   "an argus.view or gather_view";
+      out.push_back(res);
+      return;
+    }
+    if (!writes.count(arg.getArgNumber()))
+      order.push_back(arg.getArgNumber());
+    writes[arg.getArgNumber()].push_back(op);
+  });
+  for (unsigned a : order) {
+    std::vector<OutputWrite> ws;
+    bool gather = false;
+    for (Operation *op : writes[a]) {
+      ws.push_back(outputWrite(op));
+      gather |= ws.back().gather;
+    }
+    if (!gather)
+      out.push_back(checkWrittenOnce(ws));
+    out.push_back(checkCoverage(ws));
+  }
+}
+
+/// The name a report gives tensor argument `w`'s elements.
+static std::string tensorName(Operation *view) {
+  if (auto v = dyn_cast<ViewOp>(view))
+    return v.getName().str();
+  return cast<GatherViewOp>(view).getName().str();
+}
+
+CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
+  CheckResult res = newCheck("output-once", ws.front().op, ws.front().op);
+  std::string name = tensorName(ws.front().view);
+  res.predicate = "no element of " + name +
+                  " is written by two blocks, two loop iterations or two "
+                  "store ops";
+  std::vector<z3::expr> loaded;
+  for (auto &[n, e] : paramVars)
+    if (n.rfind("load@", 0) == 0)
+      loaded.push_back(e);
+  runCheck({&res}, [&](Query &Q) {
+    std::optional<std::string> unknown;
+    res.status = Status::Proved;
+    for (size_t i = 0; i < ws.size() && res.status != Status::Violated; ++i)
+      for (size_t j = i; j < ws.size() && res.status != Status::Violated; ++j) {
+        Query P;
+        q = &P;
+        baseCons(P);
+        const OutputWrite &w1 = ws[i], &w2 = ws[j];
+        if (!w1.view || !w2.view || !w1.layout || !w2.layout)
+          unsupported("a global write without a view or a thread layout");
+        WriteInstance a = writeInstance(w1, false);
+        // The second instance in a block of its own: block ids and values
+        // loaded at entry renamed (with the same constraints).
+        std::vector<z3::expr> from, to, blocks1, blocks2;
+        for (auto &[key, e] : params) {
+          bool isBlock = false;
+          for (unsigned d = 0; d < 3; ++d)
+            isBlock |= key == blockIdKey(d);
+          bool isLoad = false;
+          for (auto &l : loaded)
+            isLoad |= z3::eq(l, e);
+          if (!isBlock && !isLoad)
+            continue;
+          z3::expr r = var(isBlock ? "other_block" : "other_load");
+          renamedParams.emplace(key, r);
+          from.push_back(e);
+          to.push_back(r);
+          if (isBlock) {
+            blocks1.push_back(e);
+            blocks2.push_back(r);
+          }
+        }
+        for (auto &c : paramCons)
+          P.cons.push_back(substituted(c, from, to));
+        std::optional<WriteInstance> b;
+        try {
+          b = writeInstance(w2, false);
+        } catch (...) {
+          renamedParams.clear();
+          throw;
+        }
+        renamedParams.clear();
+        z3::expr distinct = ctx.bool_val(w1.op != w2.op);
+        if (w1.op == w2.op) {
+          for (size_t k = 0; k < a.loops.size(); ++k)
+            distinct = distinct || a.loops[k].iv != b->loops[k].iv;
+          for (size_t k = 0; k < blocks1.size(); ++k)
+            distinct = distinct || blocks1[k] != blocks2[k];
+        }
+        Value tensor = viewedTensor(w1.view);
+        int64_t rank = cast<MemRefType>(tensor.getType()).getRank();
+        std::vector<z3::expr> e, size;
+        for (int64_t k = 0; k < rank; ++k) {
+          e.push_back(var("element"));
+          size.push_back(tensorSize(tensor, k));
+        }
+        z3::expr bad =
+            distinct && writesElement(w1, a, e) && writesElement(w2, *b, e);
+        for (int64_t k = 0; k < rank; ++k)
+          bad = bad && z3::ult(e[k], size[k]);
+        CheckResult pair = res;
+        std::optional<z3::model> m =
+            findWitnessSmallFirst(pair, {bad}, a.in, blocks2, e);
+        if (pair.status == Status::Unknown) {
+          unknown = pair.reason;
+          continue;
+        }
+        if (!m)
+          continue;
+        bool viaLoads = false;
+        for (auto &l : loaded)
+          for (auto &o : a.offsets)
+            viaLoads |= o && mentions(*o, l);
+        for (auto &l : loaded)
+          for (auto &o : b->offsets)
+            viaLoads |= o && mentions(*o, l);
+        if (viaLoads) {
+          unknown = "the stores' offsets depend on values loaded from "
+                    "memory, which may differ between blocks";
+          continue;
+        }
+        res.status = Status::Violated;
+        Counterexample cx;
+        fillCommon(cx, *m, a.in);
+        std::vector<int64_t> ge;
+        for (auto &x : e)
+          ge.push_back(uval(*m, x));
+        // A thread of the first instance that writes the element.
+        std::vector<int64_t> tc(w1.shape.size(), 0);
+        for (int64_t k = 0; k < rank; ++k)
+          tc[a.perm[k]] = ge[k] - uval(*m, *a.offsets[k]);
+        int64_t want = linConcrete(tc, w1.shape);
+        int64_t lt = w1.layout->mode(0).size();
+        for (int64_t x = 0; x < w1.layout->size() && cx.thread < 0; ++x)
+          if (x % lt < threads && (*w1.layout)(x) == want)
+            setThread(cx, x % lt, x / lt);
+        ElementInfo el;
+        el.role = "dest";
+        el.memory = name;
+        el.tileCoords = tc;
+        el.globalCoords = ge;
+        el.thread = cx.thread;
+        el.slot = cx.slot;
+        cx.elements.push_back(el);
+        auto instDesc = [&](const OutputWrite &w, const WriteInstance &wi,
+                            const std::vector<z3::expr> &blocks) {
+          std::string s;
+          llvm::raw_string_ostream os(s);
+          os << opDesc(w.op) << " in block (";
+          for (size_t k = 0; k < blocks.size(); ++k)
+            os << (k ? ", " : "") << uval(*m, blocks[k]);
+          os << ")";
+          for (auto &l : wi.loops)
+            os << ", " << loopName(l.loop) << " iteration " << uval(*m, l.iv);
+          return s;
+        };
+        std::string note;
+        llvm::raw_string_ostream os(note);
+        os << name << "[";
+        llvm::interleaveComma(ge, os);
+        os << "] is written twice: by " << instDesc(w1, a, blocks1)
+           << " and by " << instDesc(w2, *b, blocks2);
+        cx.notes.push_back(note);
+        res.counterexamples.push_back(cx);
+      }
+    q = &Q;
+    if (res.status != Status::Violated && unknown) {
+      res.status = Status::Unknown;
+      res.reason = *unknown;
+    }
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws) {
+  CheckResult res = newCheck("output-coverage", ws.back().op, ws.back().op);
+  std::string name = tensorName(ws.front().view);
+  bool gather = false;
+  for (auto &w : ws)
+    gather |= w.gather;
+  res.predicate =
+      "every element inside " + name + "'s sizes is written" +
+      (gather ? std::string(" (its columns: gathered rows come from data)")
+              : std::string());
+  runCheck({&res}, [&](Query &Q) {
+    for (auto &w : ws)
+      if (!w.view || !w.layout)
+        unsupported("a global write without a view or a thread layout");
+    Value tensor = viewedTensor(ws.front().view);
+    int64_t rank = cast<MemRefType>(tensor.getType()).getRank();
+    std::vector<z3::expr> e, size;
+    std::vector<bool> used(rank, true);
+    if (gather)
+      for (int64_t k = 0; k < rank; ++k)
+        used[k] = k == 1;
+    z3::expr inside = ctx.bool_val(true);
+    for (int64_t k = 0; k < rank; ++k) {
+      e.push_back(var("element"));
+      size.push_back(tensorSize(tensor, k));
+      if (used[k])
+        inside = inside && z3::ult(e[k], size[k]);
+      else
+        Q.cons.push_back(e[k] == bv(0));
+    }
+    std::vector<z3::expr> loaded;
+    for (auto &[n, v] : paramVars)
+      if (n.rfind("load@", 0) == 0)
+        loaded.push_back(v);
+    // The instance of each write that should cover e.
+    z3::expr covered = ctx.bool_val(false);
+    std::string weak;
+    for (const OutputWrite &w : ws) {
+      WriteInstance wi = writeInstance(w, true);
+      struct Unknown {
+        z3::expr x, lb;
+        int64_t step;
+        z3::expr range;
+      };
+      std::vector<Unknown> xs;
+      for (unsigned d = 0; d < 3; ++d)
+        if (params.count(blockIdKey(d)))
+          xs.push_back(
+              {params.at(blockIdKey(d)), bv(0), 1,
+               z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d)))});
+      for (auto &l : wi.loops)
+        xs.push_back({l.iv, l.lb, l.step, ctx.bool_val(true)});
+      std::vector<z3::expr> from, to;
+      std::vector<bool> done(xs.size(), false);
+      auto solved = [&](const z3::expr &t) { return substituted(t, from, to); };
+      auto blocked = [&](const z3::expr &t, size_t self) {
+        for (size_t j = 0; j < xs.size(); ++j)
+          if (j != self && !done[j] && mentions(t, xs[j].x))
+            return true;
+        return false;
+      };
+      z3::params som(ctx);
+      som.set("som", true);
+      // The candidate for unknown i from offset k: offset = a * n + f0 over
+      // the n-th value of the unknown, so n = (e - f0) / a. With
+      // `othersFirst` the other unknowns of that offset are taken at their
+      // first value (a mixed radix: block * 32 + i * 16 is solved for the
+      // block, the larger slope, first).
+      struct Solution {
+        z3::expr cand;
+        int64_t slope; // 0 when symbolic
+      };
+      auto trySolve = [&](size_t i, int64_t k,
+                          bool othersFirst) -> std::optional<Solution> {
+        if (!wi.offsets[k])
+          return std::nullopt;
+        z3::expr f = solved(*wi.offsets[k]), lb = solved(xs[i].lb);
+        if (!mentions(f, xs[i].x) || blocked(lb, i))
+          return std::nullopt;
+        for (size_t j = 0; othersFirst && j < xs.size(); ++j)
+          if (j != i && !done[j] && mentions(f, xs[j].x)) {
+            z3::expr lj = solved(xs[j].lb);
+            if (blocked(lj, j))
+              return std::nullopt;
+            f = substituted(f, xs[j].x, lj);
+          }
+        if (blocked(f, i))
+          return std::nullopt;
+        z3::expr f0 = substituted(f, xs[i].x, lb);
+        z3::expr f1 = substituted(f, xs[i].x, lb + bv(xs[i].step));
+        // The slope may be symbolic (a row stride argument): the candidate
+        // is only a guess, which the query checks.
+        z3::expr a = (f1 - f0).simplify(som);
+        int64_t av = 0;
+        if (a.is_numeral()) {
+          av = static_cast<int64_t>(a.get_numeral_uint64());
+          if (av == 0 || av >= kIndexBound)
+            return std::nullopt;
+        }
+        if (mentions(a, xs[i].x) || blocked(a, i))
+          return std::nullopt;
+        return Solution{lb + z3::udiv(e[k] - f0, a) * bv(xs[i].step), av};
+      };
+      auto resolveAs = [&](size_t i, const z3::expr &cand) {
+        from.push_back(xs[i].x);
+        to.push_back(cand);
+        done[i] = true;
+      };
+      for (bool progress = true; progress;) {
+        progress = false;
+        for (size_t i = 0; i < xs.size(); ++i)
+          for (int64_t k = 0; k < rank && !done[i]; ++k)
+            if (auto sol = trySolve(i, k, false)) {
+              resolveAs(i, sol->cand);
+              progress = true;
+            }
+        if (progress)
+          continue;
+        // Entangled unknowns: solve the one with the largest constant slope.
+        std::optional<std::pair<size_t, Solution>> best;
+        for (size_t i = 0; i < xs.size(); ++i)
+          for (int64_t k = 0; k < rank && !done[i]; ++k)
+            if (auto sol = trySolve(i, k, true))
+              if (sol->slope > 0 && (!best || sol->slope > best->second.slope))
+                best = {{i, *sol}};
+        if (best) {
+          resolveAs(best->first, best->second.cand);
+          progress = true;
+        }
+      }
+      // What no offset depends on takes its first value; an entangled one
+      // (a product of two block ids) is not solved.
+      for (size_t i = 0; i < xs.size(); ++i) {
+        if (done[i])
+          continue;
+        for (auto &o : wi.offsets)
+          if (o && mentions(solved(*o), xs[i].x) && weak.empty())
+            weak = opDesc(w.op) + ": " + xs[i].x.to_string() +
+                   " is not solvable from one offset";
+        resolveAs(i, solved(xs[i].lb));
+      }
+      for (auto &l : loaded)
+        for (auto &o : wi.offsets)
+          if (o && mentions(*o, l))
+            unsupported(opDesc(w.op) +
+                        ": its offsets depend on values loaded from memory, "
+                        "which may differ between blocks");
+      z3::expr c = wi.in.guard && writesElement(w, wi, e);
+      for (auto &x : xs)
+        c = c && x.range;
+      covered = covered || solved(c);
+    }
+    std::optional<z3::model> m = findWitnessSmallFirst(
+        res, {inside, !covered}, Inst(ctx.bool_val(true)), {}, e);
+    if (!m)
+      return;
+    // Confirm: with the model's arguments and sizes, does any instance of
+    // any write reach the element?
+    std::vector<int64_t> ge;
+    for (auto &x : e)
+      ge.push_back(uval(*m, x));
+    std::vector<std::pair<std::string, int64_t>> fixed;
+    Query C;
+    q = &C;
+    baseCons(C);
+    for (auto &[n, v] : paramVars)
+      if (n.rfind("block_id.", 0) != 0) {
+        C.cons.push_back(v == bv(uval(*m, v)));
+        fixed.push_back({n, uval(*m, v)});
+      }
+    for (int64_t k = 0; k < rank; ++k)
+      C.cons.push_back(e[k] == bv(ge[k]));
+    z3::expr any = ctx.bool_val(false);
+    for (const OutputWrite &w : ws) {
+      WriteInstance wi = writeInstance(w, true);
+      any = any || (wi.in.guard && writesElement(w, wi, e));
+    }
+    std::optional<z3::model> m2;
+    z3::check_result r = solve({any}, m2);
+    q = &Q;
+    if (r != z3::unsat) {
+      res.status = Status::Unknown;
+      res.reason =
+          r == z3::sat
+              ? "the verifier could not name the instance that writes each "
+                "element" +
+                    (weak.empty() ? std::string() : " (" + weak + ")")
+              : "solver returned unknown confirming an unwritten element";
+      res.counterexamples.clear();
+      return;
+    }
+    Counterexample cx;
+    cx.params = fixed;
+    ElementInfo el;
+    el.role = "unwritten";
+    el.memory = name;
+    el.globalCoords = ge;
+    cx.elements.push_back(el);
+    std::string note;
+    llvm::raw_string_ostream os(note);
+    os << name << "[";
+    for (int64_t k = 0; k < rank; ++k)
+      os << (k ? ", " : "") << (used[k] ? std::to_string(ge[k]) : "row");
+    os << "] is inside its sizes [";
+    for (int64_t k = 0; k < rank; ++k)
+      os << (k ? ", " : "") << uval(*m, size[k]);
+    os << "] but no block, iteration or store op writes it";
+    cx.notes.push_back(note);
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+} // namespace argus::verify::detail
