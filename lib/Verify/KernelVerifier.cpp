@@ -155,6 +155,27 @@ void KernelVerifier::prepare(KernelReport &rep) {
   depth = maxStages;
 }
 
+void KernelVerifier::precompute() {
+  // Outer loops first: a nested loop's fields are then computed under no
+  // induction hypothesis, as the checks would.
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    try {
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        invariantFields(loop);
+      else if (isWriteOp(op) && isSharedTile(writeDest(op)))
+        checkFullStage(op);
+    } catch (Unsupported &) {
+      // The check that needs it reports it.
+    } catch (z3::exception &) {
+    }
+  });
+}
+
+void KernelVerifier::adopt(const KernelVerifier &from) {
+  invariant = from.invariant;
+  fullStage = from.fullStage;
+}
+
 std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   // One task per check site, in program order (assertions first: they are
   // the most expensive, so the shards start with them).
@@ -226,6 +247,12 @@ KernelReport verifyKernel(func::FuncOp f, KernelAttr kernel,
     kv.push_back(std::make_unique<detail::KernelVerifier>(f, kernel, opts));
     kv[k]->prepare(part[k]);
     tasks[k] = kv[k]->tasks();
+  }
+  // Shared analyses once, not once per shard.
+  if (n > 1 && opts.implicitChecks) {
+    kv[0]->precompute();
+    for (unsigned k = 1; k < n; ++k)
+      kv[k]->adopt(*kv[0]);
   }
   size_t numTasks = tasks[0].size();
   std::vector<std::vector<CheckResult>> results(numTasks);

@@ -58,6 +58,11 @@ public:
 
   /// Parameters and preconditions; fills the report's header.
   void prepare(KernelReport &rep);
+  /// Computes what the checks share and depends on no Z3 context: the
+  /// loop-invariant tag fields of every loop and which writes fill a whole
+  /// stage. With several shards, one computes them and the others adopt.
+  void precompute();
+  void adopt(const KernelVerifier &from);
   /// Every check of the kernel, in a fixed order (see verifyKernel).
   std::vector<Task> tasks();
   /// The obligations of one index op (no underflow, values in the modelled
