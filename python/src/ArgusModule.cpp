@@ -178,16 +178,17 @@ class ArgusCtx {
 public:
   ArgusCtx() {
     registerAllPassesOnce();
+    // The registration argus-opt uses; like argus-opt, load only what the
+    // modules and the passes' declared dependent dialects need, so that a
+    // pass missing a dependent dialect fails here as it does there.
     DialectRegistry registry;
-    registry.insert<mlir::argus::ArgusDialect, affine::AffineDialect,
-                    arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
-                    memref::MemRefDialect, scf::SCFDialect>();
 #ifdef ARGUS_HAVE_TRANSFORMS
-    mlir::argus::registerArgusLoweringDialects(registry);
+    mlir::argus::registerArgusDialects(registry);
+#else
+    mlir::argus::registerArgusKernelDialects(registry);
 #endif
     ctx = std::make_unique<MLIRContext>(registry,
                                         MLIRContext::Threading::DISABLED);
-    ctx->loadAllAvailableDialects();
     ctx->allowUnregisteredDialects(false);
   }
   MLIRContext *get() { return ctx.get(); }

@@ -19,21 +19,16 @@
 #include "argus/Verify/Passes.h"
 #include "argus/Verify/TagVerifier.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::argus::ArgusDialect, mlir::affine::AffineDialect,
-                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
-                  mlir::gpu::GPUDialect, mlir::memref::MemRefDialect,
-                  mlir::scf::SCFDialect>();
+  mlir::argus::registerArgusDialects(registry);
   mlir::registerTransformsPasses();
   mlir::argus::registerArgusAnalysisPasses();
   mlir::argus::registerArgusVerifyPasses();
-  mlir::argus::registerArgusLoweringDialects(registry);
   mlir::argus::registerArgusPasses();
   mlir::argus::registerArgusPipelines();
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(

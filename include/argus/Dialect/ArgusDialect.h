@@ -32,6 +32,13 @@
 #define GET_TYPEDEF_CLASSES
 #include "argus/Dialect/ArgusTypes.h.inc"
 
+namespace mlir::argus {
+/// The dialects argus kernels are written with (argus, affine, arith, func,
+/// gpu, memref, scf). Tools register these plus the lowering's dialects with
+/// registerArgusDialects (argus/Transforms/Passes.h).
+void registerArgusKernelDialects(DialectRegistry &registry);
+} // namespace mlir::argus
+
 #define GET_OP_CLASSES
 #include "argus/Dialect/ArgusOps.h.inc"
 

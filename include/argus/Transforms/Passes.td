@@ -82,7 +82,8 @@ def ArgusToGPU : Pass<"argus-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect", "::mlir::ROCDL::ROCDLDialect",
-    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect"
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::math::MathDialect"
   ];
 }
 
