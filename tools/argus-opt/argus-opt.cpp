@@ -34,8 +34,12 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "Argus optimizer and verifier\n", registry);
   // Read before MlirOptMain: the options are the parsed command line.
-  bool verifyDiagnostics =
-      mlir::MlirOptMainConfig::createFromCLOptions().shouldVerifyDiagnostics();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  bool verifyDiagnostics = config.shouldVerifyDiagnostics();
+  // Each chunk of -split-input-file is verified on its own: merge their
+  // results into one report per report= path instead of keeping the last.
+  argus::verify::setMergeReports(!config.inputSplitMarker().empty());
   if (mlir::failed(mlir::MlirOptMain(argc, argv, inputFilename, outputFilename,
                                      registry)))
     return EXIT_FAILURE;
