@@ -13,6 +13,7 @@
 
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/Targets.h"
 #ifdef ARGUS_HAVE_VERIFY
 #include "argus/Verify/Passes.h"
 #endif
@@ -364,6 +365,12 @@ PYBIND11_MODULE(_argus, m) {
   m.def("parse_layout", &parseLayoutText, py::arg("text"),
         "Parse CuTe notation: (canonical text, size, cosize); ValueError "
         "on bad input.");
+  m.def("kernel_targets", [] {
+    std::vector<std::string> t;
+    for (llvm::StringRef c : mlir::argus::getKernelTargets())
+      t.push_back(c.str());
+    return t;
+  });
   m.def("mma_instruction", &mmaInstruction, py::arg("name"));
   m.def("known_mma_instructions", &::argus::layout::knownMmaInstrNames);
   m.def("closest_mma_instruction", [](const std::string &name) {
