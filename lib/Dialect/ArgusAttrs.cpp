@@ -6,6 +6,7 @@
 
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Dialect/Instructions.h"
+#include "argus/Dialect/Targets.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -104,8 +105,24 @@ FragmentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // KernelAttr
 //===----------------------------------------------------------------------===//
 
-static bool isKnownTarget(StringRef target) {
-  return target == "gfx942" || target == "sm_90" || target == "sm_90a";
+ArrayRef<StringRef> mlir::argus::getKernelTargets() {
+  static const StringRef targets[] = {"gfx942", "sm_90", "sm_90a"};
+  return targets;
+}
+
+bool mlir::argus::isKernelTarget(StringRef chip) {
+  return llvm::is_contained(getKernelTargets(), chip);
+}
+
+std::string mlir::argus::formatKernelTargets() {
+  std::string s;
+  ArrayRef<StringRef> t = getKernelTargets();
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (i)
+      s += i + 1 == t.size() ? " or " : ", ";
+    s += "\"" + t[i].str() + "\"";
+  }
+  return s;
 }
 
 LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -123,9 +140,9 @@ LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "kernel block [" << block
                          << "] has more than 1024 threads";
   }
-  if (!isKnownTarget(target))
+  if (!isKernelTarget(target))
     return emitError() << "unknown kernel target \"" << target
-                       << "\"; hint: use \"gfx942\", \"sm_90\" or \"sm_90a\"";
+                       << "\"; hint: use " << formatKernelTargets();
   int64_t warp = target.starts_with("gfx") ? 64 : 32;
   if (threads % warp != 0)
     return emitError() << "kernel block of " << threads

@@ -6,12 +6,19 @@
 
 #include "argus/Dialect/ArgusDialect.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::argus;
 
 #include "argus/Dialect/ArgusDialect.cpp.inc"
+
+void mlir::argus::registerArgusKernelDialects(DialectRegistry &registry) {
+  registry.insert<ArgusDialect, affine::AffineDialect, arith::ArithDialect,
+                  func::FuncDialect, gpu::GPUDialect, memref::MemRefDialect,
+                  scf::SCFDialect>();
+}
 
 void ArgusDialect::initialize() {
   registerAttributes();

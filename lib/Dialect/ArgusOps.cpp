@@ -72,6 +72,67 @@ static KernelAttr getEnclosingKernel(Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Register tiles and the kernel's block
+//===----------------------------------------------------------------------===//
+
+/// The number of threads a register tile's (thread, slot) layout spans, or
+/// nullopt when the type is not a register tile with a known layout (its own
+/// verifier reports that).
+static std::optional<int64_t> registerTileThreads(Type type) {
+  auto tile = dyn_cast<TileType>(type);
+  if (!tile || tile.getMemorySpace() != MemorySpace::Register)
+    return std::nullopt;
+  Attribute layout = tile.getLayout();
+  if (auto frag = dyn_cast_or_null<FragmentAttr>(layout)) {
+    std::optional<::argus::layout::MmaInstr> instr =
+        ::argus::layout::lookupMmaInstr(frag.getInstr());
+    if (!instr)
+      return std::nullopt;
+    int64_t threads = instr->threads;
+    for (int64_t w : frag.getWarps())
+      threads *= w;
+    return threads;
+  }
+  if (auto l = dyn_cast_or_null<LayoutAttr>(layout)) {
+    ::argus::layout::SwizzledLayout tv = l.getLayout();
+    if (tv.layout.rank() != 2)
+      return std::nullopt;
+    return tv.layout.mode(0).size();
+  }
+  return std::nullopt;
+}
+
+LogicalResult mlir::argus::verifyRegisterTilesFitBlock(Operation *op) {
+  KernelAttr kernel = getEnclosingKernel(op);
+  if (!kernel)
+    return success();
+  auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
+    std::optional<int64_t> threads = registerTileThreads(type);
+    if (!threads || *threads <= kernel.getNumThreads())
+      return success();
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << what << " #" << index << " is a register tile whose layout spans "
+        << *threads << " threads but the kernel block has "
+        << kernel.getNumThreads()
+        << "; hint: the elements of threads beyond the block would never be "
+           "read or written: use a layout over at most "
+        << kernel.getNumThreads() << " threads (or fewer warps)";
+    diag.attachNote(op->getParentOfType<FunctionOpInterface>()->getLoc())
+        << "the kernel's block is declared here";
+    return diag;
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (failed(check(operand.get().getType(), "operand",
+                     operand.getOperandNumber())))
+      return failure();
+  for (OpResult result : op->getResults())
+    if (failed(check(result.getType(), "result", result.getResultNumber())))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
 

@@ -27,8 +27,26 @@ static Operation *getIdScope(Operation *op) {
   return top;
 }
 
+/// Probe records carry the region ID in a 32-bit field (region_id in
+/// runtime/include/argus/runtime/ProbeFormat.h): a larger ID would be
+/// truncated there and collide with a smaller one.
+static constexpr int64_t kMaxRegionId = 0xFFFFFFFFll;
+
+static LogicalResult verifyIdFitsRecord(Operation *op, int64_t id) {
+  if (id <= kMaxRegionId)
+    return success();
+  return op->emitOpError()
+         << "region id " << id << " does not fit the 32-bit region_id of a "
+         << "probe record (at most " << kMaxRegionId
+         << "); hint: choose IDs below 2^32, an ID at or above it would "
+            "collide with id "
+         << (id & kMaxRegionId) << " in the probe records";
+}
+
 LogicalResult RegionBeginOp::verify() {
   int64_t id = getId();
+  if (failed(verifyIdFitsRecord(*this, id)))
+    return failure();
   // Find the matching end: later in the same block, with nested regions
   // closed in reverse order.
   SmallVector<int64_t> open;
@@ -102,6 +120,8 @@ LogicalResult RegionBeginOp::verify() {
 
 LogicalResult RegionEndOp::verify() {
   int64_t id = getId();
+  if (failed(verifyIdFitsRecord(*this, id)))
+    return failure();
   SmallVector<int64_t> closed;
   for (Operation *op = getOperation()->getPrevNode(); op;
        op = op->getPrevNode()) {

@@ -16,6 +16,7 @@
 #include "TileAccess.h"
 
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::argus {
 #define GEN_PASS_DEF_ARGUSTOGPU
@@ -89,6 +90,78 @@ struct ArgusToGPUPass
     }
   }
 
+  /// Shared memory (LDS) a block of a kernel for `chip` may use. The lowering
+  /// places every shared buffer in a static addrspace(3) global and launches
+  /// with no dynamic shared memory, so on NVIDIA the limit is the 48 KiB of
+  /// static shared memory per block: the opt-in up to 227 KiB on sm_90 needs
+  /// dynamic shared memory, which the lowering does not use
+  /// (docs/Lowering.md, "Shared-memory budget").
+  static int64_t sharedMemoryLimit(StringRef chip) {
+    if (chip.starts_with("gfx950"))
+      return 160 * 1024;
+    if (chip.starts_with("gfx"))
+      return 64 * 1024;
+    return 48 * 1024;
+  }
+
+  /// The shared memory each lowered kernel uses (its buffers, exchange
+  /// scratch and probe counters: the workgroup globals it reads), checked
+  /// against the chip's limit before code generation, so that the backend
+  /// never sees a kernel it cannot compile (LLVM's AMDGPU backend ends the
+  /// process on "local memory exceeds limit").
+  static LogicalResult checkSharedMemory(ModuleOp top) {
+    bool ok = true;
+    top.walk([&](gpu::GPUFuncOp fn) {
+      if (!fn.isKernel())
+        return;
+      auto mod = fn->getParentOfType<gpu::GPUModuleOp>();
+      auto chipAttr = fn->getAttrOfType<StringAttr>("argus_chip");
+      if (!mod || !chipAttr)
+        return;
+      Attribute shared = addressSpace(fn.getContext(), kSharedSpace);
+      llvm::SetVector<memref::GlobalOp> used;
+      fn.walk([&](memref::GetGlobalOp get) {
+        auto g = dyn_cast_or_null<memref::GlobalOp>(
+            SymbolTable::lookupSymbolIn(mod, get.getNameAttr()));
+        if (g && g.getType().getMemorySpace() == shared)
+          used.insert(g);
+      });
+      int64_t total = 0;
+      SmallVector<std::pair<int64_t, memref::GlobalOp>> sizes;
+      for (memref::GlobalOp g : used) {
+        MemRefType t = g.getType();
+        int64_t align = g.getAlignment().value_or(1);
+        total = llvm::alignTo(total, std::max<int64_t>(align, 1));
+        int64_t bytes = t.getNumElements() * elemBytes(t.getElementType());
+        total += bytes;
+        sizes.push_back({bytes, g});
+      }
+      StringRef chip = chipAttr.getValue();
+      int64_t limit = sharedMemoryLimit(chip);
+      if (total <= limit)
+        return;
+      ok = false;
+      InFlightDiagnostic diag =
+          fn.emitError()
+          << "kernel '" << fn.getName() << "' needs " << total
+          << " bytes of shared memory but a block on " << chip
+          << " may use at most " << limit << " bytes (" << limit / 1024
+          << " KiB"
+          << (chip.starts_with("sm_")
+                  ? " of static shared memory; the lowering does not use "
+                    "the opt-in dynamic shared memory"
+                  : "")
+          << "); hint: use fewer pipeline stages, smaller tiles or narrower "
+             "element types";
+      llvm::stable_sort(sizes,
+                        [](auto &a, auto &b) { return a.first > b.first; });
+      for (auto &[bytes, g] : sizes)
+        diag.attachNote(g.getLoc()) << bytes << " bytes of shared memory ('"
+                                    << g.getSymName() << "') for this op";
+    });
+    return success(ok);
+  }
+
   void runOnOperation() override {
     ModuleOp top = getOperation();
     MLIRContext *ctx = &getContext();
@@ -120,6 +193,8 @@ struct ArgusToGPUPass
     if (failed(eraseGatherMarkers(top)))
       return signalPassFailure();
     lowerAMDGPUGridDim(top);
+    if (failed(checkSharedMemory(top)))
+      return signalPassFailure();
     // The bookkeeping attributes are not needed past this point.
     top.walk([](gpu::GPUFuncOp f) {
       f->removeAttr("argus_chip");

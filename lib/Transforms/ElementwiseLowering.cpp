@@ -86,6 +86,41 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
         return success();
       }
     }
+    // NVPTX: math.exp/exp2 would become libdevice calls (__nv_expf,
+    // __nv_exp2f) that a PTX module without libdevice cannot resolve. For
+    // elements up to 32 bits call llvm.nvvm.ex2.approx on f32 per slot,
+    // i.e. ex2.approx.f32 (exp(x) = exp2(x * log2 e), as CUDA's __expf);
+    // f64 keeps the libdevice call.
+    if constexpr (std::is_same_v<FOp, math::ExpOp> ||
+                  std::is_same_v<FOp, math::Exp2Op>) {
+      auto vt = cast<VectorType>(in.getType());
+      auto ft = cast<FloatType>(vt.getElementType());
+      if (this->kernel(op).nvidia && ft.getWidth() <= 32) {
+        Type f32 = rewriter.getF32Type();
+        auto vf32 = VectorType::get(vt.getShape(), f32);
+        Value x = in;
+        if (ft.getWidth() < 32)
+          x = arith::ExtFOp::create(rewriter, loc, vf32, x);
+        if constexpr (std::is_same_v<FOp, math::ExpOp>)
+          x = arith::MulFOp::create(
+              rewriter, loc, x,
+              floatSplat(rewriter, loc, vf32, 1.4426950408889634));
+        Value r = zeroVector(rewriter, loc, vf32);
+        for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+          Value e = vector::ExtractOp::create(rewriter, loc, x, i);
+          e = LLVM::CallIntrinsicOp::create(
+                  rewriter, loc, f32,
+                  rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                  ValueRange{e})
+                  .getResult(0);
+          r = vector::InsertOp::create(rewriter, loc, e, r, i);
+        }
+        if (ft.getWidth() < 32)
+          r = arith::TruncFOp::create(rewriter, loc, vt, r);
+        rewriter.replaceOp(op, r);
+        return success();
+      }
+    }
     rewriter.replaceOp(op, FOp::create(rewriter, loc, in.getType(), in));
     return success();
   }

@@ -11,6 +11,8 @@
 
 #include "LoweringPatterns.h"
 
+#include "argus/Dialect/Targets.h"
+
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -73,6 +75,12 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
   auto kattr = fn->getAttrOfType<KernelAttr>("argus.kernel");
   std::string chip =
       options.target.empty() ? kattr.getTarget().str() : options.target;
+  // A chip LLVM does not know would only warn there and yield code for a
+  // default processor.
+  if (!isKernelTarget(chip))
+    return emitError(fn.getLoc())
+           << "argus-to-gpu: unknown target chip '" << chip << "'; hint: use "
+           << formatKernelTargets();
   if (chip == "sm_90")
     chip = "sm_90a"; // the examples' instructions need the arch-specific PTX
   if (fn.getBody().getBlocks().size() != 1)

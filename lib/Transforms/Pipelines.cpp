@@ -71,11 +71,12 @@ void addFinish(OpPassManager &pm, OpPassManager &gm,
                const ArgusTargetPipelineOptions &o) {
   addCleanup(gm);
   gm.addPass(createReconcileUnrealizedCastsPass());
-  GpuModuleToBinaryPassOptions bin;
-  bin.compilationTarget = o.format;
-  if (!o.toolkit.empty())
-    bin.toolkitPath = o.toolkit;
-  pm.addPass(createGpuModuleToBinaryPass(bin));
+  // gpu-module-to-binary with the LLVM backend guarded: its errors become
+  // diagnostics instead of ending the process (ModuleToBinary.cpp).
+  ArgusModuleToBinaryOptions bin;
+  bin.format = o.format;
+  bin.toolkit = o.toolkit;
+  pm.addPass(createArgusModuleToBinary(bin));
   if (!o.dump.empty()) {
     ArgusDumpBinaryOptions d;
     d.path = o.dump;

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "argus/Dialect/ArgusDialect.h"
 #include "argus/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -50,6 +51,11 @@ void registerArgusLoweringDialects(DialectRegistry &registry) {
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
   registerROCDLDialectTranslation(registry);
+}
+
+void registerArgusDialects(DialectRegistry &registry) {
+  registerArgusKernelDialects(registry);
+  registerArgusLoweringDialects(registry);
 }
 
 } // namespace mlir::argus

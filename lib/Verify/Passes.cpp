@@ -13,6 +13,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <mutex>
 
 namespace mlir::argus {
@@ -94,6 +96,36 @@ int exitStatus(const RecordedOutcome &r) {
   return 1;
 }
 
+namespace {
+struct ReportMerge {
+  std::mutex mutex;
+  bool enabled = false;
+  std::map<std::string, std::vector<KernelReport>> byPath;
+};
+ReportMerge &reportMerge() {
+  static ReportMerge m;
+  return m;
+}
+} // namespace
+
+void setMergeReports(bool merge) {
+  ReportMerge &m = reportMerge();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.enabled = merge;
+  m.byPath.clear();
+}
+
+std::vector<KernelReport> mergedReports(const std::string &path,
+                                        const std::vector<KernelReport> &run) {
+  ReportMerge &m = reportMerge();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (!m.enabled)
+    return run;
+  std::vector<KernelReport> &all = m.byPath[path];
+  all.insert(all.end(), run.begin(), run.end());
+  return all;
+}
+
 } // namespace argus::verify
 
 //===----------------------------------------------------------------------===//
@@ -106,8 +138,33 @@ struct VerifyTagsPass
   using Base::Base;
 
   void runOnOperation() override {
+    // Errors about the options are located at the module but do not print
+    // it (emitError on the op would attach the whole module as a note).
+    Location loc = getOperation().getLoc();
+    if (maxCounterexamples == 0) {
+      mlir::emitError(loc)
+          << "argus-verify-tags: max-counterexamples=0 is not allowed; hint: "
+             "a violated check always comes with at least one "
+             "counterexample, use max-counterexamples=1 (the default) or "
+             "more";
+      return signalPassFailure();
+    }
+    // Check that the report can be written before the (long) verification.
+    std::unique_ptr<llvm::raw_fd_ostream> reportStream;
+    if (!report.empty() && report != "-") {
+      std::error_code ec;
+      reportStream = std::make_unique<llvm::raw_fd_ostream>(
+          report, ec, llvm::sys::fs::OF_Text);
+      if (ec) {
+        mlir::emitError(loc) << "argus-verify-tags: cannot write report '"
+                             << report << "': " << ec.message();
+        return signalPassFailure();
+      }
+    }
     ::argus::verify::VerifyOptions opts;
-    opts.timeoutMs = timeoutMs;
+    // timeout-ms=0 means no limit (Z3's "no timeout" is UINT_MAX).
+    opts.timeoutMs = timeoutMs == 0u ? std::numeric_limits<unsigned>::max()
+                                     : unsigned(timeoutMs);
     opts.maxCounterexamples = maxCounterexamples;
     opts.implicitChecks = implicitChecks;
     opts.threads = threads;
@@ -123,15 +180,24 @@ struct VerifyTagsPass
     // Recorded before the report is written: a report that cannot be written
     // fails the pass anyway (exit 1).
     ::argus::verify::recordOutcome(outcome, allowUnknown);
-    if (!report.empty()) {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
-      if (ec) {
-        getOperation().emitError("cannot write report '")
-            << report << "': " << ec.message();
+    if (report == "-") {
+      llvm::outs() << llvm::formatv("{0:2}", ::argus::verify::toJSON(reports))
+                   << "\n";
+    } else if (reportStream) {
+      // Under -split-input-file (mergeReports) the report holds the kernels
+      // and checks of every chunk written to this path so far.
+      std::vector<::argus::verify::KernelReport> merged =
+          ::argus::verify::mergedReports(report, reports);
+      *reportStream << llvm::formatv("{0:2}", ::argus::verify::toJSON(merged))
+                    << "\n";
+      reportStream->close();
+      if (reportStream->has_error()) {
+        mlir::emitError(loc)
+            << "argus-verify-tags: error writing report '" << report
+            << "': " << reportStream->error().message();
+        reportStream->clear_error();
         return signalPassFailure();
       }
-      os << llvm::formatv("{0:2}", ::argus::verify::toJSON(reports)) << "\n";
     }
     // A violation fails the pass (exit 1). An unknown check is a warning
     // only; argus-opt maps it to exit status 2 unless allow-unknown is set.

@@ -22,6 +22,20 @@ _DT_NUMPY = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
              "i32": "int32", "i64": "int64", "bf16": None}
 
 
+def kernel_targets() -> List[str]:
+    """The chips a kernel can be compiled for (one list, from the dialect)."""
+    return list(_ir.extension().kernel_targets())
+
+
+def check_target(target) -> str:
+    """``target`` if it is a known chip, else ValueError listing them."""
+    valid = kernel_targets()
+    if not isinstance(target, str) or target not in valid:
+        raise ValueError(f"unknown compile target {target!r}: expected one of "
+                         f"{', '.join(valid)}")
+    return target
+
+
 def pipeline_for(target: str) -> str:
     return PIPELINES["gfx942" if target.startswith("gfx") else "nvptx"]
 
@@ -105,6 +119,12 @@ def compile_module(module: "_ir.Module", target: str, probes: bool = False,
                    fmt: str = "isa", chip: Optional[str] = None,
                    probe_regions: Sequence[str] = ()) -> (str, list):
     """Lower a parsed module; returns (assembly text, diagnostics)."""
+    check_target(target)
+    if chip is not None:
+        check_target(chip)
+    if fmt not in ("isa", "bin", "llvm", "offloading"):
+        raise ValueError(f"unknown output format {fmt!r}: expected one of isa, bin, llvm, "
+                         "offloading")
     pipe = pipeline_for(target)
     _ir.require_pass(pipe, f"compiling for {target}")
     mod = module.clone()
@@ -133,7 +153,7 @@ def compile_module(module: "_ir.Module", target: str, probes: bool = False,
 
 def compile_kernel(kernel, target: Optional[str] = None, probes: bool = False,
                    fmt: str = "isa") -> CompiledKernel:
-    target = target or kernel.target
+    target = check_target(kernel.target if target is None else target)
     chip = target if target != kernel.target else None
     asm, diags = compile_module(kernel.module(), target, probes=probes, fmt=fmt, chip=chip)
     return CompiledKernel(kernel.name, kernel.name, target, asm, list(kernel.params),

@@ -1396,11 +1396,16 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
     def __init__(self, lo, hi=None, step=1, carry=None, name: str = "i"):
         if hi is None:
             lo, hi = 0, lo
+        self._loc = _user_loc(2)
+        # scf.for needs a positive step: with 0 the loop would never end (the
+        # lowering drops it), with a negative one it never runs.
+        if isinstance(step, bool) or (isinstance(step, int) and step <= 0):
+            raise _err(TraceError, f"argus.range step must be a positive integer, got "
+                       f"{step!r}", self._loc)
         self.lo, self.hi, self.step = lo, hi, step
         self._single = carry is not None and not isinstance(carry, (tuple, list))
         self.init = () if carry is None else ((carry,) if self._single else tuple(carry))
         self.iv_name = name
-        self._loc = _user_loc(2)
         self._next = None
         self.results = None
         self._used = False

@@ -216,6 +216,22 @@ def verifier_available() -> bool:
         return False
 
 
+def _check_options(timeout_ms, max_counterexamples, implicit_checks) -> None:
+    """The verifier options' types and ranges, checked before anything runs
+    (``int("maybe")``-style coercion would hide a mistake)."""
+    def is_int(x):
+        return isinstance(x, int) and not isinstance(x, bool)
+    if timeout_ms is not None and (not is_int(timeout_ms) or not 0 <= timeout_ms < 2**32):
+        raise ValueError(f"timeout_ms must be an integer in [0, 2**32) (0: no limit), got "
+                         f"{timeout_ms!r}")
+    if max_counterexamples is not None and (not is_int(max_counterexamples)
+                                            or not 1 <= max_counterexamples < 2**32):
+        raise ValueError(f"max_counterexamples must be an integer >= 1, got "
+                         f"{max_counterexamples!r}")
+    if implicit_checks is not None and not isinstance(implicit_checks, bool):
+        raise ValueError(f"implicit_checks must be True or False, got {implicit_checks!r}")
+
+
 def verify_module(module: "_ir.Module", raise_on_violation: bool = True,
                   timeout_ms: Optional[int] = None,
                   max_counterexamples: Optional[int] = None,
@@ -228,6 +244,7 @@ def verify_module(module: "_ir.Module", raise_on_violation: bool = True,
     :class:`VerificationUnknown` when nothing is violated but some check is
     unknown (like ``argus-opt`` exiting 2); otherwise unknown checks are
     only listed in ``result.unknown``."""
+    _check_options(timeout_ms, max_counterexamples, implicit_checks)
     _ir.require_pass(VERIFY_PASS, "tag verification")
     mod = module.clone()
     fd, path = tempfile.mkstemp(prefix="argus-verify-", suffix=".json")

@@ -13,6 +13,7 @@
 
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/Targets.h"
 #ifdef ARGUS_HAVE_VERIFY
 #include "argus/Verify/Passes.h"
 #endif
@@ -178,16 +179,17 @@ class ArgusCtx {
 public:
   ArgusCtx() {
     registerAllPassesOnce();
+    // The registration argus-opt uses; like argus-opt, load only what the
+    // modules and the passes' declared dependent dialects need, so that a
+    // pass missing a dependent dialect fails here as it does there.
     DialectRegistry registry;
-    registry.insert<mlir::argus::ArgusDialect, affine::AffineDialect,
-                    arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
-                    memref::MemRefDialect, scf::SCFDialect>();
 #ifdef ARGUS_HAVE_TRANSFORMS
-    mlir::argus::registerArgusLoweringDialects(registry);
+    mlir::argus::registerArgusDialects(registry);
+#else
+    mlir::argus::registerArgusKernelDialects(registry);
 #endif
     ctx = std::make_unique<MLIRContext>(registry,
                                         MLIRContext::Threading::DISABLED);
-    ctx->loadAllAvailableDialects();
     ctx->allowUnregisteredDialects(false);
   }
   MLIRContext *get() { return ctx.get(); }
@@ -363,6 +365,12 @@ PYBIND11_MODULE(_argus, m) {
   m.def("parse_layout", &parseLayoutText, py::arg("text"),
         "Parse CuTe notation: (canonical text, size, cosize); ValueError "
         "on bad input.");
+  m.def("kernel_targets", [] {
+    std::vector<std::string> t;
+    for (llvm::StringRef c : mlir::argus::getKernelTargets())
+      t.push_back(c.str());
+    return t;
+  });
   m.def("mma_instruction", &mmaInstruction, py::arg("name"));
   m.def("known_mma_instructions", &::argus::layout::knownMmaInstrNames);
   m.def("closest_mma_instruction", [](const std::string &name) {

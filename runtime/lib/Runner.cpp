@@ -290,8 +290,14 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
     dev.copyToHost(pb.data(), probePtr, pb.size());
     if (!opts.dumpProbesPath.empty()) {
       std::ofstream f(opts.dumpProbesPath, std::ios::binary);
-      f.write(reinterpret_cast<const char *>(pb.data()),
-              static_cast<std::streamsize>(pb.size()));
+      if (f)
+        f.write(reinterpret_cast<const char *>(pb.data()),
+                static_cast<std::streamsize>(pb.size()));
+      if (!f)
+        throw RuntimeError(ErrorKind::Runtime,
+                           "cannot write the probe buffer to '" +
+                               opts.dumpProbesPath + "'",
+                           opts.dumpProbesPath);
     }
     DecodeOptions dopt;
     dopt.haveExpected = true;

@@ -4,6 +4,7 @@
 
 #include "argus/runtime/ProbeFormat.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -17,11 +18,20 @@ namespace argus {
 namespace rt {
 
 std::string readFile(const std::string &path, ErrorKind kind) {
+  // A directory opens as a stream on Linux but reads as nothing; say what
+  // it is instead of letting the caller report an empty file.
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw RuntimeError(kind, "'" + path +
+                                 "' is a directory, not a file (use --batch "
+                                 "DIR to run every spec in a directory)");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw RuntimeError(kind, "cannot open '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
+  if (in.bad())
+    throw RuntimeError(kind, "cannot read '" + path + "'");
   return ss.str();
 }
 
@@ -164,15 +174,37 @@ ArgSpec parseArg(const Json &a, const std::string &path,
       if (a.find(k))
         bad(path + "." + k, "not allowed for a scalar argument");
     const Json &v = require(a, path, "value");
-    if (isFloat(s.dtype)) {
-      s.scalar = getNumber(v, path + ".value");
-    } else {
-      s.scalarInt = getInt(v, path + ".value", INT64_MIN, INT64_MAX);
-      s.scalar = static_cast<double>(s.scalarInt);
-    }
     if (s.dtype == DType::F16 || s.dtype == DType::BF16 ||
         s.dtype == DType::I8 || s.dtype == DType::U8)
       bad(path + ".dtype", "scalar arguments must be 32 or 64 bits wide");
+    // The value must fit the dtype the kernel receives: a narrowing cast
+    // would pass the kernel a different number than the spec says.
+    if (isFloat(s.dtype)) {
+      s.scalar = getNumber(v, path + ".value");
+      if (s.dtype == DType::F32 && std::isfinite(s.scalar) &&
+          std::fabs(s.scalar) > static_cast<double>(FLT_MAX))
+        bad(path + ".value", "value " + v.dump() +
+                                 " is out of range for f32 (largest finite "
+                                 "magnitude 3.4028235e38)");
+    } else {
+      int64_t lo = INT64_MIN, hi = INT64_MAX;
+      if (s.dtype == DType::I32) {
+        lo = INT32_MIN;
+        hi = INT32_MAX;
+      } else if (s.dtype == DType::U32) {
+        lo = 0;
+        hi = UINT32_MAX;
+      } else if (s.dtype == DType::U64) {
+        lo = 0;
+      }
+      s.scalarInt = getInt(v, path + ".value", INT64_MIN, INT64_MAX);
+      if (s.scalarInt < lo || s.scalarInt > hi)
+        bad(path + ".value", "value " + std::to_string(s.scalarInt) +
+                                 " is out of range for " + dtypeName(s.dtype) +
+                                 " [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "]");
+      s.scalar = static_cast<double>(s.scalarInt);
+    }
     return s;
   }
   if (a.find("value"))

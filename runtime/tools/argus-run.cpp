@@ -14,6 +14,7 @@
 #include "argus/runtime/Spec.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
@@ -22,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace argus::rt;
@@ -59,6 +61,44 @@ bool writeText(const std::string &path, const std::string &text,
   f << text;
   if (!f) {
     err = "error writing '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+/// An integer option value in [lo, hi], or exit 2 naming the option.
+int64_t intOption(const char *opt, const std::string &text, int64_t lo,
+                  int64_t hi) {
+  errno = 0;
+  char *end = nullptr;
+  long long v = text.empty() ? 0 : std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+    std::cerr << "argus-run: " << opt << " expects an integer in [" << lo
+              << ", " << hi << "], got '" << text << "'\n";
+    std::exit(2);
+  }
+  return v;
+}
+
+/// Whether `path` can be written (its directory exists and is writable,
+/// and it is not a directory itself); else a message. Checked before the
+/// kernel runs, so that no work is done for output that cannot be saved.
+bool checkWritable(const std::string &path, std::string &err) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    err = "'" + path + "' is a directory";
+    return false;
+  }
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : path.substr(0, slash);
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    err = "directory '" + dir + "' of '" + path + "' does not exist";
+    return false;
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    err = "directory '" + dir + "' of '" + path + "' is not writable";
     return false;
   }
   return true;
@@ -268,8 +308,8 @@ int main(int argc, char **argv) {
       } else if (a == "--trace") {
         cli.trace = value("--trace");
       } else if (a == "--trace-blocks") {
-        cli.traceBlocks = static_cast<uint32_t>(
-            std::strtoul(value("--trace-blocks").c_str(), nullptr, 10));
+        cli.traceBlocks = static_cast<uint32_t>(intOption(
+            "--trace-blocks", value("--trace-blocks"), 0, 0xFFFFFFFFll));
       } else if (a == "--dump-probes") {
         cli.dumpProbes = value("--dump-probes");
       } else if (a == "--batch") {
@@ -277,7 +317,8 @@ int main(int argc, char **argv) {
       } else if (a == "--out-dir") {
         cli.outDir = value("--out-dir");
       } else if (a == "--device") {
-        cli.dev.deviceIndex = std::atoi(value("--device").c_str());
+        cli.dev.deviceIndex = static_cast<int>(
+            intOption("--device", value("--device"), 0, 1 << 20));
         cli.deviceSet = true;
       } else if (a == "--backend") {
         cli.dev.backend = value("--backend");
@@ -298,6 +339,16 @@ int main(int argc, char **argv) {
         cli.spec = a;
       } else {
         std::cerr << "argus-run: more than one spec given\n";
+        return 2;
+      }
+    }
+    for (auto [opt, path] : {std::pair<const char *, const std::string *>{
+                                 "--dump-probes", &cli.dumpProbes},
+                             {"--report", &cli.report},
+                             {"--trace", &cli.trace}}) {
+      std::string err;
+      if (!path->empty() && !checkWritable(*path, err)) {
+        std::cerr << "argus-run: " << opt << ": " << err << "\n";
         return 2;
       }
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation fuzzing of argus-opt's parser and verifiers.
+"""Mutation fuzzing of argus-opt's parser, verifiers and passes.
 
 Each mutant is an example kernel with a few random edits: a token deleted,
 two tokens swapped, a number replaced by a random (often huge, negative or
@@ -7,6 +7,12 @@ zero) one, a line deleted or duplicated, a character inserted. Every run
 must end with exit status 0 (accepted) or 1 (diagnosed): a signal (crash,
 assertion), another status or a timeout is a failure, and the input is kept
 for reproduction.
+
+With ``--pass FLAG`` (repeatable, e.g. ``--pass=--argus-to-nvptx``) every
+mutant that parses and verifies is also run through each of those passes or
+pipelines, as a user would; ``--argus-verify-tags`` may also exit 2
+(unknown). ``--time-budget S`` stops starting new mutants after S seconds
+(the mutants are the same for a seed; how many run depends on the machine).
 """
 
 import argparse
@@ -16,6 +22,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 
 TOKEN = re.compile(r'"[^"\n]*"|[%#!^@]?[A-Za-z_][\w.$-]*|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\S')
 NUMBERS = [0, 1, -1, 2, 3, 7, 8, 31, 64, 65, 127, 1023, 1024, 4096, 65536,
@@ -26,12 +33,14 @@ def tokenize(text):
     return [(m.start(), m.end()) for m in TOKEN.finditer(text)]
 
 
-def mutate(text, rng):
-    for _ in range(rng.randint(1, 3)):
+def mutate(text, rng, max_edits=3):
+    for _ in range(rng.randint(1, max_edits)):
         toks = tokenize(text)
         if not toks:
             break
         kind = rng.randrange(7)
+        if kind in (1, 6) and len(toks) < 2:
+            kind = 0  # two-token edits need two tokens
         if kind == 0:  # delete a token
             s, e = rng.choice(toks)
             text = text[:s] + text[e:]
@@ -50,7 +59,7 @@ def mutate(text, rng):
         elif kind == 4:  # duplicate a line
             lines = text.split('\n')
             i = rng.randrange(len(lines))
-            lines.insert(rng.randrange(len(lines)), lines[i])
+            lines.insert(rng.randrange(len(lines) + 1), lines[i])
             text = '\n'.join(lines)
         elif kind == 5:  # insert a character
             pos = rng.randrange(len(text) + 1)
@@ -64,16 +73,34 @@ def mutate(text, rng):
     return text
 
 
-def run_one(tool, text, timeout):
+def run_tool(tool, args, text, timeout, ok_codes=(0, 1)):
+    """(failure or None, exit status, stderr tail)."""
     try:
-        proc = subprocess.run([tool, '--verify-each', '-o', os.devnull, '-'],
+        proc = subprocess.run([tool] + args + ['-o', os.devnull, '-'],
                               input=text.encode(), stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return 'timeout', b''
-    if proc.returncode in (0, 1):
-        return None, b''
-    return 'exit %d' % proc.returncode, proc.stderr[-2000:]
+        return 'timeout', None, b''
+    if proc.returncode in ok_codes:
+        return None, proc.returncode, b''
+    return 'exit %d' % proc.returncode, proc.returncode, proc.stderr[-2000:]
+
+
+def run_one(tool, text, timeout, passes=(), deadline=None):
+    """Parse and verify `text`; when it is valid, run it through `passes`.
+    Returns (failure, stderr, what ran) with failure None when all is well;
+    'skipped' when the time budget ran out before it started."""
+    if deadline is not None and time.monotonic() > deadline:
+        return 'skipped', b'', ''
+    what, code, err = run_tool(tool, ['--verify-each'], text, timeout)
+    if what or code != 0:
+        return what, err, '--verify-each'
+    for p in passes:
+        ok = (0, 1, 2) if p.startswith('--argus-verify-tags') else (0, 1)
+        what, _, err = run_tool(tool, [p], text, timeout, ok)
+        if what:
+            return what, err, p
+    return None, b'', 'valid'
 
 
 def main():
@@ -84,29 +111,51 @@ def main():
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
     ap.add_argument('--timeout', type=float, default=20.0)
     ap.add_argument('--crash-dir', default='fuzz-crashes')
+    ap.add_argument('--pass', dest='passes', action='append', default=[],
+                    metavar='FLAG', help='also run valid mutants through FLAG '
+                    '(e.g. --pass=--argus-to-nvptx); repeatable')
+    ap.add_argument('--max-edits', type=int, default=3, metavar='N',
+                    help='edits per mutant: 1 to N (1 keeps more mutants valid)')
+    ap.add_argument('--time-budget', type=float, default=None, metavar='S',
+                    help='start no new mutant after S seconds')
     ap.add_argument('inputs', nargs='+')
     args = ap.parse_args()
 
     seeds = [open(p).read() for p in args.inputs]
     rng = random.Random(args.seed)
-    mutants = [mutate(rng.choice(seeds), rng) for _ in range(args.count)]
+    mutants = [mutate(rng.choice(seeds), rng, max(1, args.max_edits))
+               for _ in range(args.count)]
+    deadline = (time.monotonic() + args.time_budget
+                if args.time_budget is not None else None)
 
     failures = 0
-    accepted = 0
+    valid = 0
+    skipped = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = {pool.submit(run_one, args.tool, m, args.timeout): i
+        futures = {pool.submit(run_one, args.tool, m, args.timeout, args.passes,
+                               deadline): i
                    for i, m in enumerate(mutants)}
         for fut in concurrent.futures.as_completed(futures):
             i = futures[fut]
-            what, err = fut.result()
+            what, err, ran = fut.result()
+            if what == 'skipped':
+                skipped += 1
+                continue
             if what is None:
+                valid += ran == 'valid'
                 continue
             failures += 1
             os.makedirs(args.crash_dir, exist_ok=True)
             path = os.path.join(args.crash_dir, 'mutant-%d.mlir' % i)
             with open(path, 'w') as f:
                 f.write(mutants[i])
-            print('FAIL %s: %s\n%s' % (path, what, err.decode(errors='replace')))
+            print('FAIL %s (argus-opt %s): %s\n%s' %
+                  (path, ran, what, err.decode(errors='replace')))
+    if args.passes:
+        print('valid mutants through %s: %d' % (' '.join(args.passes), valid))
+    if args.time_budget is not None:
+        print('mutants run: %d of %d (time budget %gs)' %
+              (args.count - skipped, args.count, args.time_budget))
     print('mutants: %d, failures: %d' % (args.count, failures))
     return 1 if failures else 0
 

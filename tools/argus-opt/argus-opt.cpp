@@ -19,28 +19,27 @@
 #include "argus/Verify/Passes.h"
 #include "argus/Verify/TagVerifier.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::argus::ArgusDialect, mlir::affine::AffineDialect,
-                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
-                  mlir::gpu::GPUDialect, mlir::memref::MemRefDialect,
-                  mlir::scf::SCFDialect>();
+  mlir::argus::registerArgusDialects(registry);
   mlir::registerTransformsPasses();
   mlir::argus::registerArgusAnalysisPasses();
   mlir::argus::registerArgusVerifyPasses();
-  mlir::argus::registerArgusLoweringDialects(registry);
   mlir::argus::registerArgusPasses();
   mlir::argus::registerArgusPipelines();
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "Argus optimizer and verifier\n", registry);
   // Read before MlirOptMain: the options are the parsed command line.
-  bool verifyDiagnostics =
-      mlir::MlirOptMainConfig::createFromCLOptions().shouldVerifyDiagnostics();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  bool verifyDiagnostics = config.shouldVerifyDiagnostics();
+  // Each chunk of -split-input-file is verified on its own: merge their
+  // results into one report per report= path instead of keeping the last.
+  argus::verify::setMergeReports(!config.inputSplitMarker().empty());
   if (mlir::failed(mlir::MlirOptMain(argc, argv, inputFilename, outputFilename,
                                      registry)))
     return EXIT_FAILURE;

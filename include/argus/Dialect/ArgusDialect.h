@@ -32,6 +32,29 @@
 #define GET_TYPEDEF_CLASSES
 #include "argus/Dialect/ArgusTypes.h.inc"
 
+namespace mlir::argus {
+/// Fails (with a diagnostic on `op`) when a register tile among the operands
+/// or results of `op` has a (thread, slot) layout over more threads than the
+/// block of the kernel enclosing `op`: the threads beyond the block do not
+/// exist, so their elements would never be read or written.
+LogicalResult verifyRegisterTilesFitBlock(Operation *op);
+
+/// The op trait every argus op carries (Argus_Op in ArgusDialect.td).
+template <typename ConcreteType>
+class RegisterTilesFitBlock
+    : public OpTrait::TraitBase<ConcreteType, RegisterTilesFitBlock> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyRegisterTilesFitBlock(op);
+  }
+};
+
+/// The dialects argus kernels are written with (argus, affine, arith, func,
+/// gpu, memref, scf). Tools register these plus the lowering's dialects with
+/// registerArgusDialects (argus/Transforms/Passes.h).
+void registerArgusKernelDialects(DialectRegistry &registry);
+} // namespace mlir::argus
+
 #define GET_OP_CLASSES
 #include "argus/Dialect/ArgusOps.h.inc"
 

@@ -46,7 +46,15 @@ def Argus_Dialect : Dialect {
   }];
 }
 
+// Every argus op checks that the register tiles it produces or consumes are
+// spread over no more threads than the enclosing kernel's block has
+// (verifyRegisterTilesFitBlock in ArgusDialect.h).
+def Argus_RegisterTilesFitBlock : NativeOpTrait<"RegisterTilesFitBlock"> {
+  let cppNamespace = "::mlir::argus";
+}
+
 class Argus_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Argus_Dialect, mnemonic, traits>;
+    : Op<Argus_Dialect, mnemonic,
+         !listconcat(traits, [Argus_RegisterTilesFitBlock])>;
 
 #endif // ARGUS_DIALECT_ARGUSDIALECT_TD

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -88,8 +89,15 @@ void buildArgusToGFX942Pipeline(OpPassManager &pm,
 void registerArgusPipelines();
 
 /// The dialects, LLVM conversion interfaces, GPU target models and LLVM IR
-/// translations the lowering pipelines need (call from a tool's main).
+/// translations the lowering pipelines need.
 void registerArgusLoweringDialects(DialectRegistry &registry);
+
+/// The one registration every tool uses (argus-opt and the Python module):
+/// the dialects argus kernels are written with plus the lowering's. Only the
+/// dialects a module uses and those the passes declare (dependentDialects)
+/// are loaded, so a pass that creates ops of an undeclared dialect fails the
+/// same way in every tool.
+void registerArgusDialects(DialectRegistry &registry);
 
 } // namespace mlir::argus
 

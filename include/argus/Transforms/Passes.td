@@ -82,7 +82,29 @@ def ArgusToGPU : Pass<"argus-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect", "::mlir::ROCDL::ROCDLDialect",
-    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect"
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::math::MathDialect"
+  ];
+}
+
+def ArgusModuleToBinary : Pass<"argus-module-to-binary", "::mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary that reports backend errors as diagnostics";
+  let description = [{
+    Serialises every `gpu.module` into a `gpu.binary` like upstream
+    `gpu-module-to-binary`, but so that nothing the LLVM backend does ends
+    the calling process (argus-opt or the Python interpreter): each module
+    is compiled in a forked child process, and a child that ends without an
+    object (LLVM's `exit(1)` on an error such as AMDGPU's "local memory
+    exceeds limit", a fatal error, a crash) becomes an error on the
+    `gpu.module` with the child's messages as notes. The pass then fails and
+    the module is left unchanged. Where no process can be forked the module
+    is compiled in process, unguarded.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"isa\"",
+           "isa (PTX / AMDGPU assembly), bin, llvm, offloading (fatbin)">,
+    Option<"toolkit", "toolkit", "std::string", "\"\"",
+           "toolkit path (CUDA root, or a ROCm-style root)">
   ];
 }
 

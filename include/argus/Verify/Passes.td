@@ -32,11 +32,15 @@ def ArgusVerifyTags : Pass<"argus-verify-tags", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "write the JSON report to this file ('-' for stdout)">,
+           "write the JSON report to this file ('-' for stdout); under "
+           "argus-opt -split-input-file it holds every chunk's kernels and "
+           "checks">,
     Option<"timeoutMs", "timeout-ms", "unsigned", /*default=*/"10000",
-           "Z3 timeout per query in milliseconds (a timeout is unknown)">,
+           "Z3 timeout per query in milliseconds (a timeout is unknown); 0: "
+           "no limit">,
     Option<"maxCounterexamples", "max-counterexamples", "unsigned",
-           /*default=*/"1", "counterexamples reported per violated check">,
+           /*default=*/"1", "counterexamples reported per violated check "
+           "(at least 1)">,
     Option<"threads", "threads", "unsigned", /*default=*/"1",
            "shards the checks run on (one thread and Z3 context each); the "
            "report depends only on this number">,

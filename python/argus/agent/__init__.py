@@ -346,8 +346,16 @@ class AgentLoop:
         update the pending records (and tell the policy). Returns how many
         records were updated."""
         d = batch_dir or self.batch_dir
-        with open(os.path.join(d, "results.json")) as f:
-            res = json.load(f)
+        path = os.path.join(d, "results.json")
+        with open(path) as f:
+            try:
+                res = json.load(f)
+            except ValueError as e:
+                raise ValueError(f"{path} is not valid JSON: {e}") from None
+        if not isinstance(res, dict) or not isinstance(res.get("results", []), list) or \
+                not all(isinstance(r, dict) for r in res.get("results", [])):
+            raise ValueError(f"{path} is not an argus-run --batch results file "
+                             "(expected an object with a list of result objects)")
         by_name = {r.get("name"): r for r in res.get("results", [])}
         n = 0
         for rec in self.history:
@@ -369,21 +377,41 @@ class AgentLoop:
         return n
 
     def load_history(self, log_path: str) -> None:
-        """Restore the history (and policy state) from a JSON-lines log."""
+        """Restore the history (and policy state) from a JSON-lines log.
+        Raises ValueError naming the line when the log is not one this loop
+        wrote (nothing is restored then)."""
+        records = []
         with open(log_path) as f:
-            for line in f:
-                rec = json.loads(line)
-                if rec.get("update"):
-                    for h in self.history:
-                        if h["step"] == rec["step"]:
-                            h.update({k: v for k, v in rec.items() if k != "update"})
-                    self.policy.observe(rec)
+            for n, line in enumerate(f, 1):
+                if not line.strip():
                     continue
-                self.history.append(rec)
-                if isinstance(self.policy, KnowledgeBasePolicy):
-                    v = Variant.from_dict(rec["variant"])
-                    self.policy.tried.add(v.key())
+                try:
+                    rec = json.loads(line)
+                except ValueError as e:
+                    raise ValueError(f"{log_path}:{n}: not a JSON record ({e})") from None
+                if not isinstance(rec, dict) or not isinstance(rec.get("step"), int) or \
+                        (not rec.get("update") and not isinstance(rec.get("variant"), dict)) \
+                        or not isinstance(rec.get("status", ""), str):
+                    raise ValueError(f"{log_path}:{n}: not an argus-agent record (needs "
+                                     "'step', 'status' and 'variant')")
+                if not rec.get("update"):
+                    try:
+                        Variant.from_dict(rec["variant"])
+                    except (TypeError, ValueError, KeyError) as e:
+                        raise ValueError(f"{log_path}:{n}: invalid variant ({e})") from None
+                records.append(rec)
+        for rec in records:
+            if rec.get("update"):
+                for h in self.history:
+                    if h["step"] == rec["step"]:
+                        h.update({k: v for k, v in rec.items() if k != "update"})
                 self.policy.observe(rec)
+                continue
+            self.history.append(rec)
+            if isinstance(self.policy, KnowledgeBasePolicy):
+                v = Variant.from_dict(rec["variant"])
+                self.policy.tried.add(v.key())
+            self.policy.observe(rec)
 
     def best(self) -> Optional[dict]:
         def proved(r):

@@ -22,16 +22,71 @@ from . import AgentLoop, Budget, GemmTask, KnowledgeBasePolicy, Variant, format_
 PLANTED = Variant(stages=3, wait=2, a_stage_offset=1)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {v}")
+    return v
+
+
+def _writable_file(path: str) -> str:
+    """Why ``path`` cannot be created or appended to, or None."""
+    if os.path.isdir(path):
+        return f"{path} is a directory"
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else f"{path} is not writable"
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        return f"directory {d} does not exist"
+    return None if os.access(d, os.W_OK | os.X_OK) else f"directory {d} is not writable"
+
+
+def _writable_dir(path: str) -> str:
+    """Why ``path`` cannot be used (created if missing) as a directory to
+    write into, or None."""
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            return f"{path} is not a directory"
+        return None if os.access(path, os.W_OK | os.X_OK) else f"{path} is not writable"
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot create {path}: {parent} is not a writable directory"
+    return None
+
+
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except OSError as e:  # a file that went away or filled up mid-run
+        print(f"argus-agent: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="argus-agent", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--steps", type=_nonnegative_int, default=8)
     ap.add_argument("--start", choices=["default", "buggy"], default="buggy",
                     help="start from the default variant or one with planted pipeline bugs")
     ap.add_argument("--target", default="sm_90a", choices=["sm_90a"])
-    ap.add_argument("--M", type=int, default=1024)
-    ap.add_argument("--N", type=int, default=1024)
-    ap.add_argument("--K", type=int, default=1024)
+    ap.add_argument("--M", type=_positive_int, default=1024)
+    ap.add_argument("--N", type=_positive_int, default=1024)
+    ap.add_argument("--K", type=_positive_int, default=1024)
     ap.add_argument("--batch-dir", help="write compiled variants here for argus-run --batch")
     ap.add_argument("--resume", metavar="DIR", help="read DIR/results.json, then continue")
     ap.add_argument("--log", help="JSON-lines log of every record (needed to resume)")
@@ -39,22 +94,46 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the records as JSON")
     a = ap.parse_args(argv)
 
+    # Everything that will be written is checked before any work is done.
+    root = a.batch_dir or a.resume
+    log = a.log or (os.path.join(root, "log.jsonl") if root else None)
+    if a.batch_dir:
+        why = _writable_dir(a.batch_dir)
+        if why:
+            ap.error(f"--batch-dir: {why}")
+    if a.resume and not a.batch_dir:
+        if not os.path.isdir(a.resume):
+            ap.error(f"--resume: {a.resume} is not a directory")
+        why = _writable_dir(a.resume)
+        if why:
+            ap.error(f"--resume: {why}")
+    if log:
+        # The log's directory may be the batch directory created below.
+        why = (None if root and os.path.dirname(os.path.abspath(log)) ==
+               os.path.abspath(root) and not os.path.exists(log) else _writable_file(log))
+        if why:
+            ap.error(f"--log: {why}")
+
     task = GemmTask(a.M, a.N, a.K, target=a.target)
     start = PLANTED if a.start == "buggy" else Variant()
     policy = KnowledgeBasePolicy(start=start, seed=a.seed)
-    root = a.batch_dir or a.resume
-    log = a.log or (os.path.join(root, "log.jsonl") if root else None)
     loop = AgentLoop(task, policy, Budget(steps=a.steps), log_path=None,
                      measure="batch" if root else "auto")
     if a.resume:
         if not log or not os.path.exists(log):
             ap.error(f"--resume needs the log of the earlier rounds ({log} not found)")
-        loop.load_history(log)
+        try:
+            loop.load_history(log)
+        except ValueError as e:
+            ap.error(f"--resume: {e}")
         for d in sorted({r["batch_dir"] for r in loop.history
                          if r["status"] == "pending" and r.get("batch_dir")}):
             if os.path.exists(os.path.join(d, "results.json")):
                 loop.log_path = log
-                n = loop.resume(d)
+                try:
+                    n = loop.resume(d)
+                except ValueError as e:
+                    ap.error(f"--resume: {e}")
                 loop.log_path = None
                 print(f"resumed {n} measurement(s) from {d}/results.json")
             else:

@@ -81,12 +81,14 @@ func.func @mma_target(%a: !argus.tile<128x32xf16, register, #A>, %b: !argus.tile
 
 // -----
 
-#A = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [2, 2]>
-#B = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [2, 2]>
-#C = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [2, 2]>
+// A warp grid over fewer threads than the block (more threads is an error of
+// every op with such a register tile: invalid-register-threads.mlir).
+#A = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [1, 1]>
+#B = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [1, 1]>
+#C = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [1, 1]>
 func.func @mma_threads(%a: !argus.tile<128x32xf16, register, #A>, %b: !argus.tile<32x128xf16, register, #B>, %c: !argus.tile<128x128xf32, register, #C>)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "gfx942">} {
-  // expected-error @+1 {{warp grid [2, 2] of v_mfma_f32_32x32x8_f16 needs 256 threads but the kernel block has 128}}
+  // expected-error @+1 {{warp grid [1, 1] of v_mfma_f32_32x32x8_f16 needs 64 threads but the kernel block has 128}}
   %d = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %c : !argus.tile<128x32xf16, register, #A>, !argus.tile<32x128xf16, register, #B>, !argus.tile<128x128xf32, register, #C>
   return
 }

@@ -98,3 +98,24 @@ func.func @negative_id() {
   argus.region.end id 0
   return
 }
+
+// -----
+
+// Probe records hold the region ID in 32 bits: 2^32 + 1 would be recorded
+// as 1 (issue 13).
+func.func @id_too_large() {
+  // expected-error @+1 {{region id 4294967297 does not fit the 32-bit region_id of a probe record (at most 4294967295); hint: choose IDs below 2^32, an ID at or above it would collide with id 1 in the probe records}}
+  argus.region.begin "a" id 4294967297
+  argus.region.end id 4294967297
+  return
+}
+
+// -----
+
+func.func @end_id_too_large() {
+  argus.region.begin "a" id 4294967295
+  argus.region.end id 4294967295
+  // expected-error @+1 {{region id 4294967296 does not fit the 32-bit region_id}}
+  argus.region.end id 4294967296
+  return
+}

@@ -3,13 +3,17 @@
 // Test double for the runtime's dlopen'ed CUDA driver API: device memory is
 // host memory, modules are accepted when their text contains ".entry NAME" or
 // "fake-ok", and two "kernels" run on the host:
-//   fake_gemm(const f16* A, const f16* B, float* C, int M, int N, int K,
-//             uint8_t* probes)  - C = A*B; probes per the ProbeFormat protocol
-//                                 (4 warps per block, one record pair per
+//   fake_gemm(const f16* A, const f16* B, float* C, int M, int N, int K
+//             [, uint8_t* probes]) - C = A*B; probes per the ProbeFormat
+//                                 protocol (warps 0..3 of each block that the
+//                                 buffer has slots for, one record pair per
 //                                 k-tile of 32 for regions 1 and 2)
 //   probe_gemm                  - alias of fake_gemm (bench/gpu kernel)
 //   anything else               - does nothing
-// Text containing "fake-bad-ptx" fails to load with a JIT log.
+// Text containing "fake-bad-ptx" fails to load with a JIT log. Like the real
+// driver, a function has the parameters its .entry declares: fake_gemm
+// reads the probe pointer only when the entry declares a seventh parameter
+// (the kernel parameter array has no more elements than that).
 //
 //===----------------------------------------------------------------------===//
 #include "argus/runtime/HostData.h"
@@ -26,7 +30,23 @@ using argus::rt::halfToFloat;
 namespace {
 struct FakeFunc {
   std::string name;
+  int params = 0; ///< .param entries the .entry declares
 };
+
+/// The number of .param entries in the parameter list of `.entry name(...)`.
+int countParams(const std::string &text, const std::string &name) {
+  size_t at = text.find(".entry " + name);
+  if (at == std::string::npos)
+    return 0;
+  size_t open = text.find('(', at), close = text.find(')', at);
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    return 0;
+  int n = 0;
+  for (size_t p = text.find(".param", open);
+       p != std::string::npos && p < close; p = text.find(".param", p + 1))
+    ++n;
+  return n;
+}
 uint64_t fakeClock = 1000000;
 } // namespace
 
@@ -114,7 +134,7 @@ CUresult cuModuleGetFunction(void **f, void *mod, const char *name) {
   std::string text = static_cast<const char *>(mod);
   if (text.find(std::string(".entry ") + name) == std::string::npos)
     return 500; // CUDA_ERROR_NOT_FOUND
-  *f = new FakeFunc{name};
+  *f = new FakeFunc{name, countParams(text, name)};
   return 0;
 }
 CUresult cuFuncSetAttribute(void *, int, int) { return 0; }
@@ -150,7 +170,14 @@ static void probeEmit(uint8_t *buf, uint32_t block, uint32_t warp,
                       uint32_t region, uint32_t flags, uint32_t it) {
   ArgusProbeHeader h;
   std::memcpy(&h, buf, sizeof(h));
-  uint32_t s = block * h.warps_per_block + warp;
+  // Only warps the buffer has slots for write (the device protocol): a block
+  // with fewer warps than the fake's 4 must not write into the next block's
+  // slots or past the slot table.
+  if (warp >= h.warps_per_block)
+    return;
+  uint64_t s = uint64_t(block) * h.warps_per_block + warp;
+  if (s >= h.num_slots)
+    return;
   ArgusProbeSlot *slot =
       reinterpret_cast<ArgusProbeSlot *>(buf + ARGUS_PROBE_HEADER_SIZE) + s;
   uint32_t n = slot->count;
@@ -174,12 +201,16 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
     return 1;
   if (name != "fake_gemm" && name != "probe_gemm") // same signature
     return 0;
+  const int nparams = static_cast<FakeFunc *>(f)->params;
+  if (nparams < 6)
+    return 1; // CUDA_ERROR_INVALID_VALUE: the entry lacks A, B, C, M, N, K
   auto *A = *static_cast<uint16_t **>(params[0]);
   auto *B = *static_cast<uint16_t **>(params[1]);
   auto *C = *static_cast<float **>(params[2]);
   int M = *static_cast<int *>(params[3]), N = *static_cast<int *>(params[4]),
       K = *static_cast<int *>(params[5]);
-  auto *probes = *static_cast<uint8_t **>(params[6]);
+  uint8_t *probes =
+      nparams >= 7 ? *static_cast<uint8_t **>(params[6]) : nullptr;
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
       float acc = 0;

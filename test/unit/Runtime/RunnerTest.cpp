@@ -29,7 +29,11 @@ std::unique_ptr<Device> fakeDevice() {
 
 LaunchSpec gemmSpec(unsigned capacity, const std::string &module = "fake.ptx",
                     const std::string &kernel = "fake_gemm") {
-  writeFile(tmp("fake.ptx"), "// fake-ok\n.visible .entry fake_gemm()\n");
+  writeFile(
+      tmp("fake.ptx"),
+      "// fake-ok\n.visible .entry fake_gemm(.param .u64 A, .param .u64 B, "
+      ".param .u64 C, .param .u32 M, .param .u32 N, .param .u32 K, "
+      ".param .u64 probes)\n");
   writeFile(tmp("fake_bad.ptx"), "// fake-bad-ptx\n");
   std::string spec = R"({
     "module": ")" + module +
@@ -86,6 +90,46 @@ TEST_CASE("overflow through the fake driver counts drops", "[runner]") {
   RunResult r5 = runSpec(*dev, gemmSpec(5));
   CHECK(r5.probeDropped == 16 * 3);
   CHECK(r5.probeUnmatched == 16); // begin kept, end dropped
+}
+
+TEST_CASE("blocks of fewer warps than the fake writes keep to their slots",
+          "[runner]") {
+  // 64 threads: two warps per block have probe slots. The fake's kernel
+  // would write for four; warps 2 and 3 must not land in the next block's
+  // slots (or past the slot table for the last block).
+  auto dev = fakeDevice();
+  LaunchSpec spec = gemmSpec(8);
+  spec.launch.block[0] = 64;
+  spec.probes.warpsPerBlock = 2;
+  RunResult r = runSpec(*dev, spec);
+  CHECK(r.checkPassed);
+  CHECK(r.probeRecords == 4 * 2 * 8); // blocks * warps * records per warp
+  CHECK(r.probeDropped == 0);
+  CHECK(r.probeUnmatched == 0);
+}
+
+TEST_CASE("a GEMM without probes has no probe parameter", "[runner]") {
+  // Six parameters, no probe buffer: the fake must not read a seventh.
+  writeFile(tmp("fake6.ptx"),
+            "// fake-ok\n.visible .entry fake_gemm(.param .u64 A, .param .u64 "
+            "B, .param .u64 C, .param .u32 M, .param .u32 N, .param .u32 K)\n");
+  std::string text = R"({
+    "module": "fake6.ptx", "kernel": "fake_gemm", "grid": 1, "block": [128],
+    "args": [
+      {"dtype": "f16", "shape": [32, 64], "seed": 3},
+      {"dtype": "f16", "shape": [64, 32], "seed": 4},
+      {"dtype": "f32", "shape": [32, 32], "role": "output"},
+      {"dtype": "i32", "value": 32}, {"dtype": "i32", "value": 32},
+      {"dtype": "i32", "value": 64}],
+    "check": {"kind": "gemm", "A": 0, "B": 1, "C": 2, "M": 32, "N": 32,
+              "K": 64, "atol": 1e-4, "rtol": 1e-4},
+    "warmup": 0, "repetitions": 2})";
+  auto dev = fakeDevice();
+  RunResult r =
+      runSpec(*dev, parseLaunchSpec(Json::parse(text), ARGUS_TEST_TMPDIR));
+  CHECK(r.checked);
+  CHECK(r.checkPassed);
+  CHECK(r.probeRecords == 0);
 }
 
 TEST_CASE("module and launch errors through the fake driver", "[runner]") {
@@ -149,7 +193,11 @@ TEST_CASE("file-initialised inputs reach the device and outputs are saved",
   writeVec(tmp("in_A.f16"), A);
   writeVec(tmp("in_B.f16"), B);
   std::remove(tmp("out_C.f32").c_str());
-  writeFile(tmp("fake.ptx"), "// fake-ok\n.visible .entry fake_gemm()\n");
+  writeFile(
+      tmp("fake.ptx"),
+      "// fake-ok\n.visible .entry fake_gemm(.param .u64 A, .param .u64 B, "
+      ".param .u64 C, .param .u32 M, .param .u32 N, .param .u32 K, "
+      ".param .u64 probes)\n");
   std::string spec = R"({
     "module": "fake.ptx", "kernel": "fake_gemm", "grid": 1, "block": [128],
     "args": [

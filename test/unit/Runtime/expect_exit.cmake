@@ -1,9 +1,13 @@
-# cmake -DEXE=prog -DEXPECT=code -DARGS=a;b;c -P expect_exit.cmake
+# cmake -DEXE=prog -DEXPECT=code -DARGS=a;b;c [-DSTDERR_MATCH=regex]
+#   -P expect_exit.cmake
 cmake_minimum_required(VERSION 3.19)
 execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc
   OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc STREQUAL EXPECT)
   message(FATAL_ERROR "expected exit ${EXPECT}, got ${rc}\n${out}\n${err}")
+endif()
+if(DEFINED STDERR_MATCH AND NOT err MATCHES "${STDERR_MATCH}")
+  message(FATAL_ERROR "stderr does not match '${STDERR_MATCH}':\n${err}")
 endif()
 if(DEFINED RESULTS)
   # Batch mode: check results.json (needs CMake >= 3.19 for string(JSON)).
