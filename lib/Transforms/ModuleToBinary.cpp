@@ -211,7 +211,7 @@ struct ArgusModuleToBinaryPass
     for (Attribute attr : mod.getTargetsAttr()) {
       auto target = dyn_cast<gpu::TargetAttrInterface>(attr);
       if (!target)
-        return mod.emitError()
+        return emitError(mod.getLoc())
                << "target " << attr << " cannot serialise a gpu.module";
       std::optional<SmallVector<char, 0>> object;
       ChildResult child =
@@ -243,11 +243,11 @@ struct ArgusModuleToBinaryPass
           llvm::errs() << output << "\n";
       }
       if (!object)
-        return mod.emitError()
+        return emitError(mod.getLoc())
                << "an error happened while serialising the module for " << attr;
       Attribute obj = target.createObject(mod, *object, options);
       if (!obj)
-        return mod.emitError()
+        return emitError(mod.getLoc())
                << "an error happened while creating the object for " << attr;
       objects.push_back(obj);
     }
@@ -265,8 +265,9 @@ struct ArgusModuleToBinaryPass
     ModuleOp top = getOperation();
     std::optional<gpu::CompilationTarget> fmt = parseFormat(format);
     if (!fmt) {
-      top.emitError() << "argus-module-to-binary: unknown format '" << format
-                      << "'; hint: use isa, bin, llvm or offloading";
+      emitError(top.getLoc())
+          << "argus-module-to-binary: unknown format '" << format
+          << "'; hint: use isa, bin, llvm or offloading";
       return signalPassFailure();
     }
     std::optional<SymbolTable> table;
