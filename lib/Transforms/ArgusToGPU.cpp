@@ -97,8 +97,6 @@ struct ArgusToGPUPass
   /// dynamic shared memory, which the lowering does not use
   /// (docs/Lowering.md, "Shared-memory budget").
   static int64_t sharedMemoryLimit(StringRef chip) {
-    if (chip.starts_with("gfx950"))
-      return 160 * 1024;
     if (chip.starts_with("gfx"))
       return 64 * 1024;
     return 48 * 1024;
@@ -141,8 +139,9 @@ struct ArgusToGPUPass
       if (total <= limit)
         return;
       ok = false;
+      // At the kernel's location, without printing the lowered kernel.
       InFlightDiagnostic diag =
-          fn.emitError()
+          emitError(fn.getLoc())
           << "kernel '" << fn.getName() << "' needs " << total
           << " bytes of shared memory but a block on " << chip
           << " may use at most " << limit << " bytes (" << limit / 1024

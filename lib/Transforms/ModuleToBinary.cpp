@@ -25,8 +25,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
-#include <cstring>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +42,9 @@ using namespace mlir;
 using namespace mlir::argus;
 
 namespace {
+
+/// How long a serialisation may take (ptxas on a large kernel included).
+constexpr std::chrono::seconds kChildTimeout{900};
 
 /// What a serialisation in a child process produced.
 struct ChildResult {
@@ -102,10 +107,10 @@ runInChild(function_ref<std::optional<SmallVector<char, 0>>()> serialize,
     llvm::errs().flush();
     char tag = obj ? 'O' : 'N';
     uint64_t size = obj ? obj->size() : 0;
-    bool ok = writeAll(out[1], &tag, 1) &&
-              writeAll(out[1], reinterpret_cast<const char *>(&size),
-                       sizeof(size)) &&
-              (!obj || writeAll(out[1], obj->data(), obj->size()));
+    bool ok =
+        writeAll(out[1], &tag, 1) &&
+        writeAll(out[1], reinterpret_cast<const char *>(&size), sizeof(size)) &&
+        (!obj || writeAll(out[1], obj->data(), obj->size()));
     ::_exit(ok ? 0 : 1);
   }
   ::close(out[1]);
@@ -115,10 +120,22 @@ runInChild(function_ref<std::optional<SmallVector<char, 0>>()> serialize,
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
   int open = 2;
   char buf[65536];
+  // The child runs only the serialiser, single-threaded (a fork keeps no
+  // other thread); should it still hang, it is stopped after kChildTimeout.
+  auto deadline = std::chrono::steady_clock::now() + kChildTimeout;
+  bool timedOut = false;
   while (open) {
-    if (::poll(fds, 2, -1) < 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    int ready = left.count() > 0 ? ::poll(fds, 2, int(left.count())) : 0;
+    if (ready < 0) {
       if (errno == EINTR)
         continue;
+      break;
+    }
+    if (ready == 0) {
+      ::kill(pid, SIGKILL);
+      timedOut = true;
       break;
     }
     for (pollfd &p : fds) {
@@ -142,7 +159,10 @@ runInChild(function_ref<std::optional<SmallVector<char, 0>>()> serialize,
   int wstatus = 0;
   while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
-  if (WIFSIGNALED(wstatus))
+  if (timedOut)
+    r.status = "it did not finish within " +
+               std::to_string(kChildTimeout.count()) + " s";
+  else if (WIFSIGNALED(wstatus))
     r.status = "it was killed by signal " + std::to_string(WTERMSIG(wstatus));
   else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0)
     r.status = "it exited with status " + std::to_string(WEXITSTATUS(wstatus));
@@ -191,12 +211,12 @@ struct ArgusModuleToBinaryPass
     for (Attribute attr : mod.getTargetsAttr()) {
       auto target = dyn_cast<gpu::TargetAttrInterface>(attr);
       if (!target)
-        return mod.emitError()
+        return emitError(mod.getLoc())
                << "target " << attr << " cannot serialise a gpu.module";
       std::optional<SmallVector<char, 0>> object;
-      ChildResult child = runInChild(
-          [&] { return target.serializeToObject(mod, options); },
-          &getContext());
+      ChildResult child =
+          runInChild([&] { return target.serializeToObject(mod, options); },
+                     &getContext());
       if (!child.ran) {
         // No process to isolate it in: serialise here, unguarded.
         object = target.serializeToObject(mod, options);
@@ -223,12 +243,11 @@ struct ArgusModuleToBinaryPass
           llvm::errs() << output << "\n";
       }
       if (!object)
-        return mod.emitError()
-               << "an error happened while serialising the module for "
-               << attr;
+        return emitError(mod.getLoc())
+               << "an error happened while serialising the module for " << attr;
       Attribute obj = target.createObject(mod, *object, options);
       if (!obj)
-        return mod.emitError()
+        return emitError(mod.getLoc())
                << "an error happened while creating the object for " << attr;
       objects.push_back(obj);
     }
@@ -246,8 +265,9 @@ struct ArgusModuleToBinaryPass
     ModuleOp top = getOperation();
     std::optional<gpu::CompilationTarget> fmt = parseFormat(format);
     if (!fmt) {
-      top.emitError() << "argus-module-to-binary: unknown format '" << format
-                      << "'; hint: use isa, bin, llvm or offloading";
+      emitError(top.getLoc())
+          << "argus-module-to-binary: unknown format '" << format
+          << "'; hint: use isa, bin, llvm or offloading";
       return signalPassFailure();
     }
     std::optional<SymbolTable> table;

@@ -10,9 +10,11 @@
 
 // CHECK: error: code generation for #rocdl.target<chip = "gfx942"> failed in the LLVM backend (it exited with status 1)
 // CHECK: note: {{.*}}local memory (81920) exceeds limit (65536) in function 'k'
+// CHECK-NOT: see current operation
 // CHECK-NOT: LLVM ERROR
 
 // FMT: error: argus-module-to-binary: unknown format 'nonsense'; hint: use isa, bin, llvm or offloading
+// FMT-NOT: see current operation
 
 module attributes {gpu.container_module} {
   gpu.module @lds [#rocdl.target<chip = "gfx942">] {

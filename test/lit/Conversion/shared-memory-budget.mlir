@@ -10,6 +10,7 @@
 // RUN: not argus-opt %s -split-input-file --argus-to-gfx942 -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 
 // PIPE: error: kernel 'lds_80k' needs 81920 bytes of shared memory but a block on gfx942 may use at most 65536 bytes (64 KiB)
+// PIPE-NOT: see current operation
 // PIPE-NOT: LLVM ERROR
 // PIPE-NOT: exceeds limit
 
