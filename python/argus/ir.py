@@ -83,6 +83,18 @@ class Module:
             raise PipelineError(f"pass pipeline '{pipeline}' failed", diags)
         return ok, list(diags)
 
+    def verify_tags(self, timeout_ms: int = 10000, max_counterexamples: int = 1,
+                    implicit_checks: bool = True, threads: int = 1):
+        """Run the tag verifier in process (the module is unchanged). Returns
+        (report, diagnostics): the report as the JSON report's Python objects
+        (None when the verifier failed), the diagnostics it emitted."""
+        if not hasattr(self._m, "verify_tags"):
+            raise FeatureUnavailable("the _argus extension was built without the verifier",
+                                     missing="ArgusVerify")
+        report, diags = self._m.verify_tags(timeout_ms, max_counterexamples,
+                                            implicit_checks, threads)
+        return report, list(diags)
+
     def clone(self) -> "Module":
         return Module(self._m.clone(), self.source_name)
 

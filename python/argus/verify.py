@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import ir as _ir
@@ -246,37 +244,15 @@ def verify_module(module: "_ir.Module", raise_on_violation: bool = True,
     only listed in ``result.unknown``."""
     _check_options(timeout_ms, max_counterexamples, implicit_checks)
     _ir.require_pass(VERIFY_PASS, "tag verification")
-    mod = module.clone()
-    fd, path = tempfile.mkstemp(prefix="argus-verify-", suffix=".json")
-    os.close(fd)
-    try:
-        opts = [f"report={path}"]
-        if timeout_ms is not None:
-            opts.append(f"timeout-ms={int(timeout_ms)}")
-        if max_counterexamples is not None:
-            opts.append(f"max-counterexamples={int(max_counterexamples)}")
-        if implicit_checks is not None:
-            opts.append(f"implicit-checks={'true' if implicit_checks else 'false'}")
-        pipeline = f"{VERIFY_PASS}{{{' '.join(opts)}}}"
-        ok, diags = mod.run_pipeline(pipeline, check=False)
-        report = None
-        try:
-            with open(path) as f:
-                txt = f.read()
-            report = json.loads(txt) if txt.strip() else None
-        except (OSError, ValueError):
-            report = None
-    finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    # In process, from the verifier's results: no pipeline string, no file.
+    report, diags = module.verify_tags(
+        timeout_ms=10000 if timeout_ms is None else timeout_ms,
+        max_counterexamples=1 if max_counterexamples is None else max_counterexamples,
+        implicit_checks=True if implicit_checks is None else implicit_checks)
     if report is None:
         raise PipelineError(f"{VERIFY_PASS} failed without a report", diags)
     checks = [Check.from_json(c) for c in report.get("checks", [])]
     result = VerificationResult(checks, report, list(diags))
-    if not ok and not result.violated:
-        raise PipelineError(f"{VERIFY_PASS} failed", diags)
     if result.violated:
         if raise_on_violation:
             raise InvariantViolation(result)

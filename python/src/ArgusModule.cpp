@@ -16,6 +16,7 @@
 #include "argus/Dialect/Targets.h"
 #ifdef ARGUS_HAVE_VERIFY
 #include "argus/Verify/Passes.h"
+#include "argus/Verify/TagVerifier.h"
 #endif
 #ifdef ARGUS_HAVE_TRANSFORMS
 #include "argus/Transforms/Passes.h"
@@ -40,12 +41,15 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -73,8 +77,7 @@ struct PyDiagnostic {
   std::string str() const {
     std::string s;
     if (!file.empty())
-      s += file + ":" + std::to_string(line) + ":" + std::to_string(col) +
-           ": ";
+      s += file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": ";
     s += severity + ": " + message;
     for (const PyDiagnostic &n : notes) {
       std::string ns = n.str();
@@ -198,6 +201,42 @@ private:
   std::unique_ptr<MLIRContext> ctx;
 };
 
+#ifdef ARGUS_HAVE_VERIFY
+/// A JSON value as Python objects (object keys sorted, as JSON prints them).
+py::object toPython(const llvm::json::Value &v) {
+  switch (v.kind()) {
+  case llvm::json::Value::Null:
+    return py::none();
+  case llvm::json::Value::Boolean:
+    return py::bool_(*v.getAsBoolean());
+  case llvm::json::Value::Number:
+    if (std::optional<int64_t> i = v.getAsInteger())
+      return py::int_(*i);
+    return py::float_(*v.getAsNumber());
+  case llvm::json::Value::String:
+    return py::str(v.getAsString()->str());
+  case llvm::json::Value::Array: {
+    py::list l;
+    for (const llvm::json::Value &x : *v.getAsArray())
+      l.append(toPython(x));
+    return l;
+  }
+  case llvm::json::Value::Object: {
+    const llvm::json::Object &o = *v.getAsObject();
+    std::vector<std::string> keys;
+    for (auto &kv : o)
+      keys.push_back(kv.first.str());
+    std::sort(keys.begin(), keys.end());
+    py::dict d;
+    for (const std::string &k : keys)
+      d[py::str(k)] = toPython(*o.get(k));
+    return d;
+  }
+  }
+  return py::none();
+}
+#endif
+
 class ArgusMod {
 public:
   ArgusMod(std::shared_ptr<ArgusCtx> ctx, OwningOpRef<ModuleOp> module)
@@ -243,6 +282,42 @@ public:
     bool ok = succeeded(pm.run(*module));
     return {ok, collect.take()};
   }
+
+#ifdef ARGUS_HAVE_VERIFY
+  /// Runs the tag verifier on the module (unchanged): returns (report,
+  /// diagnostics), the report as the JSON report's Python objects, built
+  /// from the verifier's results directly (no file, no text).
+  py::tuple verifyTags(unsigned timeoutMs, unsigned maxCounterexamples,
+                       bool implicitChecks, unsigned threads) {
+    if (maxCounterexamples == 0)
+      throw py::value_error("max_counterexamples must be at least 1: a "
+                            "violated check always has a counterexample");
+    if (threads == 0)
+      throw py::value_error("threads must be at least 1");
+    ::argus::verify::VerifyOptions opts;
+    // 0 means no limit, as for argus-opt's timeout-ms.
+    opts.timeoutMs =
+        timeoutMs == 0 ? std::numeric_limits<unsigned>::max() : timeoutMs;
+    opts.maxCounterexamples = maxCounterexamples;
+    opts.implicitChecks = implicitChecks;
+    opts.threads = threads;
+    DiagnosticCollector collect(ctx->get());
+    std::vector<::argus::verify::KernelReport> reports;
+    try {
+      reports = ::argus::verify::verifyModule(*module, opts);
+    } catch (std::exception &e) {
+      PyDiagnostic d;
+      d.severity = "error";
+      d.message = std::string("argus-verify-tags: internal error: ") + e.what();
+      std::vector<PyDiagnostic> diags = collect.take();
+      diags.push_back(d);
+      return py::make_tuple(py::none(), diags);
+    }
+    ::argus::verify::emitDiagnostics(reports);
+    return py::make_tuple(toPython(::argus::verify::toJSON(reports)),
+                          collect.take());
+  }
+#endif
 
   std::shared_ptr<ArgusMod> clone() {
     return std::make_shared<ArgusMod>(
@@ -349,14 +424,19 @@ PYBIND11_MODULE(_argus, m) {
   py::class_<ArgusMod, std::shared_ptr<ArgusMod>>(m, "Module")
       .def("print", &ArgusMod::print, py::arg("debug_info") = false,
            py::arg("generic") = false)
-      .def("__str__",
-           [](ArgusMod &mod) { return mod.print(false, false); })
+      .def("__str__", [](ArgusMod &mod) { return mod.print(false, false); })
       .def("verify", &ArgusMod::verify,
            "Run the op verifiers: returns [Diagnostic] (empty when valid).")
       .def("run_pipeline", &ArgusMod::runPipeline, py::arg("pipeline"),
            "Run a textual pass pipeline in place: returns (ok, "
            "[Diagnostic]).",
            py::call_guard<py::gil_scoped_release>())
+#ifdef ARGUS_HAVE_VERIFY
+      .def("verify_tags", &ArgusMod::verifyTags, py::arg("timeout_ms") = 10000,
+           py::arg("max_counterexamples") = 1,
+           py::arg("implicit_checks") = true, py::arg("threads") = 1,
+           "Run the tag verifier; returns (report dict or None, diagnostics)")
+#endif
       .def("clone", &ArgusMod::clone);
 
   m.def("has_pass", &hasPass, py::arg("name"),

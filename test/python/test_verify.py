@@ -194,3 +194,19 @@ def test_assume_inside_a_loop_is_a_trace_error():
             for i in argus.range(0, N):
                 argus.assume(i < 4, "never")
         bad.source()
+
+
+def test_verify_runs_in_process_on_structured_results(need_verifier):
+    # The verifier is called directly (no pipeline string, no report file):
+    # the report comes back as Python objects and the module is unchanged.
+    k = _store_kernel(nonlinear=False)
+    m = k.module()
+    before = m.text()
+    report, diags = m.verify_tags()
+    assert isinstance(report, dict) and report["kernels"][0]["name"] == "store_rows"
+    kinds = {c["kind"] for c in report["checks"]}
+    assert {"assert", "output-once", "output-coverage", "out-of-bounds"} <= kinds
+    assert all(c["status"] == "proved" for c in report["checks"]) and not diags
+    assert m.text() == before
+    with pytest.raises(ValueError):
+        m.verify_tags(max_counterexamples=0)
