@@ -107,7 +107,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--tool', required=True)
     ap.add_argument('--count', type=int, default=2000)
-    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--seed', default='1',
+                    help="an integer, or 'date' for today's (a rotating seed)")
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
     ap.add_argument('--timeout', type=float, default=20.0)
     ap.add_argument('--crash-dir', default='fuzz-crashes')
@@ -122,7 +123,9 @@ def main():
     args = ap.parse_args()
 
     seeds = [open(p).read() for p in args.inputs]
-    rng = random.Random(args.seed)
+    seed = int(time.strftime('%Y%m%d')) if args.seed == 'date' else int(args.seed)
+    print('seed %d' % seed)
+    rng = random.Random(seed)
     mutants = [mutate(rng.choice(seeds), rng, max(1, args.max_edits))
                for _ in range(args.count)]
     deadline = (time.monotonic() + args.time_budget
