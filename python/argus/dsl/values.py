@@ -23,12 +23,12 @@ import sys
 import threading
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from . import ir as _ir
-from .errors import (ArgusError, DTypeError, classify_ir_error, IRVerificationError, LayoutError, ShapeError,
+from .. import ir as _ir
+from ..errors import (ArgusError, DTypeError, classify_ir_error, IRVerificationError, LayoutError, ShapeError,
                      TagFieldError, TraceError, UnknownInstructionError)
 
 _brange = builtins.range  # `range` below is the traced loop
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the argus package
 
 #===------------------------------------------------------------------------===#
 # Source locations
@@ -1626,18 +1626,18 @@ class Kernel:
         VerificationResult; raises InvariantViolation on a violation and,
         with ``strict=True``, VerificationUnknown when nothing is violated
         but some check is unknown."""
-        from .verify import verify_kernel
+        from ..verify import verify_kernel
         return verify_kernel(self, raise_on_violation=raise_on_violation, strict=strict,
                              **options)
 
     def compile(self, target: Optional[str] = None, **options):
         """Lower to PTX (sm_90a) or gfx942 assembly: a CompiledKernel."""
-        from .compile import compile_kernel
+        from ..compile import compile_kernel
         return compile_kernel(self, target=target, **options)
 
     def run(self, *arrays, **options):
         """Run on a GPU through argus-run (raises NoGPU without one)."""
-        from .compile import run_kernel
+        from ..compile import run_kernel
         return run_kernel(self, *arrays, **options)
 
     def __call__(self, *a, **k):
