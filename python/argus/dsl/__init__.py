@@ -1,11 +1,49 @@
-"""The argus tile DSL (being split into modules; see values.py for now)."""
+"""The argus tile DSL: trace a Python function into argus IR.
 
-from .values import (ADim, ABin, AConst, AffineExpr, ASym, Buffer, Condition,  # noqa: F401
-                     Diagnostic, Frag, IndexValue, Kernel, Layout, SourceLoc, TagInfo, Tensor,
-                     TensorSpec, TensorValue, Tile, TileType, Value, add, alloc, assume, barrier,
-                     block_id, broadcast, check_instruction, col_major, commit_group, convert,
-                     convert_layout, copy, copy_async, div, dtype_of, exp, exp2, fill, frag,
-                     gather_view, grid_dim, index, instruction, kernel, layout, load, maximum,
-                     mma, mul, neg, range, reduce, region, reinterpret, row_major, scale, stage,
-                     store, sub, swizzle, tag, tag_assert, thread_id, transpose, view,
-                     wait_group, zeros)
+A kernel is an ordinary Python function decorated with :func:`kernel`. Calling
+``kernel.ir()`` runs the function once with *symbolic* arguments; every DSL
+call appends one MLIR operation, with a ``loc("file.py":line:col)`` location
+pointing at the user's source line, to the function being built. The text is
+then parsed (and op-verified) through the ``_argus`` bindings, so MLIR errors
+come back mapped to Python lines.
+
+The package is layered; each module imports only the ones above it here:
+
+- ``_tracer``: source locations, errors at the user's line, the tracer state;
+- ``types``: element types, layouts, fragments, tile and parameter types;
+- ``values``: traced values (index, condition, tensor, tile, buffer), affine
+  expressions for tag maps, helpers shared by the ops;
+- ``memory``, ``compute``, ``tags``, ``control``: the ops;
+- ``kernel``: :class:`Kernel` and the ``kernel`` decorator.
+
+This module re-exports the public API. See docs/Python.md for the reference.
+"""
+
+from ._tracer import SourceLoc
+from .types import (Frag, Layout, Tensor, TensorSpec, TileType, check_instruction, col_major,
+                    dtype_of, frag, index, instruction, layout, row_major, swizzle)
+from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
+                     TagInfo, TensorValue, Tile, Value)
+from .memory import (alloc, barrier, commit_group, copy, copy_async, gather_view, load,
+                     reinterpret, stage, store, transpose, view, wait_group)
+from .compute import (add, broadcast, convert, convert_layout, div, exp, exp2, fill, maximum,
+                      mma, mul, neg, reduce, scale, sub, zeros)
+from .tags import tag, tag_assert
+from .control import assume, block_id, grid_dim, range, region, thread_id  # noqa: F401
+from .kernel import Diagnostic, Kernel, kernel
+
+# `range` is left out of `from argus.dsl import *` so the builtin is not shadowed.
+__all__ = [
+    "SourceLoc",
+    "Frag", "Layout", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
+    "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
+    "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
+    "TagInfo", "TensorValue", "Tile", "Value",
+    "alloc", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
+    "reinterpret", "stage", "store", "transpose", "view", "wait_group",
+    "add", "broadcast", "convert", "convert_layout", "div", "exp", "exp2", "fill", "maximum",
+    "mma", "mul", "neg", "reduce", "scale", "sub", "zeros",
+    "tag", "tag_assert",
+    "assume", "block_id", "grid_dim", "region", "thread_id",
+    "Diagnostic", "Kernel", "kernel",
+]
