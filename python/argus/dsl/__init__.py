@@ -1,0 +1,49 @@
+"""The argus tile DSL: trace a Python function into argus IR.
+
+A kernel is an ordinary Python function decorated with :func:`kernel`. Calling
+``kernel.ir()`` runs the function once with *symbolic* arguments; every DSL
+call appends one MLIR operation, with a ``loc("file.py":line:col)`` location
+pointing at the user's source line, to the function being built. The text is
+then parsed (and op-verified) through the ``_argus`` bindings, so MLIR errors
+come back mapped to Python lines.
+
+The package is layered; each module imports only the ones above it here:
+
+- ``_tracer``: source locations, errors at the user's line, the tracer state;
+- ``types``: element types, layouts, fragments, tile and parameter types;
+- ``values``: traced values (index, condition, tensor, tile, buffer), affine
+  expressions for tag maps, helpers shared by the ops;
+- ``memory``, ``compute``, ``tags``, ``control``: the ops;
+- ``kernel``: :class:`Kernel` and the ``kernel`` decorator.
+
+This module re-exports the public API. See docs/Python.md for the reference.
+"""
+
+from ._tracer import SourceLoc
+from .types import (Frag, Layout, Tensor, TensorSpec, TileType, check_instruction, col_major,
+                    dtype_of, frag, index, instruction, layout, row_major, swizzle)
+from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
+                     TagInfo, TensorValue, Tile, Value)
+from .memory import (alloc, barrier, commit_group, copy, copy_async, gather_view, load,
+                     reinterpret, stage, store, transpose, view, wait_group)
+from .compute import (add, broadcast, convert, convert_layout, div, exp, exp2, fill, maximum,
+                      mma, mul, neg, reduce, scale, sub, zeros)
+from .tags import tag, tag_assert
+from .control import assume, block_id, grid_dim, range, region, thread_id  # noqa: F401
+from .kernel import Diagnostic, Kernel, kernel
+
+# `range` is left out of `from argus.dsl import *` so the builtin is not shadowed.
+__all__ = [
+    "SourceLoc",
+    "Frag", "Layout", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
+    "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
+    "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
+    "TagInfo", "TensorValue", "Tile", "Value",
+    "alloc", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
+    "reinterpret", "stage", "store", "transpose", "view", "wait_group",
+    "add", "broadcast", "convert", "convert_layout", "div", "exp", "exp2", "fill", "maximum",
+    "mma", "mul", "neg", "reduce", "scale", "sub", "zeros",
+    "tag", "tag_assert",
+    "assume", "block_id", "grid_dim", "region", "thread_id",
+    "Diagnostic", "Kernel", "kernel",
+]

@@ -1,0 +1,216 @@
+"""Control flow and launch geometry: ``range`` (traced ``scf.for`` loops,
+with loop-carried values), ``region`` (measured region markers), ``assume``
+(launch preconditions) and ``block_id``, ``grid_dim``, ``thread_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..errors import TraceError
+from ._tracer import _current_tracer, _err, _user_loc
+from .values import Condition, IndexValue, Tile, Value, _index_or_err
+
+#===------------------------------------------------------------------------===#
+# Launch geometry and preconditions
+#===------------------------------------------------------------------------===#
+
+
+def block_id(dim: str = "x") -> IndexValue:
+    """``gpu.block_id x|y|z``."""
+    tr = _current_tracer()
+    if dim not in ("x", "y", "z"):
+        raise _err(TraceError, f"block_id dimension must be 'x', 'y' or 'z', got {dim!r}")
+    if dim in tr.block_ids and len(tr.blocks) == 1:
+        return tr.block_ids[dim]
+    name = tr.fresh(f"b{dim}")
+    tr.emit(f"{name} = gpu.block_id {dim}", _user_loc(2))
+    v = IndexValue(tr, name)
+    if len(tr.blocks) == 1:
+        tr.block_ids[dim] = v
+    return v
+
+
+def grid_dim(dim: str = "x") -> IndexValue:
+    """``gpu.grid_dim x|y|z`` (blocks in the grid)."""
+    tr = _current_tracer()
+    if dim not in ("x", "y", "z"):
+        raise _err(TraceError, f"grid_dim dimension must be 'x', 'y' or 'z', got {dim!r}")
+    name = tr.fresh(f"g{dim}")
+    tr.emit(f"{name} = gpu.grid_dim {dim}", _user_loc(2))
+    return IndexValue(tr, name)
+
+
+def thread_id(dim: str = "x") -> IndexValue:
+    """``gpu.thread_id x|y|z``."""
+    tr = _current_tracer()
+    name = tr.fresh(f"t{dim}")
+    tr.emit(f"{name} = gpu.thread_id {dim}", _user_loc(2))
+    return IndexValue(tr, name)
+
+
+def assume(cond: "Condition", message: str) -> None:
+    """State a precondition of every launch (``argus.assume(K >= 64, "K >= 32 (S - 1)")``):
+    the verifier proves the kernel under it and the compiled kernel traps when
+    it does not hold. Must be called at the top level of the kernel body."""
+    tr = _current_tracer()
+    if not isinstance(cond, Condition):
+        raise _err(TraceError, "argus.assume takes a comparison of index values "
+                   f"(for example K >= 64), got {type(cond).__name__}")
+    if len(tr.blocks) != 1:
+        raise _err(TraceError, "argus.assume states a kernel precondition: call it at the "
+                   "top level of the kernel, not inside a loop")
+    msg = str(message).replace("\\", "\\\\").replace('"', '\\"')
+    tr.emit(f'argus.assume {cond.name}, "{msg}"', _user_loc(2))
+
+
+#===------------------------------------------------------------------------===#
+# Regions and loops
+#===------------------------------------------------------------------------===#
+
+
+class region:
+    """``with argus.region("mainloop"):`` brackets ops with region markers.
+    IDs are assigned 1, 2, ... in order of appearance unless ``id`` is
+    given; they are unique within a kernel."""
+
+    def __init__(self, name: str, id: Optional[int] = None):
+        self.name = name
+        self.id = id
+        self._loc = _user_loc(2)
+
+    def __enter__(self):
+        tr = _current_tracer()
+        if self.id is None:
+            while tr.next_region_id in tr.region_ids:
+                tr.next_region_id += 1
+            self.id = tr.next_region_id
+        if not isinstance(self.id, int) or self.id < 0:
+            raise _err(TraceError, f"region id must be a non-negative int, got {self.id!r}",
+                       self._loc)
+        if self.id in tr.region_ids:
+            raise _err(TraceError, f"region id {self.id} is already used by region "
+                       f"'{tr.region_ids[self.id]}'", self._loc)
+        tr.region_ids[self.id] = self.name
+        esc = self.name.replace('"', '\\"')
+        tr.emit(f'argus.region.begin "{esc}" id {self.id}', self._loc)
+        tr.region_stack.append((self.id, self.name))
+        self._depth = len(tr.blocks)
+        return self
+
+    def __exit__(self, et, ev, tb):
+        if et is not None:
+            return False
+        tr = _current_tracer()
+        tr.region_stack.pop()
+        tr.emit(f"argus.region.end id {self.id}", _user_loc(2))
+        return False
+
+
+class range:  # noqa: A001 - mirrors the builtin on purpose
+    """A traced ``scf.for`` loop. Without carried values::
+
+        for i in argus.range(0, n):
+            ...
+
+    With loop-carried values (a value or a tuple), set the next values with
+    ``loop.carry(...)`` and read the results after the loop::
+
+        loop = argus.range(0, ktiles, carry=acc)
+        for kt, acc in loop:
+            acc = argus.mma(..., acc)
+            loop.carry(acc)
+        acc = loop.results
+    """
+
+    def __init__(self, lo, hi=None, step=1, carry=None, name: str = "i"):
+        if hi is None:
+            lo, hi = 0, lo
+        self._loc = _user_loc(2)
+        # scf.for needs a positive step: with 0 the loop would never end (the
+        # lowering drops it), with a negative one it never runs.
+        if isinstance(step, bool) or (isinstance(step, int) and step <= 0):
+            raise _err(TraceError, f"argus.range step must be a positive integer, got "
+                       f"{step!r}", self._loc)
+        self.lo, self.hi, self.step = lo, hi, step
+        self._single = carry is not None and not isinstance(carry, (tuple, list))
+        self.init = () if carry is None else ((carry,) if self._single else tuple(carry))
+        self.iv_name = name
+        self._next = None
+        self.results = None
+        self._used = False
+
+    def carry(self, *values) -> None:
+        loc = _user_loc(2)
+        if len(values) == 1 and isinstance(values[0], (tuple, list)):
+            values = tuple(values[0])
+        if len(values) != len(self.init):
+            raise _err(TraceError, f"the loop carries {len(self.init)} value(s) but carry() got "
+                       f"{len(values)}", loc)
+        for i, (v, a) in enumerate(zip(values, self._args)):
+            if not isinstance(v, Value) or v.type_str != a.type_str:
+                raise _err(TraceError, f"loop-carried value {i} changes type: "
+                           f"{a.type_str} -> {getattr(v, 'type_str', repr(v))}", loc)
+        self._next = values
+
+    def __iter__(self):
+        if self._used:
+            raise _err(TraceError, "an argus.range object can be iterated only once", self._loc)
+        self._used = True
+        tr = _current_tracer()
+        lo = _index_or_err(tr, self.lo, "the loop lower bound")
+        hi = _index_or_err(tr, self.hi, "the loop upper bound")
+        st = _index_or_err(tr, self.step, "the loop step")
+        for i, v in enumerate(self.init):
+            if not isinstance(v, (Tile, IndexValue)):
+                raise _err(TraceError, f"loop-carried value {i} must be a tile or index, got "
+                           f"{v!r}", self._loc)
+        iv = IndexValue(tr, tr.fresh(self.iv_name))
+        self._args = []
+        for v in self.init:
+            if isinstance(v, Tile):
+                a = Tile(tr, tr.fresh(v.name.lstrip("%") + "_i"), v.ttype, v.tags)
+                a.site = None
+            else:
+                a = IndexValue(tr, tr.fresh("ia"))
+            self._args.append(a)
+        tr.push_block()
+        saved_site = tr.last_site
+        if self._single:
+            yield iv, self._args[0]
+        elif self.init:
+            yield iv, tuple(self._args)
+        else:
+            yield iv
+        # The body is traced; close the loop.
+        if self.init and self._next is None:
+            raise _err(TraceError, "the loop carries values but the body never called "
+                       "loop.carry(...)", self._loc)
+        types = [a.type_str for a in self._args]
+        if self.init:
+            tr.emit(f"scf.yield {', '.join(v.name for v in self._next)} : {', '.join(types)}",
+                    self._loc)
+        body = tr.pop_block()
+        header = ""
+        results = []
+        if self.init:
+            rname = tr.fresh("loop")
+            n = len(self.init)
+            header = f"{rname}:{n} = " if n > 1 else f"{rname} = "
+            for i, (a, nv) in enumerate(zip(self._args, self._next)):
+                nm = f"{rname}#{i}" if n > 1 else rname
+                if isinstance(a, Tile):
+                    results.append(Tile(tr, nm, a.ttype, nv.tags))
+                else:
+                    results.append(IndexValue(tr, nm))
+        ia = ""
+        if self.init:
+            ia = " iter_args(" + ", ".join(f"{a.name} = {v.name}" for a, v in
+                                         zip(self._args, self.init)) + \
+                f") -> ({', '.join(types)})"
+        lines = [f"{header}scf.for {iv.name} = {lo.name} to {hi.name} step {st.name}{ia} {{"]
+        lines += ["  " + l for l in body]
+        tr.blocks[-1].extend(lines)
+        tr.blocks[-1].append(f"}} {self._loc.mlir()}")
+        tr.last_site = saved_site
+        self.results = (results[0] if self._single else tuple(results)) if self.init else None

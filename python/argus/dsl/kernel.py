@@ -1,0 +1,216 @@
+"""Kernels: the ``kernel`` decorator and :class:`Kernel`, which traces the
+function with symbolic arguments into an MLIR module (``source``), parses it
+with errors mapped back to Python lines (``module``, :class:`Diagnostic`),
+and hands it to the verifier and the compiler.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from .. import ir as _ir
+from ..errors import ArgusError, IRVerificationError, TraceError, classify_ir_error
+from ._tracer import SourceLoc, _Tracer, _state
+from .types import TensorSpec, index
+from .values import IndexValue, TensorValue, Value
+
+_TARGETS = ("gfx942", "sm_90a", "sm_90")
+
+
+@dataclasses.dataclass
+class Diagnostic:
+    """A diagnostic (same fields as ``_argus.Diagnostic``)."""
+    severity: str
+    file: str
+    line: int
+    col: int
+    location: str
+    message: str
+    notes: list
+
+    def __str__(self):
+        s = (f"{self.file}:{self.line}:{self.col}: " if self.file else "") + \
+            f"{self.severity}: {self.message}"
+        for n in self.notes:
+            s += "\n  " + str(n).replace("\n", "\n  ")
+        return s
+
+
+_LOC_RE = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
+
+
+def _map_generated(d, buf: str, src: str) -> Diagnostic:
+    notes = [_map_generated(n, buf, src) for n in getattr(d, "notes", [])]
+    file, line, col = d.file, d.line, d.col
+    if file == buf and line > 0:
+        lines = src.splitlines()
+        for l in lines[line - 1:]:
+            m = _LOC_RE.findall(l)
+            if m:
+                f, ln, c = m[-1]
+                file, line, col = f.replace('\\"', '"').replace("\\\\", "\\"), int(ln), int(c)
+                break
+    return Diagnostic(d.severity, file, line, col, f"{file}:{line}:{col}", d.message, notes)
+
+
+class Kernel:
+    """A traced kernel: ``ir()``, ``verify()``, ``compile()``, ``run()``."""
+
+    def __init__(self, fn: Callable, target: str, block, name: Optional[str] = None):
+        self.fn = fn
+        self.name = name or fn.__name__
+        if target not in _TARGETS:
+            raise ArgusError(f"unknown target {target!r} (known: {', '.join(_TARGETS)})")
+        self.target = target
+        self.block = (block,) if isinstance(block, int) else tuple(block)
+        self._source = None
+        self._module = None
+        self.params: List[Tuple[str, Any]] = []
+        self.region_names: Dict[int, str] = {}
+
+    # -- tracing --------------------------------------------------------------
+    def _trace(self) -> str:
+        sig = inspect.signature(self.fn)
+        code = self.fn.__code__
+        def_loc = SourceLoc(code.co_filename, code.co_firstlineno, 1)
+        tr = _Tracer(self.target, self.block)
+        args, decls = [], []
+        self.params = []
+        for p in sig.parameters.values():
+            ann = p.annotation
+            if isinstance(ann, str):  # from __future__ import annotations
+                try:
+                    ann = eval(ann, self.fn.__globals__)
+                except Exception as e:
+                    raise ArgusError(f"cannot evaluate the annotation of '{p.name}': {e}",
+                                     def_loc.file, def_loc.line)
+            nm = tr.fresh(p.name)
+            if isinstance(ann, TensorSpec):
+                args.append(TensorValue(tr, nm, ann, p.name))
+                decls.append(f"{nm}: {ann.mlir()} {def_loc.mlir()}")
+            elif ann is index or ann is int:
+                args.append(IndexValue(tr, nm))
+                decls.append(f"{nm}: index {def_loc.mlir()}")
+            else:
+                raise ArgusError(f"kernel parameter '{p.name}' needs an annotation: "
+                                 "argus.Tensor[(dims...), dtype] or argus.index",
+                                 def_loc.file, def_loc.line)
+            self.params.append((p.name, ann))
+        prev = getattr(_state, "tracer", None)
+        _state.tracer = tr
+        try:
+            _shape_relations(tr, [p for p, _ in self.params], args, def_loc)
+            self.fn(*args)
+        finally:
+            _state.tracer = prev
+        if tr.region_stack:
+            raise ArgusError(f"region '{tr.region_stack[-1][1]}' is still open at the end of the "
+                             "kernel", def_loc.file, def_loc.line)
+        if len(tr.blocks) != 1:
+            raise ArgusError("a loop body was left open (break out of argus.range?)",
+                             def_loc.file, def_loc.line)
+        self.region_names = dict(tr.region_ids)
+        block = ", ".join(str(b) for b in self.block)
+        lines = ["module {",
+                 f"  func.func @{self.name}({', '.join(decls)}) attributes "
+                 f'{{argus.kernel = #argus.kernel<block = [{block}], target = "{self.target}">}} {{']
+        lines += ["    " + l for l in tr.blocks[0]]
+        lines.append(f"    return {def_loc.mlir()}")
+        lines.append(f"  }} {def_loc.mlir()}")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def source(self) -> str:
+        """The generated IR text with Python source locations."""
+        if self._source is None:
+            self._source = self._trace()
+        return self._source
+
+    def module(self) -> _ir.Module:
+        """The parsed, op-verified module (errors map to Python lines)."""
+        if self._module is None:
+            src = self.source()
+            buf = f"<argus-generated:{self.name}>"
+            try:
+                self._module = _ir.parse(src, buf, error_class=IRVerificationError)
+            except IRVerificationError as e:
+                # Errors found while parsing point into the generated text:
+                # map them to the Python line of the op on that line.
+                diags = [_map_generated(d, buf, src) for d in e.diagnostics]
+                raise classify_ir_error(diags)(f"kernel '{self.name}' is not valid argus IR", diags,
+                                          src) from None
+        return self._module
+
+    def ir(self, debug_info: bool = False) -> str:
+        """The kernel's IR as MLIR prints it (with locations if asked)."""
+        return self.module().text(debug_info=debug_info)
+
+    def verify(self, raise_on_violation: bool = True, strict: bool = False, **options):
+        """Run the tag verifier (argus-verify-tags). Returns a
+        VerificationResult; raises InvariantViolation on a violation and,
+        with ``strict=True``, VerificationUnknown when nothing is violated
+        but some check is unknown."""
+        from ..verify import verify_kernel
+        return verify_kernel(self, raise_on_violation=raise_on_violation, strict=strict,
+                             **options)
+
+    def compile(self, target: Optional[str] = None, **options):
+        """Lower to PTX (sm_90a) or gfx942 assembly: a CompiledKernel."""
+        from ..compile import compile_kernel
+        return compile_kernel(self, target=target, **options)
+
+    def run(self, *arrays, **options):
+        """Run on a GPU through argus-run (raises NoGPU without one)."""
+        from ..compile import run_kernel
+        return run_kernel(self, *arrays, **options)
+
+    def __call__(self, *a, **k):
+        raise TraceError("an argus kernel is not called directly: use .ir(), .verify(), "
+                         ".compile() or .run(arrays...)")
+
+    def __repr__(self):
+        return f"<argus.Kernel {self.name} target={self.target} block={self.block}>"
+
+
+def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
+                     loc: SourceLoc) -> None:
+    """The relations the annotations state, as ``argus.assume``: dims with the
+    same name are equal across tensors, and a dim named like an
+    ``argus.index`` parameter equals it (``Tensor[("M", "K"), ...]`` with a
+    parameter ``K``). The verifier uses them and the kernel checks them at
+    launch."""
+    params = {p: a for p, a in zip(pynames, args) if isinstance(a, IndexValue)}
+    first: Dict[str, list] = {}  # name -> [tensor, dim, its size value or None]
+    for p, a in zip(pynames, args):
+        if not isinstance(a, TensorValue):
+            continue
+        for k, d in enumerate(a.shape):
+            if not isinstance(d, str):
+                continue
+            if d in params:
+                other, what = params[d], f"the parameter {d}"
+            elif d in first:
+                f = first[d]
+                if f[2] is None:
+                    f[2] = f[0]._dim(f[1], loc)
+                other, what = f[2], f"{f[0].pyname}.dim{f[1]}"
+            else:
+                first[d] = [a, k, None]
+                continue
+            size = a._dim(k, loc)
+            ok = tr.fresh("shape_ok")
+            tr.emit(f"{ok} = arith.cmpi eq, {size.name}, {other.name} : index", loc)
+            msg = f"{p}.dim{k} ({d}) == {what}"
+            tr.emit(f'argus.assume {ok}, "{msg}"', loc)
+
+
+def kernel(fn=None, *, target: str = "gfx942", block=256, name: Optional[str] = None):
+    """Decorator: ``@argus.kernel(target="gfx942", block=256)``."""
+    def wrap(f):
+        return Kernel(f, target, block, name)
+    if fn is not None:
+        return wrap(fn)
+    return wrap

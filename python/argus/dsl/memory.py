@@ -1,0 +1,232 @@
+"""Memory ops: global views (``view``, ``gather_view``), shared-memory
+buffers (``alloc``, ``stage``), copies (``copy``, ``copy_async``,
+``commit_group``, ``wait_group``, ``barrier``), register loads and stores
+(``load``, ``store``) and memory tiles seen another way (``transpose``,
+``reinterpret``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..errors import DTypeError, LayoutError, ShapeError, TraceError
+from ._tracer import _current_tracer, _err, _user_loc
+from .types import Frag, Layout, TileType, _as_layout, _shape, _shs, dtype_of, row_major
+from .values import (Buffer, TensorValue, Tile, _index_or_err, _need_tile, _new_tile, _same_elements,
+                     _sugar)
+
+
+def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None) -> Tile:
+    """The global tile of ``tensor`` of ``shape`` whose first element is at
+    ``offsets``: ``argus.view``."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if not isinstance(tensor, TensorValue):
+        raise _err(TraceError, f"argus.view expects a tensor parameter, got {tensor!r}", loc)
+    shape = _shape(shape, "view shape")
+    offsets = tuple(offsets) if isinstance(offsets, (tuple, list)) else (offsets,)
+    if len(offsets) != len(tensor.shape) or len(shape) != len(tensor.shape):
+        raise _err(ShapeError, f"tensor '{tensor.pyname}' has rank {len(tensor.shape)} but the "
+                   f"view has {len(offsets)} offsets and shape {shape}", loc)
+    for d, (t, s) in enumerate(zip(tensor.shape, shape)):
+        if isinstance(t, int) and s > t:
+            raise _err(ShapeError, f"view dim {d} is {s} but tensor '{tensor.pyname}' dim {d} "
+                       f"is only {t}", loc)
+    offs = [_index_or_err(tr, o, "a view offset") for o in offsets]
+    ttype = TileType(shape, tensor.dtype, "global")
+    t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
+    nm = name or tensor.pyname
+    tr.emit(f'{t.name} = argus.view "{nm}" {tensor.name}[{", ".join(o.name for o in offs)}] : '
+            f"{tensor.type_str} -> {ttype.mlir()}", loc)
+    t.site = ("argus.view", {})
+    tr.last_site = t.site
+    return t
+
+
+def gather_view(tensor: TensorValue, indices: Tile, col, shape, name: Optional[str] = None) -> Tile:
+    """A global tile whose row ``r`` is row ``indices[r]`` of ``tensor``,
+    columns ``[col, col + shape[1])`` (``argus.gather_view``)."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if not isinstance(tensor, TensorValue) or len(tensor.shape) != 2:
+        raise _err(TraceError, f"gather_view expects a 2-D tensor parameter, got {tensor!r}", loc)
+    _need_tile(indices, "the gather indices", loc, memory=False)
+    shape = _shape(shape, "gather shape")
+    if len(shape) != 2 or indices.shape != (shape[0],):
+        raise _err(ShapeError, f"gather_view: {_shs(indices.shape)} indices for a "
+                   f"{_shs(shape)} tile (need {shape[0]} indices)", loc)
+    if indices.dtype not in ("i32", "i64"):
+        raise _err(DTypeError, f"gather indices must be i32 or i64, got {indices.dtype}", loc)
+    c = _index_or_err(tr, col, "the gather column")
+    ttype = TileType(shape, tensor.dtype, "global")
+    t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
+    tr.emit(f'{t.name} = argus.gather_view "{name or tensor.pyname}" {tensor.name}'
+            f"[{indices.name}, {c.name}] : {tensor.type_str}, {indices.type_str} -> "
+            f"{ttype.mlir()}", loc)
+    t.site = ("argus.gather_view", {"indices": indices})
+    tr.last_site = t.site
+    return t
+
+
+def alloc(shape, dtype, layout=None, stages: int = 1, name: str = "smem") -> Buffer:
+    """A shared-memory buffer of ``stages`` tiles (``argus.alloc``); the
+    layout defaults to row-major."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    shape = _shape(shape)
+    dt = dtype_of(dtype)
+    if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
+        raise _err(TraceError, f"stages must be a positive int, got {stages!r}", loc)
+    lay = _as_layout(layout) if layout is not None else row_major(*shape)
+    if isinstance(lay, Frag):
+        raise _err(LayoutError, "a shared-memory buffer needs a memory layout, not a fragment", loc)
+    ttype = TileType(shape, dt, "shared", lay)
+    buf = Buffer(tr, tr.fresh(name), stages, ttype, name)
+    tr.emit(f'{buf.name} = argus.alloc "{name}" : {buf.type_str}', loc)
+    return buf
+
+
+def stage(buf: Buffer, i) -> Tile:
+    """Stage ``i`` of a buffer (``argus.stage``); ints are range-checked."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if not isinstance(buf, Buffer):
+        raise _err(TraceError, f"argus.stage expects a buffer, got {buf!r}", loc)
+    if isinstance(i, int) and not isinstance(i, bool) and not 0 <= i < buf.stages:
+        raise _err(ShapeError, f"stage {i} out of range: buffer '{buf.pyname}' has "
+                   f"{buf.stages} stage(s)", loc)
+    idx = _index_or_err(tr, i, "a stage index")
+    t = _new_tile(tr, buf.pyname + "_s", buf.tile, buffer=buf)
+    tr.emit(f"{t.name} = argus.stage {buf.name}[{idx.name}] : {buf.type_str}", loc)
+    t.site = ("argus.stage", {})
+    return t
+
+
+def _copy(kind: str, src: Tile, dst: Tile, threads, loc):
+    tr = _current_tracer()
+    _need_tile(src, f"the {kind} source", loc, memory=True)
+    _need_tile(dst, f"the {kind} destination", loc, memory=True)
+    _same_elements(src, dst, "the source", "the destination", loc)
+    if kind == "copy_async" and not (src.space == "global" and dst.space == "shared"):
+        raise _err(TraceError, "copy_async copies global to shared memory", loc)
+    lay = _as_layout(threads)
+    if not isinstance(lay, Layout):
+        raise _err(LayoutError, f"the {kind} thread layout must be CuTe notation", loc)
+    tr.emit(f"argus.{kind} {src.name}, {dst.name} threads {lay.mlir()} : "
+            f"{src.type_str}, {dst.type_str}", loc)
+    if dst.buffer is not None:
+        st = src.tags
+        prev = dst.buffer.tags
+        dst.buffer.tags = st if prev is None else (
+            None if st is None else {**prev, **st})
+    else:
+        dst._tags = src.tags
+    tr.last_site = (f"argus.{kind}", {"source": src, "dest": dst})
+
+
+def copy(src: Tile, dst: Tile, threads) -> None:
+    """Collective copy between memory tiles; ``threads`` maps (thread, slot)
+    to the linear logical coordinate each thread moves."""
+    _copy("copy", src, dst, threads, _user_loc(2))
+
+
+def copy_async(src: Tile, dst: Tile, threads) -> None:
+    """Asynchronous global-to-shared copy (cp.async / buffer_load lds)."""
+    _copy("copy_async", src, dst, threads, _user_loc(2))
+
+
+def commit_group() -> None:
+    tr = _current_tracer()
+    tr.emit("argus.commit_group", _user_loc(2))
+    tr.last_site = ("argus.commit_group", {})
+
+
+def wait_group(pending: int) -> None:
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if not isinstance(pending, int) or isinstance(pending, bool) or pending < 0:
+        raise _err(TraceError, f"wait_group needs a non-negative int, got {pending!r}", loc)
+    tr.emit(f"argus.wait_group {pending}", loc)
+    tr.last_site = ("argus.wait_group", {})
+
+
+def barrier() -> None:
+    tr = _current_tracer()
+    tr.emit("argus.barrier", _user_loc(2))
+    tr.last_site = ("argus.barrier", {})
+
+
+def load(src: Tile, layout) -> Tile:
+    """Read a memory tile into registers with a register layout (usually
+    ``argus.frag(...)``)."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    _need_tile(src, "the load source", loc, memory=True)
+    lay = _as_layout(layout)
+    if lay is None:
+        raise _err(LayoutError, "a register tile needs a layout (layout=argus.frag(...))", loc)
+    ttype = TileType(src.shape, src.dtype, "register", lay)
+    t = _new_tile(tr, "r", ttype, tags=src.tags)
+    tr.emit(f"{t.name} = argus.load {src.name} : {src.type_str} -> {ttype.mlir()}", loc)
+    t.site = ("argus.load", {"source": src})
+    tr.last_site = t.site
+    return t
+
+
+def store(value: Tile, dest: Tile) -> None:
+    """Write a register tile to a memory tile."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    _need_tile(value, "the stored value", loc, memory=False)
+    _need_tile(dest, "the store destination", loc, memory=True)
+    _same_elements(value, dest, "the value", "the destination", loc)
+    tr.emit(f"argus.store {value.name}, {dest.name} : {value.type_str}, {dest.type_str}", loc)
+    tr.last_site = ("argus.store", {"value": value, "dest": dest})
+
+
+def transpose(x: Tile, layout=None) -> Tile:
+    """A 2-D memory tile viewed with its dimensions swapped. The result
+    layout is derived for plain ``(a,b):(c,d)`` layouts, else give it."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    _need_tile(x, "the transposed tile", loc, memory=True)
+    if len(x.shape) != 2:
+        raise _err(ShapeError, f"transpose needs a 2-D tile, got {_shs(x.shape)}", loc)
+    lay = _as_layout(layout)
+    if lay is None:
+        m = re.fullmatch(r"\((\d+),(\d+)\):\((\d+),(\d+)\)",
+                         (x.layout.text if isinstance(x.layout, Layout) else "").replace(" ", ""))
+        if x.layout is None:
+            lay = None
+        elif m:
+            a, b, c, d = m.groups()
+            lay = Layout(f"({b},{a}):({d},{c})")
+        else:
+            raise _err(LayoutError, f"cannot derive the transposed layout of '{x.layout.text}'; "
+                       "pass layout=", loc)
+    ttype = TileType((x.shape[1], x.shape[0]), x.dtype, x.space, lay)
+    tags = None if x.tags is None else {
+        f: frozenset({1 - d for d in ds}) for f, ds in x.tags.items()}
+    t = _new_tile(tr, "tr", ttype, tags=tags)
+    tr.emit(f"{t.name} = argus.transpose {x.name} : {x.type_str} -> {ttype.mlir()}", loc)
+    t.site = ("argus.transpose", {"input": x})
+    tr.last_site = t.site
+    return t
+
+
+def reinterpret(x: Tile, layout) -> Tile:
+    """The same memory through another layout."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    _need_tile(x, "the reinterpreted tile", loc, memory=True)
+    ttype = TileType(x.shape, x.dtype, x.space, _as_layout(layout))
+    t = _new_tile(tr, "ri", ttype, tags=x.tags, buffer=x.buffer)
+    tr.emit(f"{t.name} = argus.reinterpret {x.name} : {x.type_str} -> {ttype.mlir()}", loc)
+    t.site = ("argus.reinterpret", {"input": x})
+    tr.last_site = t.site
+    return t
+
+
+# TensorValue.view and Buffer.__getitem__ (values.py) call these.
+_sugar.update(view=view, stage=stage)

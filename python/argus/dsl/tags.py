@@ -1,0 +1,138 @@
+"""Tags and tag assertions: ``tag`` attaches affine tag fields to a tile's
+elements; ``tag_assert`` states a predicate over the tag fields of an op's
+operands, which the tag verifier proves or refutes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Callable, Dict, Optional, Sequence
+
+from ..errors import ShapeError, TagFieldError, TraceError
+from ._tracer import _current_tracer, _err, _user_loc
+from .types import _shs
+from .values import ADim, Tile, _need_tile, _new_tile, _to_affine
+
+# The operand names of the ops a tag assertion can name.
+_OPERANDS = {
+    "argus.mma": ("a", "b", "acc"),
+    "argus.add": ("lhs", "rhs"), "argus.sub": ("lhs", "rhs"), "argus.mul": ("lhs", "rhs"),
+    "argus.div": ("lhs", "rhs"), "argus.max": ("lhs", "rhs"),
+    "argus.store": ("value", "dest"),
+    "argus.copy": ("source", "dest"), "argus.copy_async": ("source", "dest"),
+    "argus.load": ("source",),
+}
+
+
+def tag(x: Tile, fn: Callable, fields: Optional[Sequence[str]] = None) -> Tile:
+    """Attach tags: ``fn`` receives the element's logical coordinate (one
+    symbolic dim per tile dimension) and returns the field values, built
+    from the coordinate, traced indices (block offsets, loop variables) and
+    integer constants. The fields are named by ``fn``'s parameters, by
+    ``fields``, or by the keys of a returned dict::
+
+        a = argus.tag(a, lambda m, k: (m0 + m, k0 + k))       # fields m, k
+        r = argus.tag(r, lambda i: {"m": q0 + i})
+    """
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    _need_tile(x, "the tagged value", loc)
+    if not callable(fn):
+        raise _err(TraceError, "argus.tag needs a function of the element coordinate", loc)
+    try:
+        params = [p.name for p in inspect.signature(fn).parameters.values()]
+    except (TypeError, ValueError):
+        params = []
+    rank = len(x.shape)
+    if len(params) != rank:
+        raise _err(ShapeError, f"the tag function takes {len(params)} coordinate(s) but the tile "
+                   f"is {rank}-D ({_shs(x.shape)})", loc)
+    out = fn(*[ADim(i) for i in range(rank)])
+    if isinstance(out, dict):
+        names = list(out.keys())
+        exprs = list(out.values())
+    else:
+        exprs = list(out) if isinstance(out, (tuple, list)) else [out]
+        names = list(fields) if fields is not None else params
+        if len(names) != len(exprs):
+            raise _err(TagFieldError, f"the tag function returns {len(exprs)} value(s) for "
+                       f"{len(names)} field(s) {names}", loc)
+    for n in names:
+        if not isinstance(n, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n):
+            raise _err(TagFieldError, f"bad tag field name {n!r}", loc)
+        if n == "tensor":
+            raise _err(TagFieldError, "tag field name 'tensor' is reserved: every element of "
+                       "a global view carries it (the viewed tensor's argument number)", loc)
+    if len(set(names)) != len(names):
+        raise _err(TagFieldError, f"duplicate tag field names {names}", loc)
+    affs = []
+    for n, e in zip(names, exprs):
+        a = _to_affine(e)
+        if a is None:
+            raise _err(TraceError, f"tag field '{n}' is not an affine expression of the "
+                       f"coordinate and traced indices: {e!r}", loc)
+        affs.append(a)
+    syms: Dict[str, int] = {}
+    rendered = [a.render(syms) for a in affs]
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    sym_list = ", ".join(f"s{i}" for i in range(len(syms)))
+    amap = f"affine_map<({dims})" + (f"[{sym_list}]" if syms else "") + \
+        f" -> ({', '.join(rendered)})>"
+    sym_names = sorted(syms, key=lambda k: syms[k])
+    field_list = ", ".join(f'"{n}"' for n in names)
+    new_tags = {n: a.dims() for n, a in zip(names, affs)}
+    base = x.tags
+    tags = None if base is None else {**base, **new_tags}
+    t = _new_tile(tr, x.name.lstrip("%") + "_t", x.ttype, tags=tags)
+    tr.emit(f"{t.name} = argus.tag {x.name} [{', '.join(sym_names)}] [{field_list}] = {amap} : "
+            f"{x.type_str}", loc)
+    t.site = ("argus.tag", {"input": x})
+    tr.last_site = t.site
+    return t
+
+
+_REF = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def tag_assert(*args) -> None:
+    """``tag_assert(x, "a.k == b.k")`` checks the predicate at the op that
+    defined ``x``; ``tag_assert("value.m == dest.m")`` at the op just
+    before (e.g. a store). Operands are named as in the op (a, b, acc, lhs,
+    rhs, value, dest, source, input) plus ``result``."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if len(args) == 1:
+        subject, pred = None, args[0]
+    elif len(args) == 2:
+        subject, pred = args
+    else:
+        raise _err(TraceError, "tag_assert([subject,] predicate)", loc)
+    if not isinstance(pred, str):
+        raise _err(TraceError, f"the predicate must be a string, got {pred!r}", loc)
+    if subject is not None and not isinstance(subject, Tile):
+        raise _err(TraceError, f"the subject must be a tile, got {subject!r}", loc)
+    site = subject.site if subject is not None else tr.last_site
+    if site is not None:
+        op, operands = site
+        names = dict(operands)
+        if subject is not None:
+            names["result"] = subject
+        expected = _OPERANDS.get(op)
+        for ref in _REF.finditer(pred):
+            opnd, field = ref.group(1), ref.group(2)
+            if opnd not in names:
+                if expected is None and op not in ("argus.view", "argus.fill"):
+                    continue
+                known = ", ".join(list(expected or ()) + (["result"] if subject is not None else []))
+                raise _err(TagFieldError, f"tag assertion refers to '{opnd}.{field}' but {op} has "
+                           f"no operand '{opnd}' (operands: {known or 'none'})", loc)
+            tags = names[opnd].tags if isinstance(names[opnd], Tile) else None
+            if tags is not None and field not in tags:
+                raise _err(TagFieldError, f"unknown tag field '{field}' of operand '{opnd}' of "
+                           f"{op} (its tag fields: {', '.join(sorted(tags)) or 'none'})", loc)
+    esc = pred.replace("\\", "\\\\").replace('"', '\\"')
+    if subject is not None:
+        tr.emit(f'argus.tag_assert {subject.name}, "{esc}" : {subject.type_str}', loc)
+    else:
+        tr.emit(f'argus.tag_assert "{esc}"', loc)

@@ -1,0 +1,402 @@
+"""Traced values: :class:`IndexValue` (index arithmetic and comparisons),
+:class:`Condition`, the tensor parameters (:class:`TensorValue`),
+:class:`Tile` and :class:`Buffer`, with the affine expressions that tag maps
+are built from and the helpers the ops share (index constants and coercion,
+new tiles, operand checks).
+
+The operator sugar of tiles, buffers and tensors (``a + b``, ``-a``,
+``2.0 * a``, ``buf[i]``, ``tensor.view(...)``) calls ops defined in
+``compute.py`` and ``memory.py``, which register them in ``_sugar`` when they
+are imported, so this module imports neither.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, FrozenSet, Optional
+
+from ..errors import DTypeError, ShapeError, TraceError
+from ._tracer import SourceLoc, _Tracer, _err, _user_loc
+from .types import TensorSpec, TileType, _shs
+
+#===------------------------------------------------------------------------===#
+# Affine expressions (for tag maps)
+#===------------------------------------------------------------------------===#
+
+
+class AffineExpr:
+    def _bin(self, op, other, swap=False):
+        o = _to_affine(other)
+        if o is None:
+            return NotImplemented
+        lhs, rhs = (o, self) if swap else (self, o)
+        return _affine_bin(op, lhs, rhs)
+
+    def __add__(self, o): return self._bin("+", o)
+    def __radd__(self, o): return self._bin("+", o, True)
+    def __sub__(self, o): return self._bin("-", o)
+    def __rsub__(self, o): return self._bin("-", o, True)
+    def __mul__(self, o): return self._bin("*", o)
+    def __rmul__(self, o): return self._bin("*", o, True)
+    def __floordiv__(self, o): return self._bin("floordiv", o)
+    def __mod__(self, o): return self._bin("mod", o)
+    def __neg__(self): return _affine_bin("*", self, AConst(-1))
+
+    def dims(self) -> FrozenSet[int]:
+        return frozenset()
+
+
+class ADim(AffineExpr):
+    def __init__(self, i): self.i = i
+    def render(self, syms): return f"d{self.i}"
+    def dims(self): return frozenset([self.i])
+
+
+class AConst(AffineExpr):
+    def __init__(self, v): self.v = int(v)
+    def render(self, syms): return str(self.v)
+
+
+class ASym(AffineExpr):
+    def __init__(self, value: "IndexValue"): self.value = value
+
+    def render(self, syms):
+        name = self.value.name
+        if name not in syms:
+            syms[name] = len(syms)
+        return f"s{syms[name]}"
+
+
+class ABin(AffineExpr):
+    def __init__(self, op, l, r): self.op, self.l, self.r = op, l, r
+
+    def render(self, syms):
+        return f"({self.l.render(syms)} {self.op} {self.r.render(syms)})"
+
+    def dims(self):
+        return self.l.dims() | self.r.dims()
+
+
+def _to_affine(x) -> Optional[AffineExpr]:
+    if isinstance(x, AffineExpr):
+        return x
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return AConst(x)
+    if isinstance(x, IndexValue):
+        return ASym(x)
+    return None
+
+
+def _affine_bin(op, l, r):
+    if isinstance(l, AConst) and isinstance(r, AConst):
+        a, b = l.v, r.v
+        if op in ("floordiv", "mod") and b <= 0:
+            raise _err(TraceError, f"tag map: {op} by a non-positive constant")
+        return AConst({"+": a + b, "-": a - b, "*": a * b,
+                       "floordiv": a // b if b else 0, "mod": a % b if b else 0}[op])
+    if op == "*" and not (isinstance(l, AConst) or isinstance(r, AConst)):
+        raise _err(TraceError, "tag map is not affine: the product of two symbolic values "
+                   "(multiply by integer constants only)")
+    if op in ("floordiv", "mod") and not (isinstance(r, AConst) and r.v > 0):
+        raise _err(TraceError, f"tag map is not affine: {op} needs a positive integer constant")
+    return ABin(op, l, r)
+
+
+#===------------------------------------------------------------------------===#
+# Traced values
+#===------------------------------------------------------------------------===#
+
+# The ops behind the operator sugar of the values below, registered by the
+# modules that define them: "view" and "stage" (memory.py), "binary", "unary"
+# and "scale" (compute.py).
+_sugar: Dict[str, Callable] = {}
+
+
+class Value:
+    def __init__(self, tracer: "_Tracer", name: str):
+        self._tr = tracer
+        self.name = name
+
+    @property
+    def type_str(self) -> str:
+        raise NotImplementedError
+
+
+class IndexValue(Value):
+    """An ``index`` value (block ids, offsets, loop induction variables)."""
+
+    type_str = "index"
+
+    def _arith(self, op, other, swap=False):
+        if isinstance(other, AffineExpr):
+            return NotImplemented
+        o = _as_index(self._tr, other)
+        if o is None:
+            return NotImplemented
+        a, b = (o, self) if swap else (self, o)
+        return _arith(self._tr, op, a, b)
+
+    def __add__(self, o): return self._arith("addi", o)
+    def __radd__(self, o): return self._arith("addi", o, True)
+    def __sub__(self, o): return self._arith("subi", o)
+    def __rsub__(self, o): return self._arith("subi", o, True)
+    def __mul__(self, o): return self._arith("muli", o)
+    def __rmul__(self, o): return self._arith("muli", o, True)
+    def __floordiv__(self, o): return self._arith("divui", o)
+    def __rfloordiv__(self, o): return self._arith("divui", o, True)
+    def __mod__(self, o): return self._arith("remui", o)
+    def __rmod__(self, o): return self._arith("remui", o, True)
+
+    def __bool__(self):
+        raise _err(TraceError, "a traced index has no Python truth value (use argus.range for "
+                   "loops; Python `if` on traced values is not supported)")
+
+    def __index__(self):
+        raise _err(TraceError, "a traced index cannot be used as a Python int")
+
+    def __repr__(self):
+        return f"<index {self.name}>"
+
+    # Ordering comparisons build a traced condition (for argus.assume);
+    # == and != keep their Python meaning (values are hashable).
+    def _cmp(self, pred, other):
+        o = _as_index(self._tr, other)
+        if o is None:
+            return NotImplemented
+        loc = _user_loc(3)
+        name = self._tr.fresh("ok")
+        self._tr.emit(f"{name} = arith.cmpi {pred}, {self.name}, {o.name} : index", loc)
+        return Condition(self._tr, name)
+
+    def __lt__(self, o): return self._cmp("ult", o)
+    def __le__(self, o): return self._cmp("ule", o)
+    def __gt__(self, o): return self._cmp("ugt", o)
+    def __ge__(self, o): return self._cmp("uge", o)
+
+    def eq(self, o) -> "Condition":
+        """``self == o`` as a traced condition (``==`` keeps its Python meaning)."""
+        return self._cmp("eq", o)
+
+    def ne(self, o) -> "Condition":
+        """``self != o`` as a traced condition."""
+        return self._cmp("ne", o)
+
+
+class Condition(Value):
+    """An ``i1`` condition on index values (``K >= 64``), combined with ``&``
+    and ``|``; used by :func:`assume`."""
+
+    type_str = "i1"
+
+    def _logic(self, op, other):
+        if not isinstance(other, Condition):
+            return NotImplemented
+        name = self._tr.fresh("ok")
+        self._tr.emit(f"{name} = arith.{op} {self.name}, {other.name} : i1", _user_loc(3))
+        return Condition(self._tr, name)
+
+    def __and__(self, o): return self._logic("andi", o)
+    def __or__(self, o): return self._logic("ori", o)
+
+    def __bool__(self):
+        raise _err(TraceError, "a traced condition has no Python truth value: pass it to "
+                   "argus.assume")
+
+
+class TensorValue(Value):
+    """A tensor kernel parameter (a memref)."""
+
+    def __init__(self, tracer, name, spec: TensorSpec, pyname: str):
+        super().__init__(tracer, name)
+        self.spec = spec
+        self.pyname = pyname
+
+    @property
+    def shape(self):
+        return self.spec.shape
+
+    @property
+    def dtype(self):
+        return self.spec.dtype
+
+    @property
+    def type_str(self):
+        return self.spec.mlir()
+
+    def view(self, offsets, shape, name=None) -> "Tile":
+        return _sugar["view"](self, offsets, shape, name=name)
+
+    def dim(self, k) -> IndexValue:
+        """The size of dimension ``k`` (an int, or the dim's name in the
+        annotation) as a traced index (``memref.dim``): static dims are
+        constants; for the verifier a dynamic one is the parameter
+        ``argN.dimK``."""
+        loc = _user_loc(2)
+        if isinstance(k, str):
+            if k not in self.shape:
+                raise _err(TraceError, f"tensor {self.pyname} has no dim named {k!r} "
+                           f"(its dims: {self.shape})", loc)
+            k = self.shape.index(k)
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(self.shape):
+            raise _err(TraceError, f"tensor {self.pyname} has no dim {k!r}", loc)
+        return self._dim(k, loc)
+
+    def _dim(self, k: int, loc) -> IndexValue:
+        if isinstance(self.shape[k], int):
+            return _const(self._tr, self.shape[k], loc)
+        name = self._tr.fresh(f"{self.pyname}_dim{k}")
+        self._tr.emit(f"{name} = memref.dim {self.name}, {_const(self._tr, k, loc).name} : "
+                      f"{self.type_str}", loc)
+        return IndexValue(self._tr, name)
+
+    def __repr__(self):
+        return f"<tensor {self.pyname} {self.spec.mlir()}>"
+
+
+TagInfo = Optional[Dict[str, FrozenSet[int]]]  # field -> dims it depends on; None: unknown
+
+
+class Tile(Value):
+    """A tile value: shape, element type, memory space and layout."""
+
+    def __init__(self, tracer, name, ttype: TileType, tags: TagInfo = None,
+                 site=None, buffer: "Buffer" = None):
+        super().__init__(tracer, name)
+        self.ttype = ttype
+        self._tags = tags
+        self.site = site  # (op name, {operand name: Value}) of the defining op
+        self.buffer = buffer  # the buffer a stage tile belongs to
+
+    @property
+    def shape(self): return self.ttype.shape
+
+    @property
+    def dtype(self): return self.ttype.dtype
+
+    @property
+    def space(self): return self.ttype.space
+
+    @property
+    def layout(self): return self.ttype.layout
+
+    @property
+    def type_str(self): return self.ttype.mlir()
+
+    @property
+    def tags(self) -> TagInfo:
+        if self.buffer is not None:
+            return self.buffer.tags
+        return self._tags
+
+    @property
+    def tag_fields(self):
+        t = self.tags
+        return None if t is None else sorted(t)
+
+    def __add__(self, o): return _sugar["binary"]("add", self, o)
+    def __sub__(self, o): return _sugar["binary"]("sub", self, o)
+    def __mul__(self, o):
+        if isinstance(o, (int, float)) and not isinstance(o, bool):
+            return _sugar["scale"](self, o)
+        return _sugar["binary"]("mul", self, o)
+    def __rmul__(self, o):
+        if isinstance(o, (int, float)) and not isinstance(o, bool):
+            return _sugar["scale"](self, o)
+        return NotImplemented
+    def __truediv__(self, o):
+        if isinstance(o, (int, float)) and not isinstance(o, bool):
+            return _sugar["scale"](self, 1.0 / o)
+        return _sugar["binary"]("div", self, o)
+    def __neg__(self): return _sugar["unary"]("neg", self)
+
+    def __bool__(self):
+        raise _err(TraceError, "a traced tile has no Python truth value")
+
+    def __repr__(self):
+        return f"<tile {self.name} {self.ttype.mlir()}>"
+
+
+class Buffer(Value):
+    """A multi-stage shared-memory buffer; ``buf[i]`` selects a stage."""
+
+    def __init__(self, tracer, name, stages: int, tile: TileType, pyname: str):
+        super().__init__(tracer, name)
+        self.stages = stages
+        self.tile = tile
+        self.pyname = pyname
+        self.tags: TagInfo = None
+
+    @property
+    def type_str(self):
+        return f"!argus.buffer<{self.stages} x {self.tile.mlir()}>"
+
+    def __getitem__(self, i) -> Tile:
+        return _sugar["stage"](self, i)
+
+    def __repr__(self):
+        return f"<buffer {self.pyname} {self.type_str}>"
+
+
+#===------------------------------------------------------------------------===#
+# Helpers shared by the ops
+#===------------------------------------------------------------------------===#
+
+
+def _const(tr: _Tracer, v: int, loc: Optional[SourceLoc] = None) -> IndexValue:
+    """The index constant ``v``, emitted once per block (and reused in nested ones)."""
+    for scope in reversed(tr.const_scopes):
+        if v in scope:
+            return scope[v]
+    name = tr.fresh(f"c{v}" if v >= 0 else f"cm{-v}")
+    tr.emit(f"{name} = arith.constant {v} : index", loc or _user_loc(3))
+    val = IndexValue(tr, name)
+    tr.const_scopes[-1][v] = val
+    return val
+
+
+def _as_index(tr: _Tracer, x) -> Optional[IndexValue]:
+    if isinstance(x, IndexValue):
+        return x
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return _const(tr, x)
+    return None
+
+
+def _index_or_err(tr: _Tracer, x, what: str) -> IndexValue:
+    v = _as_index(tr, x)
+    if v is None:
+        raise _err(TraceError, f"{what} must be an int or a traced index, got {x!r}")
+    return v
+
+
+def _arith(tr: _Tracer, op: str, a: IndexValue, b: IndexValue) -> IndexValue:
+    loc = _user_loc(3)
+    name = tr.fresh("i")
+    tr.emit(f"{name} = arith.{op} {a.name}, {b.name} : index", loc)
+    return IndexValue(tr, name)
+
+
+def _new_tile(tr: _Tracer, hint, ttype, tags=None, site=None, buffer=None) -> Tile:
+    return Tile(tr, tr.fresh(hint), ttype, tags, site, buffer)
+
+
+def _need_tile(x, what, loc, memory: Optional[bool] = None) -> Tile:
+    if not isinstance(x, Tile):
+        raise _err(TraceError, f"{what} must be a tile, got {x!r}", loc)
+    if memory is True and not x.ttype.is_memory:
+        raise _err(TraceError, f"{what} must be a global or shared tile, got a register tile", loc)
+    if memory is False and x.ttype.is_memory:
+        raise _err(TraceError, f"{what} must be a register tile, got a {x.space} tile", loc)
+    return x
+
+
+def _same_elements(a: Tile, b: Tile, an: str, bn: str, loc):
+    if a.shape != b.shape:
+        raise _err(ShapeError, f"shape mismatch: {an} is {_shs(a.shape)} but {bn} is "
+                   f"{_shs(b.shape)}", loc)
+    if a.dtype != b.dtype:
+        raise _err(DTypeError, f"element type mismatch: {an} is {a.dtype} but {bn} is "
+                   f"{b.dtype}", loc)
