@@ -173,6 +173,11 @@ struct ArgusToGPUPass
       return;
     top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                  UnitAttr::get(ctx));
+    // Before the kernels are outlined: the warning points at argus ops.
+    for (func::FuncOp fn : kernels)
+      if (auto k = fn->getAttrOfType<KernelAttr>("argus.kernel"))
+        warnRegisterBudget(fn,
+                           target.empty() ? k.getTarget() : StringRef(target));
     for (func::FuncOp fn : kernels)
       if (failed(convertKernel(top, fn)))
         return signalPassFailure();

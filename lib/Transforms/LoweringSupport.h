@@ -73,6 +73,11 @@ L::SwizzledLayout memLayout(TileType t);
 int64_t memCosize(TileType t);
 int64_t numElements(TileType t);
 int64_t elemBytes(Type t);
+/// 32-bit registers a thread has on `chip` (RegisterBudget.cpp).
+int64_t threadRegisterLimit(StringRef chip);
+/// Warns at the op of `fn` where the live register tiles need more
+/// registers per thread than `chip` has (RegisterBudget.cpp).
+void warnRegisterBudget(func::FuncOp fn, StringRef chip);
 /// The memory-space attribute of address space `space` (kGlobalSpace, ...).
 Attribute addressSpace(MLIRContext *ctx, unsigned space);
 /// A flat, identity-layout shared-memory array of n elements.

@@ -1,0 +1,32 @@
+// RUN: argus-opt %s -split-input-file --argus-to-gpu -verify-diagnostics -o /dev/null
+
+// A 256x256 f32 accumulator in 128 threads is 512 registers per thread: more
+// than the 255 a thread has on sm_90a. A warning (the backend would spill),
+// at the op where the most is live, with the tiles as notes.
+!R = !argus.tile<256x256xf32, register, "(128,512):(1,128)">
+!G = !argus.tile<256x256xf32, global>
+func.func @huge_accumulator(%C: memref<256x256xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-warning @+2 {{the register tiles live here need at least 512 32-bit registers per thread, more than the 255 a thread has on sm_90a}}
+  // expected-note @+1 {{512 registers per thread for this tile}}
+  %z = argus.fill 0.0 : !R
+  %g = argus.view "C" %C[%c0, %c0] : memref<256x256xf32> -> !G
+  argus.store %z, %g : !R, !G
+  return
+}
+
+// -----
+
+// The same tile on gfx942 (256 threads, 256 registers each): within its 512
+// (VGPRs and AGPRs); no diagnostic.
+!R = !argus.tile<256x256xf32, register, "(256,256):(1,256)">
+!G = !argus.tile<256x256xf32, global>
+func.func @fits_gfx942(%C: memref<256x256xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %z = argus.fill 0.0 : !R
+  %g = argus.view "C" %C[%c0, %c0] : memref<256x256xf32> -> !G
+  argus.store %z, %g : !R, !G
+  return
+}
