@@ -112,18 +112,23 @@ std::string gemmAt(int threads) {
   s += "  %bx = gpu.block_id x\n  %by = gpu.block_id y\n"
        "  %m0 = arith.muli %by, %cM : index\n  %n0 = arith.muli %bx, %cN : "
        "index\n  %kt_n = arith.divui %K, %c32 : index\n";
-  // Shape preconditions: this block's tile and all of K are inside A, B, C.
+  // Shape preconditions: this block's tile and all of K are inside A and
+  // B; the grid covers C exactly.
   s += "  %m1 = arith.addi %m0, %cM : index\n"
-       "  %n1 = arith.addi %n0, %cN : index\n";
-  const char *dims[][4] = {{"A", "0", "m1", "xf16"}, {"A", "1", "K", "xf16"},
-                           {"B", "0", "K", "xf16"},  {"B", "1", "n1", "xf16"},
-                           {"C", "0", "m1", "xf32"}, {"C", "1", "n1", "xf32"}};
+       "  %n1 = arith.addi %n0, %cN : index\n"
+       "  %gx = gpu.grid_dim x\n  %gy = gpu.grid_dim y\n"
+       "  %rows = arith.muli %gy, %cM : index\n"
+       "  %cols = arith.muli %gx, %cN : index\n";
+  const char *dims[][5] = {
+      {"A", "0", "m1", "xf16", "uge"},  {"A", "1", "K", "xf16", "uge"},
+      {"B", "0", "K", "xf16", "uge"},   {"B", "1", "n1", "xf16", "uge"},
+      {"C", "0", "rows", "xf32", "eq"}, {"C", "1", "cols", "xf32", "eq"}};
   for (auto &d : dims) {
     std::string v = std::string(d[0]) + d[1];
     s += "  %d" + v + " = memref.dim %" + d[0] + ", %c" + d[1] +
          " : memref<?x?" + d[3] + ">\n";
-    s +=
-        "  %ok" + v + " = arith.cmpi uge, %d" + v + ", %" + d[2] + " : index\n";
+    s += "  %ok" + v + " = arith.cmpi " + d[4] + ", %d" + v + ", %" + d[2] +
+         " : index\n";
     s += "  argus.assume %ok" + v + ", \"" + d[0] + " covers the tile\"\n";
   }
   s += "  %sa = argus.alloc \"sA\" : !argus.buffer<1 x " + SA + ">\n";
