@@ -27,3 +27,8 @@ for optional in ["argus-layout", "argus-run"]:
         tools.append(ToolSubst(optional, unresolved="ignore"))
         config.available_features.add(optional)
 llvm_config.add_tool_substitutions(tools, [config.argus_tools_dir])
+
+# Sanitizer settings reach the tools (scripts/sanitize.sh).
+for _var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    if _var in os.environ:
+        config.environment[_var] = os.environ[_var]
