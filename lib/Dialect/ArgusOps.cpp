@@ -64,11 +64,25 @@ static LogicalResult verifySameElements(Operation *op, TileType from,
 }
 
 /// The kernel attribute of the function enclosing `op`, if any.
-static KernelAttr getEnclosingKernel(Operation *op) {
+KernelAttr mlir::argus::getEnclosingKernel(Operation *op) {
   auto fn = op->getParentOfType<FunctionOpInterface>();
   if (!fn)
     return {};
   return fn->getAttrOfType<KernelAttr>(ArgusDialect::getKernelAttrName());
+}
+
+/// The warp role enclosing `op`, if any.
+static RoleOp getEnclosingRole(Operation *op) {
+  return op->getParentOfType<RoleOp>();
+}
+
+std::optional<int64_t> mlir::argus::getExecutingThreads(Operation *op) {
+  KernelAttr kernel = getEnclosingKernel(op);
+  if (!kernel)
+    return std::nullopt;
+  if (RoleOp role = getEnclosingRole(op))
+    return role.getNumWarps() * kernel.getWarpSize();
+  return kernel.getNumThreads();
 }
 
 //===----------------------------------------------------------------------===//
@@ -106,20 +120,27 @@ LogicalResult mlir::argus::verifyRegisterTilesFitBlock(Operation *op) {
   KernelAttr kernel = getEnclosingKernel(op);
   if (!kernel)
     return success();
+  RoleOp role = getEnclosingRole(op);
+  int64_t available = *getExecutingThreads(op);
   auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
     std::optional<int64_t> threads = registerTileThreads(type);
-    if (!threads || *threads <= kernel.getNumThreads())
+    if (!threads || *threads <= available)
       return success();
     InFlightDiagnostic diag =
         op->emitOpError()
         << what << " #" << index << " is a register tile whose layout spans "
-        << *threads << " threads but the kernel block has "
-        << kernel.getNumThreads()
-        << "; hint: the elements of threads beyond the block would never be "
+        << *threads << " threads but the "
+        << (role ? "warp role '" + role.getName().str() + "'"
+                 : std::string("kernel block"))
+        << " has " << available
+        << "; hint: the elements of threads beyond it would never be "
            "read or written: use a layout over at most "
-        << kernel.getNumThreads() << " threads (or fewer warps)";
-    diag.attachNote(op->getParentOfType<FunctionOpInterface>()->getLoc())
-        << "the kernel's block is declared here";
+        << available << " threads (or fewer warps)";
+    if (role)
+      diag.attachNote(role.getLoc()) << "the role is declared here";
+    else
+      diag.attachNote(op->getParentOfType<FunctionOpInterface>()->getLoc())
+          << "the kernel's block is declared here";
     return diag;
   };
   for (OpOperand &operand : op->getOpOperands())
@@ -283,10 +304,18 @@ LogicalResult CopyAsyncOp::verify() {
 // Compute
 //===----------------------------------------------------------------------===//
 
-LogicalResult MmaOp::verify() {
-  auto emit = [&]() { return emitOpError(); };
+/// The checks argus.mma and argus.mma_async share: operand memory spaces,
+/// element types and fragments for the instruction, shapes of a matrix
+/// product, and a warp grid that uses exactly the executing threads.
+static LogicalResult verifyMatrixProduct(Operation *op, StringRef instrName,
+                                         TypedValue<TileType> aVal,
+                                         TypedValue<TileType> bVal,
+                                         TypedValue<TileType> accVal) {
+  auto emitOpError = [&]() { return op->emitOpError(); };
+  auto getInstr = [&]() { return instrName; };
+  auto getContext = [&]() { return op->getContext(); };
   FailureOr<::argus::layout::MmaInstr> instr =
-      lookupInstruction(getInstr(), emit);
+      lookupInstruction(instrName, emitOpError);
   if (failed(instr))
     return failure();
 
@@ -294,9 +323,9 @@ LogicalResult MmaOp::verify() {
     StringRef name;
     TileType type;
     MmaOperand role;
-  } operands[] = {{"a", getA().getType(), MmaOperand::A},
-                  {"b", getB().getType(), MmaOperand::B},
-                  {"acc", getAcc().getType(), MmaOperand::C}};
+  } operands[] = {{"a", aVal.getType(), MmaOperand::A},
+                  {"b", bVal.getType(), MmaOperand::B},
+                  {"acc", accVal.getType(), MmaOperand::C}};
   ArrayRef<int64_t> warps;
   bool isWgmma = StringRef(instr->name).starts_with("wgmma");
   for (const Operand &o : operands) {
@@ -338,28 +367,45 @@ LogicalResult MmaOp::verify() {
                            << "' is spread over warps [" << frag.getWarps()
                            << "] but an earlier operand over [" << warps << "]";
   }
-  ArrayRef<int64_t> a = getA().getType().getShape();
-  ArrayRef<int64_t> b = getB().getType().getShape();
-  ArrayRef<int64_t> c = getAcc().getType().getShape();
+  ArrayRef<int64_t> a = aVal.getType().getShape();
+  ArrayRef<int64_t> b = bVal.getType().getShape();
+  ArrayRef<int64_t> c = accVal.getType().getShape();
   if (a[1] != b[0] || a[0] != c[0] || b[1] != c[1])
     return emitOpError() << "operand shapes do not form a matrix product: a is "
                          << formatShape(a) << ", b is " << formatShape(b)
                          << ", acc is " << formatShape(c)
                          << "; hint: expected MxK, KxN and MxN";
-  if (KernelAttr kernel = getEnclosingKernel(*this)) {
+  if (KernelAttr kernel = getEnclosingKernel(op)) {
     StringRef family = getInstructionTarget(*instr);
     if (!kernel.getTarget().starts_with(family.take_front(3)))
       return emitOpError() << getInstr() << " is a " << family
                            << " instruction but the kernel targets "
                            << kernel.getTarget();
-    int64_t needed = warps[0] * warps[1] * instr->threads;
-    if (needed != kernel.getNumThreads())
+    // The .ss forms have no register operand but the accumulator.
+    int64_t needed =
+        warps.empty() ? instr->threads : warps[0] * warps[1] * instr->threads;
+    int64_t available = *getExecutingThreads(op);
+    if (needed != available)
       return emitOpError() << "warp grid [" << warps << "] of " << getInstr()
-                           << " needs " << needed
-                           << " threads but the kernel block has "
-                           << kernel.getNumThreads();
+                           << " needs " << needed << " threads but the "
+                           << (getEnclosingRole(op) ? "warp role"
+                                                    : "kernel block")
+                           << " has " << available;
   }
   return success();
+}
+
+LogicalResult MmaOp::verify() {
+  return verifyMatrixProduct(*this, getInstr(), getA(), getB(), getAcc());
+}
+
+LogicalResult MmaAsyncOp::verify() {
+  if (!getInstr().starts_with("wgmma."))
+    return emitOpError() << "issues asynchronous warpgroup MMAs; '"
+                         << getInstr()
+                         << "' is not a wgmma instruction; hint: use "
+                            "argus.mma for synchronous instructions";
+  return verifyMatrixProduct(*this, getInstr(), getA(), getB(), getAcc());
 }
 
 LogicalResult TransposeOp::verify() {

@@ -251,3 +251,82 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << stringifyMemorySpace(tile.getMemorySpace());
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// TensorMapType
+//===----------------------------------------------------------------------===//
+
+int64_t TensorMapType::getBoxBytes() const {
+  int64_t n = getElementType().getIntOrFloatBitWidth() / 8;
+  for (int64_t d : getBox())
+    n *= d;
+  return n;
+}
+
+Type TensorMapType::parse(AsmParser &parser) {
+  SmallVector<int64_t> box;
+  Type elementType;
+  int64_t swizzle = 0;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(box, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseKeyword("swizzle") || parser.parseEqual() ||
+      parser.parseInteger(swizzle) || parser.parseGreater())
+    return {};
+  return parser.getChecked<TensorMapType>(parser.getContext(), box, elementType,
+                                          swizzle);
+}
+
+void TensorMapType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printDimensionList(getBox());
+  printer << "x" << getElementType() << ", swizzle = " << getSwizzle() << ">";
+}
+
+/// The limits cuTensorMapEncodeTiled enforces, checked here so that a bad
+/// box is a located diagnostic instead of a launch-time CUresult.
+LogicalResult
+TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> box, Type elementType,
+                      int64_t swizzle) {
+  if (box.empty() || box.size() > 5)
+    return emitError() << "a tensor map box has 1 to 5 dimensions, got "
+                       << box.size();
+  for (int64_t d : box)
+    if (d < 1 || d > 256)
+      return emitError() << "tensor map box dimensions must be in [1, 256], "
+                            "got "
+                         << formatShape(box);
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() < 8 ||
+      elementType.getIntOrFloatBitWidth() % 8)
+    return emitError() << "tensor map element type must be a byte-sized "
+                          "integer or float, got "
+                       << elementType;
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "tensor map swizzle must be 0, 32, 64 or 128 "
+                          "(bytes), got "
+                       << swizzle;
+  int64_t innerBytes = box.back() * (elementType.getIntOrFloatBitWidth() / 8);
+  if (innerBytes % 16)
+    return emitError() << "the innermost box dimension moves " << innerBytes
+                       << " bytes; TMA needs a multiple of 16";
+  if (swizzle && innerBytes > swizzle)
+    return emitError() << "the innermost box dimension moves " << innerBytes
+                       << " bytes, more than the " << swizzle
+                       << "-byte swizzle span; hint: use a box of at most "
+                       << swizzle / (elementType.getIntOrFloatBitWidth() / 8)
+                       << " elements there and several boxes per tile";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MBarrierType
+//===----------------------------------------------------------------------===//
+
+LogicalResult MBarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t stages) {
+  if (stages <= 0 || stages > 16)
+    return emitError() << "an mbarrier ring has 1 to 16 stages, got " << stages;
+  return success();
+}

@@ -18,7 +18,7 @@ SmallVector<std::pair<StringRef, Value>>
 mlir::argus::getNamedTagOperands(Operation *op) {
   using Named = SmallVector<std::pair<StringRef, Value>>;
   return llvm::TypeSwitch<Operation *, Named>(op)
-      .Case([](MmaOp o) -> Named {
+      .Case<MmaOp, MmaAsyncOp>([](auto o) -> Named {
         return {{"a", o.getA()}, {"b", o.getB()}, {"acc", o.getAcc()}};
       })
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp>([](auto o) -> Named {
@@ -34,7 +34,7 @@ mlir::argus::getNamedTagOperands(Operation *op) {
       .Case([](StoreOp o) -> Named {
         return {{"value", o.getValue()}, {"dest", o.getDest()}};
       })
-      .Case<CopyOp, CopyAsyncOp>([](auto o) -> Named {
+      .Case<CopyOp, CopyAsyncOp, TmaLoadOp>([](auto o) -> Named {
         return {{"source", o.getSource()}, {"dest", o.getDest()}};
       })
       .Default([](Operation *) -> Named { return {}; });
@@ -135,7 +135,8 @@ private:
     scope->walk([&](Operation *op) {
       if (!fields)
         return;
-      if (isa<StoreOp, CopyOp, CopyAsyncOp>(op) && !isWellFormed(op)) {
+      if (isa<StoreOp, CopyOp, CopyAsyncOp, TmaLoadOp>(op) &&
+          !isWellFormed(op)) {
         fields = std::nullopt;
         return;
       }
@@ -146,6 +147,9 @@ private:
         if (getMemoryRoot(copy.getDest(), /*onlyWellFormed=*/true) == root)
           fields = unite(fields, infer(copy.getSource()));
       } else if (auto copy = dyn_cast<CopyAsyncOp>(op)) {
+        if (getMemoryRoot(copy.getDest(), /*onlyWellFormed=*/true) == root)
+          fields = unite(fields, infer(copy.getSource()));
+      } else if (auto copy = dyn_cast<TmaLoadOp>(op)) {
         if (getMemoryRoot(copy.getDest(), /*onlyWellFormed=*/true) == root)
           fields = unite(fields, infer(copy.getSource()));
       }
@@ -184,7 +188,10 @@ private:
             fields.insert(cast<StringAttr>(f).getValue().str());
           return unite(fields, infer(o.getInput()));
         })
-        .Case([&](MmaOp o) { return infer(o.getAcc()); })
+        .Case<MmaOp, MmaAsyncOp>([&](auto o) { return infer(o.getAcc()); })
+        .Case([&](WgmmaWaitOp o) {
+          return infer(o.getValues()[cast<OpResult>(v).getResultNumber()]);
+        })
         .Case([&](FillOp) { return std::set<std::string>(); })
         .Case([&](LoadOp o) { return infer(o.getSource()); })
         .Case<AddOp, SubOp, MulOp, DivOp, MaxOp>(

@@ -11,9 +11,7 @@ using namespace mlir;
 using namespace mlir::argus;
 namespace L = ::argus::layout;
 
-static InFlightDiagnostic fallbackError(Location loc) {
-  return emitError(loc);
-}
+static InFlightDiagnostic fallbackError(Location loc) { return emitError(loc); }
 
 FailureOr<L::Layout>
 mlir::argus::getFragmentLayout(FragmentAttr frag, ArrayRef<int64_t> shape,
@@ -34,17 +32,16 @@ mlir::argus::getFragmentLayout(FragmentAttr frag, ArrayRef<int64_t> shape,
   int64_t opRows = op[0], opCols = op[1];
   // The descriptor's flat index is m + M*k (A), n + N*k (B), m + M*n (C);
   // re-index it into the tile's colexicographic coordinate row + rows*col.
-  L::Layout reindex =
-      role == MmaOperand::B
-          ? L::Layout(L::IntTuple::tuple({opCols, opRows}),
-                      L::IntTuple::tuple({rows, 1}))
-          : L::Layout(L::IntTuple::tuple({opRows, opCols}),
-                      L::IntTuple::tuple({1, rows}));
+  L::Layout reindex = role == MmaOperand::B
+                          ? L::Layout(L::IntTuple::tuple({opCols, opRows}),
+                                      L::IntTuple::tuple({rows, 1}))
+                          : L::Layout(L::IntTuple::tuple({opRows, opCols}),
+                                      L::IntTuple::tuple({1, rows}));
   llvm::Expected<L::Layout> inTile = L::composition(reindex, tv);
   if (!inTile)
     return emit() << "cannot place " << frag.getInstr() << " operand "
-                  << stringifyMmaOperand(role) << " in a tile: "
-                  << llvm::toString(inTile.takeError());
+                  << stringifyMmaOperand(role)
+                  << " in a tile: " << llvm::toString(inTile.takeError());
   ArrayRef<int64_t> warps = frag.getWarps();
   bool usesWarpRows = role != MmaOperand::B;
   bool usesWarpCols = role != MmaOperand::A;
@@ -54,9 +51,9 @@ mlir::argus::getFragmentLayout(FragmentAttr frag, ArrayRef<int64_t> shape,
   L::Layout threads = L::Layout::concat(
       {inTile->mode(0), L::Layout(warps[0], usesWarpRows ? rowStep : 0),
        L::Layout(warps[1], usesWarpCols ? colStep : 0)});
-  L::Layout slots = L::Layout::concat(
-      {inTile->mode(1), L::Layout(reps[0], rowStep * wr),
-       L::Layout(reps[1], colStep * wc)});
+  L::Layout slots =
+      L::Layout::concat({inTile->mode(1), L::Layout(reps[0], rowStep * wr),
+                         L::Layout(reps[1], colStep * wc)});
   return L::Layout::concat({threads, slots});
 }
 
@@ -77,4 +74,71 @@ mlir::argus::getRegisterLayout(TileType type,
   if (emitError)
     return emitError() << "tile " << type << " has no register layout";
   return failure();
+}
+
+int64_t mlir::argus::memoryTileOffset(const L::SwizzledLayout &layout,
+                                      ArrayRef<int64_t> shape,
+                                      ArrayRef<int64_t> coord) {
+  if (layout.layout.rank() == static_cast<int64_t>(shape.size()) &&
+      shape.size() > 1) {
+    std::vector<L::IntTuple> c(coord.begin(), coord.end());
+    return layout(L::IntTuple::tuple(c));
+  }
+  int64_t lin = 0, prefix = 1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    lin += coord[k] * prefix;
+    prefix *= shape[k];
+  }
+  return layout(lin);
+}
+
+LogicalResult
+mlir::argus::verifyTmaPlacement(TileType dest, TensorMapType map,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  ArrayRef<int64_t> shape = dest.getShape();
+  ArrayRef<int64_t> box = map.getBox();
+  if (dest.getElementType() != map.getElementType())
+    return emitError() << "the tensor map moves " << map.getElementType()
+                       << " elements but the tile holds "
+                       << dest.getElementType();
+  bool fits = shape.size() == box.size();
+  for (size_t d = 0; fits && d < shape.size(); ++d)
+    fits = shape[d] % box[d] == 0;
+  if (!fits)
+    return emitError() << "the " << formatShape(shape)
+                       << " tile is not a grid of " << formatShape(box)
+                       << " tensor-map boxes";
+  auto layoutAttr = dyn_cast_or_null<LayoutAttr>(dest.getLayout());
+  if (!layoutAttr)
+    return emitError() << "the shared tile needs an explicit layout for a "
+                          "TMA copy";
+  L::SwizzledLayout layout = layoutAttr.getLayout();
+  int64_t eb = dest.getElementType().getIntOrFloatBitWidth() / 8;
+  std::vector<int64_t> tile(shape.begin(), shape.end()),
+      boxv(box.begin(), box.end()), coord(shape.size(), 0);
+  int64_t n = dest.getNumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      coord[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    int64_t want =
+        L::tmaSharedByteOffset(tile, boxv, eb, map.getSwizzle(), coord);
+    int64_t got = memoryTileOffset(layout, shape, coord) * eb;
+    if (want != got) {
+      InFlightDiagnostic diag = emitError();
+      diag << "the shared tile's layout \"" << layout.str()
+           << "\" puts element (";
+      llvm::interleaveComma(coord, diag);
+      diag << ") at byte " << got << " but the TMA copy (box "
+           << formatShape(box) << ", swizzle " << map.getSwizzle()
+           << ") writes it at byte " << want
+           << "; hint: boxes land one after another in row-major order, "
+              "each row-major with the Sw<B,4,3> byte swizzle (B = 3, 2, 1 "
+              "for 128, 64, 32 bytes)";
+      return diag;
+    }
+  }
+  return success();
 }

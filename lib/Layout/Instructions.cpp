@@ -260,3 +260,25 @@ llvm::StringRef argus::layout::toString(SmemSwizzle s) {
   }
   return "none";
 }
+
+int64_t
+argus::layout::tmaSharedByteOffset(const std::vector<int64_t> &tileShape,
+                                   const std::vector<int64_t> &box,
+                                   int64_t elementBytes, int64_t swizzleBytes,
+                                   const std::vector<int64_t> &coord) {
+  int64_t boxIndex = 0, inBox = 0, boxElems = 1;
+  for (size_t d = 0; d < tileShape.size(); ++d) {
+    boxIndex = boxIndex * (tileShape[d] / box[d]) + coord[d] / box[d];
+    inBox = inBox * box[d] + coord[d] % box[d];
+    boxElems *= box[d];
+  }
+  int64_t bytes = (boxIndex * boxElems + inBox) * elementBytes;
+  // Sw<B,4,3> on bytes: the 16-byte chunk index (bits 4..4+B) XORs with the
+  // row of 2^(B+4)-byte rows within the repeat (bits 7..7+B).
+  int64_t b = swizzleBytes == 128  ? 3
+              : swizzleBytes == 64 ? 2
+              : swizzleBytes == 32 ? 1
+                                   : 0;
+  int64_t mask = (int64_t(1) << b) - 1;
+  return bytes ^ (((bytes >> 7) & mask) << 4);
+}

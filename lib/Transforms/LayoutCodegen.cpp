@@ -6,6 +6,8 @@
 
 #include "LayoutCodegen.h"
 
+#include "argus/Dialect/TileLayouts.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -191,14 +193,5 @@ Value mlir::argus::emitMemOffset(OpBuilder &b, Location loc,
 int64_t mlir::argus::staticMemOffset(const L::SwizzledLayout &layout,
                                      ArrayRef<int64_t> shape,
                                      ArrayRef<int64_t> coord) {
-  if (layout.layout.rank() == shape.size() && shape.size() > 1) {
-    std::vector<L::IntTuple> c(coord.begin(), coord.end());
-    return layout(L::IntTuple::tuple(c));
-  }
-  int64_t lin = 0, prefix = 1;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    lin += coord[k] * prefix;
-    prefix *= shape[k];
-  }
-  return layout(lin);
+  return memoryTileOffset(layout, shape, coord);
 }

@@ -39,6 +39,14 @@ namespace mlir::argus {
 /// exist, so their elements would never be read or written.
 LogicalResult verifyRegisterTilesFitBlock(Operation *op);
 
+/// The kernel attribute of the function enclosing `op`, or null.
+KernelAttr getEnclosingKernel(Operation *op);
+
+/// The number of threads that execute `op`: those of its warp role
+/// (argus.role) if it is in one, else the kernel block's; nullopt outside a
+/// kernel. Register layouts inside a role index the role's threads.
+std::optional<int64_t> getExecutingThreads(Operation *op);
+
 /// The op trait every argus op carries (Argus_Op in ArgusDialect.td).
 template <typename ConcreteType>
 class RegisterTilesFitBlock

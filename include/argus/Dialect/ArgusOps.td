@@ -324,6 +324,230 @@ def Argus_BroadcastOp : Argus_Op<"broadcast", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Hopper (sm_90a): tensor maps, bulk tensor copies, mbarriers, warp roles,
+// asynchronous wgmma
+//===----------------------------------------------------------------------===//
+
+def Argus_TensorMapOp : Argus_Op<"tensor_map", [Pure]> {
+  let summary = "a TMA tensor map over a kernel argument";
+  let description = [{
+    Declares the descriptor that bulk tensor copies of `tensor` use. It sits
+    at the top level of the kernel and `tensor` is a kernel argument: the
+    host encodes it from that argument (row-major, the whole tensor, out-of-
+    bounds elements read as zero) and passes it as a kernel parameter.
+
+    ```mlir
+    %tmA = argus.tensor_map "A" %A : memref<?x?xbf16> -> !argus.tensor_map<128x64xbf16, swizzle = 128>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, AnyMemRef:$tensor);
+  let results = (outs Argus_TensorMapType:$result);
+  let assemblyFormat = [{
+    $name $tensor attr-dict `:` type($tensor) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_TmaLoadOp : Argus_Op<"tma_load"> {
+  let summary = "bulk tensor copy global -> shared completing on an mbarrier";
+  let description = [{
+    Copies the global tile `source` (an `argus.view` of the tensor that
+    `map` describes, possibly tagged) into the shared tile `dest` with one
+    `cp.async.bulk.tensor` per box of `map` (boxes in row-major order, each
+    landing `box bytes` after the previous one, swizzled as the map says;
+    `dest`'s layout must be exactly that placement). One thread of the
+    executing role (or block) issues the copies; their bytes count towards
+    the transaction count of `barrier[stage]`'s current phase, which must
+    have been announced by `argus.mbarrier.arrive_expect_tx`. The data may be
+    read only after a wait on that phase.
+
+    ```mlir
+    argus.tma_load %ga, %sa0, %tmA, %full[%s] : !argus.tile<128x64xbf16, global>, !SA, !argus.tensor_map<128x64xbf16, swizzle = 128>, !argus.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Arg<Argus_MemTile, "", [MemRead]>:$source,
+                       Arg<Argus_MemTile, "", [MemWrite]>:$dest,
+                       Argus_TensorMapType:$map,
+                       Argus_MBarrierType:$barrier, Index:$stage);
+  let assemblyFormat = [{
+    $source `,` $dest `,` $map `,` $barrier `[` $stage `]` attr-dict `:`
+    type($source) `,` type($dest) `,` type($map) `,` type($barrier)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_MBarrierAllocOp : Argus_Op<"mbarrier.alloc",
+    [MemoryEffects<[MemAlloc]>]> {
+  let summary = "allocate and initialise a ring of mbarriers";
+  let description = [{
+    One mbarrier per stage in shared memory, each initialised with
+    `arrivals` expected arrivals per phase (thread 0 initialises, then a
+    fence and a block barrier make the initialisation visible). At the top
+    level of the kernel, before any role.
+
+    ```mlir
+    %full = argus.mbarrier.alloc "full" arrivals 1 : !argus.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$arrivals);
+  let results = (outs Argus_MBarrierType:$result);
+  let assemblyFormat = "$name `arrivals` $arrivals attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_MBarrierArriveOp : Argus_Op<"mbarrier.arrive"> {
+  let summary = "every executing thread arrives on barrier[stage]";
+  let description = [{
+    Each thread of the role (or block) executing it arrives once, with
+    release semantics: its earlier shared-memory accesses (and, after an
+    `argus.wgmma_wait`, the retired wgmma reads) happen before the phase
+    completes.
+
+    ```mlir
+    argus.mbarrier.arrive %empty[%s] : !argus.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Argus_MBarrierType:$barrier, Index:$stage);
+  let assemblyFormat = "$barrier `[` $stage `]` attr-dict `:` type($barrier)";
+  let hasVerifier = 1;
+}
+
+def Argus_MBarrierArriveExpectTxOp : Argus_Op<"mbarrier.arrive_expect_tx"> {
+  let summary = "one thread announces transaction bytes and arrives";
+  let description = [{
+    One thread of the role (or block) adds `bytes` to the pending transaction
+    count of barrier[stage]'s current phase and arrives once. The phase
+    completes when every arrival has come and the bulk copies have delivered
+    exactly that many bytes.
+
+    ```mlir
+    argus.mbarrier.arrive_expect_tx %full[%s], 32768 : !argus.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Argus_MBarrierType:$barrier, Index:$stage,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$bytes);
+  let assemblyFormat = [{
+    $barrier `[` $stage `]` `,` $bytes attr-dict `:` type($barrier)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_MBarrierWaitOp : Argus_Op<"mbarrier.wait"> {
+  let summary = "wait until the phase of barrier[stage] with `parity` completes";
+  let description = [{
+    Every executing thread waits (`mbarrier.try_wait.parity` in a loop)
+    until the phase of barrier[stage] whose parity is `parity` (0 or 1) has
+    completed; the arrivals and copies of that phase then happen before the
+    thread's later accesses. A ring of S stages used in order has parity
+    `(i / S) % 2` at iteration `i`.
+
+    ```mlir
+    argus.mbarrier.wait %full[%s], %phase : !argus.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Argus_MBarrierType:$barrier, Index:$stage,
+                       Index:$parity);
+  let assemblyFormat = [{
+    $barrier `[` $stage `]` `,` $parity attr-dict `:` type($barrier)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_FenceProxyAsyncOp : Argus_Op<"fence_proxy_async"> {
+  let summary = "order this thread's generic-proxy shared writes before async-proxy reads";
+  let description = [{
+    `fence.proxy.async.shared::cta`: shared memory written by ordinary
+    stores becomes visible to bulk copies and wgmma operand reads once each
+    writing thread has fenced and a barrier (or mbarrier phase) orders the
+    write before the asynchronous read.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Argus_RoleOp : Argus_Op<"role", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "a warp role: code run by a contiguous range of warps";
+  let description = [{
+    Warps `[first_warp, first_warp + num_warps)` of the block run the body;
+    the other warps skip it. Inside, thread indices (of register layouts and
+    copy thread layouts) count from the role's first thread. Roles of one
+    kernel are disjoint and communicate only through shared memory ordered by
+    mbarriers; a block-wide `argus.barrier` inside a role would deadlock and
+    is rejected. With `regs`, the role's warpgroups set their register budget
+    (`setmaxnreg`, a multiple of 8 in [24, 256]); the role must then be made
+    of whole warpgroups.
+
+    ```mlir
+    argus.role "producer" warps 0 to 4 regs 40 {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$name,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$first_warp,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$end_warp,
+                       OptionalAttr<I64Attr>:$regs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $name `warps` $first_warp `to` $end_warp (`regs` $regs^)? $body attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumWarps() { return getEndWarp() - getFirstWarp(); }
+  }];
+}
+
+def Argus_MmaAsyncOp : Argus_Op<"mma_async", [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "issue a wgmma without waiting for it";
+  let description = [{
+    Like `argus.mma` with a `wgmma` instruction, but asynchronous: the
+    instructions are issued (`wgmma.fence` first) and the result is pending
+    until an `argus.wgmma_wait` retires the group that contains it. Until
+    then its shared-memory operands are still being read and the result may
+    only feed another `argus.mma_async` (as `acc`) or an `argus.wgmma_wait`.
+    Close the group with `argus.wgmma_commit`.
+
+    ```mlir
+    %acc1 = argus.mma_async "wgmma.m64n256k16.f32.bf16.ss" %sa, %sb, %acc0 : !SA, !SB, !RC
+    ```
+  }];
+  let arguments = (ins StrAttr:$instr, Argus_AnyTile:$a, Argus_AnyTile:$b,
+                       Argus_RegTile:$acc);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = [{
+    $instr $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_WgmmaCommitOp : Argus_Op<"wgmma_commit"> {
+  let summary = "close the current group of asynchronous wgmma operations";
+  let assemblyFormat = "attr-dict";
+}
+
+def Argus_WgmmaWaitOp : Argus_Op<"wgmma_wait",
+    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "retire all but the `pending` most recent wgmma groups";
+  let description = [{
+    `wgmma.wait_group pending`: every group committed before the `pending`
+    most recent ones has retired, so its results are ready and its shared
+    operands are no longer read. `values` are accumulators of those groups;
+    the results are the same values, usable from here on.
+
+    ```mlir
+    %acc2 = argus.wgmma_wait 1, %acc1 : !RC
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending,
+                       Variadic<Argus_RegTile>:$values);
+  let results = (outs Variadic<Argus_RegTile>:$results);
+  let assemblyFormat = [{
+    $pending (`,` $values^ `:` type($values))? attr-dict
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Regions and tags
 //===----------------------------------------------------------------------===//
 

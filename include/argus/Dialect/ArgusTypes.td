@@ -62,6 +62,46 @@ def Argus_BufferType : Argus_Type<"Buffer", "buffer"> {
   let genVerifyDecl = 1;
 }
 
+def Argus_TensorMapType : Argus_Type<"TensorMap", "tensor_map"> {
+  let summary = "a TMA tensor map (descriptor) over a global tensor";
+  let description = [{
+    The descriptor a bulk tensor copy (`cp.async.bulk.tensor`, sm_90) reads:
+    the box it moves per copy (outermost dimension first, like tile shapes),
+    the element type and the shared-memory swizzle in bytes (0, 32, 64 or
+    128). The host encodes it (`cuTensorMapEncodeTiled`) from the kernel
+    argument it describes and passes it as a kernel parameter.
+
+    ```mlir
+    !argus.tensor_map<128x64xbf16, swizzle = 128>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t", "box shape">:$box,
+                        "::mlir::Type":$elementType, "int64_t":$swizzle);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes one box moves.
+    int64_t getBoxBytes() const;
+  }];
+}
+
+def Argus_MBarrierType : Argus_Type<"MBarrier", "mbarrier"> {
+  let summary = "a ring of shared-memory mbarriers, one per pipeline stage";
+  let description = [{
+    `stages` mbarriers (8 bytes each in shared memory). Each tracks a phase
+    bit, pending arrivals and pending transaction bytes; a phase completes
+    when both reach zero, and `argus.mbarrier.wait` with that phase's parity
+    then returns.
+
+    ```mlir
+    !argus.mbarrier<4>
+    ```
+  }];
+  let parameters = (ins "int64_t":$stages);
+  let assemblyFormat = "`<` $stages `>`";
+  let genVerifyDecl = 1;
+}
+
 def Argus_AnyTile : Type<CPred<"::llvm::isa<::mlir::argus::TileType>($_self)">,
                          "argus tile", "::mlir::argus::TileType">;
 def Argus_MemTile : Type<And<[Argus_AnyTile.predicate,

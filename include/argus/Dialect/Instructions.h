@@ -1,4 +1,5 @@
-//===- Instructions.h - matrix-core instructions for the dialect -*- C++ -*-===//
+//===- Instructions.h - matrix-core instructions for the dialect -*- C++
+//-*-===//
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //

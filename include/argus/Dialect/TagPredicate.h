@@ -45,10 +45,10 @@ struct TagExpr {
     Not,
   };
   Kind kind;
-  int64_t value = 0;        // Const
-  std::string operand;      // Ref: the operand name before the first '.'
-  std::string field;        // Ref: the (possibly dotted) field after it
-  unsigned column = 0;      // 1-based column in the predicate text
+  int64_t value = 0;   // Const
+  std::string operand; // Ref: the operand name before the first '.'
+  std::string field;   // Ref: the (possibly dotted) field after it
+  unsigned column = 0; // 1-based column in the predicate text
   std::vector<std::unique_ptr<TagExpr>> children;
 
   bool isBoolean() const { return kind >= Kind::Eq; }

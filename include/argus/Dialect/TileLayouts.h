@@ -31,6 +31,18 @@ FailureOr<::argus::layout::Layout>
 getFragmentLayout(FragmentAttr frag, ArrayRef<int64_t> shape,
                   function_ref<InFlightDiagnostic()> emitError = nullptr);
 
+/// The element offset a memory tile's layout gives logical coordinate
+/// `coord` of a tile of `shape` (one mode per dimension, or a rank-1 layout
+/// over the colexicographic index).
+int64_t memoryTileOffset(const ::argus::layout::SwizzledLayout &layout,
+                         ArrayRef<int64_t> shape, ArrayRef<int64_t> coord);
+
+/// Fails with a diagnostic unless `dest`'s layout is exactly where a TMA copy
+/// with `map` puts each element (tmaSharedByteOffset): the shape a multiple
+/// of the box, the element type the map's.
+LogicalResult verifyTmaPlacement(TileType dest, TensorMapType map,
+                                 function_ref<InFlightDiagnostic()> emitError);
+
 } // namespace mlir::argus
 
 #endif // ARGUS_DIALECT_TILELAYOUTS_H

@@ -108,6 +108,18 @@ llvm::Expected<SmemSwizzleAtom> smemSwizzleAtom(SmemSwizzle mode,
 std::optional<SmemSwizzle> parseSmemSwizzle(llvm::StringRef s);
 llvm::StringRef toString(SmemSwizzle s);
 
+/// Where a TMA tiled copy (cp.async.bulk.tensor.Nd) of a tile of `tileShape`
+/// puts element `coord` in shared memory, as a byte offset from the
+/// destination (aligned to the swizzle's repeat, 1024 bytes for 128B). The
+/// tile is a row-major grid of boxes of `box` (outermost dimension first);
+/// each box lands `box bytes` after the previous one, row-major inside,
+/// with the byte swizzle of `swizzleBytes` (0, 32, 64, 128) applied to the
+/// whole offset. `tileShape` must be a multiple of `box` dimension-wise.
+int64_t tmaSharedByteOffset(const std::vector<int64_t> &tileShape,
+                            const std::vector<int64_t> &box,
+                            int64_t elementBytes, int64_t swizzleBytes,
+                            const std::vector<int64_t> &coord);
+
 } // namespace argus::layout
 
 #endif // ARGUS_LAYOUT_INSTRUCTIONS_H

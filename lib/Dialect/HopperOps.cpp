@@ -1,0 +1,187 @@
+//===- HopperOps.cpp - verifiers of the sm_90a asynchronous ops -----------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Tensor maps, bulk tensor copies, mbarriers, warp roles and asynchronous
+// wgmma: the structural rules an op can check alone. Ordering (which phase a
+// wait completes, which copies it orders, when a stage may be reused) is the
+// tag verifier's job.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/TileLayouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+/// Ops that set up kernel-wide state (tensor maps, mbarriers) run once, at
+/// the top level of the kernel body, before any role splits the warps.
+static LogicalResult verifyKernelTopLevel(Operation *op, StringRef what) {
+  Operation *parent = op->getParentOp();
+  if (!isa_and_nonnull<FunctionOpInterface>(parent) ||
+      !parent->hasAttr(ArgusDialect::getKernelAttrName()))
+    return op->emitOpError()
+           << what
+           << " must be at the top level of an argus kernel, not inside '"
+           << (parent ? parent->getName().getStringRef() : StringRef("nothing"))
+           << "'";
+  return success();
+}
+
+/// A constant stage index must address one of the ring's barriers.
+static LogicalResult verifyBarrierStage(Operation *op, MBarrierType type,
+                                        Value stage) {
+  if (auto cst = stage.getDefiningOp<arith::ConstantIndexOp>())
+    if (cst.value() < 0 || cst.value() >= type.getStages())
+      return op->emitOpError()
+             << "stage " << cst.value() << " is out of range for a ring of "
+             << type.getStages() << " mbarriers";
+  return success();
+}
+
+LogicalResult TensorMapOp::verify() {
+  if (failed(verifyKernelTopLevel(*this, "a tensor map")))
+    return failure();
+  auto tensor = cast<MemRefType>(getTensor().getType());
+  TensorMapType map = getResult().getType();
+  if (!isa<BlockArgument>(getTensor()) ||
+      getTensor().getParentBlock() != (*this)->getBlock())
+    return emitOpError() << "the host encodes tensor maps from kernel "
+                            "arguments; '"
+                         << getName() << "' must describe one";
+  if (tensor.getElementType() != map.getElementType())
+    return emitOpError() << "tensor '" << getName() << "' holds "
+                         << tensor.getElementType()
+                         << " elements but the map moves "
+                         << map.getElementType();
+  if (tensor.getRank() != static_cast<int64_t>(map.getBox().size()))
+    return emitOpError() << "tensor '" << getName() << "' has rank "
+                         << tensor.getRank() << " but the box has "
+                         << map.getBox().size() << " dimensions";
+  if (!tensor.getLayout().isIdentity())
+    return emitOpError() << "tensor maps describe row-major tensors; '"
+                         << getName() << "' has layout " << tensor.getLayout();
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  TileType src = getSource().getType(), dst = getDest().getType();
+  if (src.getMemorySpace() != MemorySpace::Global ||
+      dst.getMemorySpace() != MemorySpace::Shared)
+    return emitOpError() << "copies a global tile into a shared tile, got "
+                         << stringifyMemorySpace(src.getMemorySpace()) << " -> "
+                         << stringifyMemorySpace(dst.getMemorySpace());
+  if (src.getShape() != dst.getShape())
+    return emitOpError() << "shape mismatch: source is "
+                         << formatShape(src.getShape()) << " but dest is "
+                         << formatShape(dst.getShape());
+  // The source names the window the copy reads: an argus.view (possibly
+  // tagged) of the tensor the map describes.
+  Value v = getSource();
+  while (auto tag = v.getDefiningOp<TagOp>())
+    v = tag.getInput();
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view)
+    return emitOpError() << "the source must be an argus.view (optionally "
+                            "tagged): its offsets are the box coordinates";
+  if (auto map = getMap().getDefiningOp<TensorMapOp>())
+    if (map.getTensor() != view.getTensor())
+      return emitOpError() << "the source views '" << view.getName()
+                           << "' but the tensor map describes '"
+                           << map.getName() << "'";
+  if (failed(verifyTmaPlacement(dst, getMap().getType(),
+                                [&]() { return emitOpError(); })))
+    return failure();
+  return verifyBarrierStage(*this, getBarrier().getType(), getStage());
+}
+
+LogicalResult MBarrierAllocOp::verify() {
+  if (getName().empty())
+    return emitOpError() << "mbarrier rings need a non-empty name";
+  if (failed(verifyKernelTopLevel(*this, "an mbarrier ring")))
+    return failure();
+  // The arrival count is 20 bits wide in the hardware.
+  if (getArrivals() >= (int64_t(1) << 20))
+    return emitOpError() << "an mbarrier counts at most 2^20 - 1 arrivals, got "
+                         << getArrivals();
+  return success();
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  return verifyBarrierStage(*this, getBarrier().getType(), getStage());
+}
+
+LogicalResult MBarrierArriveExpectTxOp::verify() {
+  // The pending transaction count is 20 bits wide.
+  if (getBytes() >= (int64_t(1) << 20))
+    return emitOpError() << "an mbarrier phase counts at most 2^20 - 1 "
+                            "transaction bytes, got "
+                         << getBytes();
+  return verifyBarrierStage(*this, getBarrier().getType(), getStage());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  if (auto cst = getParity().getDefiningOp<arith::ConstantIndexOp>())
+    if (cst.value() != 0 && cst.value() != 1)
+      return emitOpError() << "parity must be 0 or 1, got " << cst.value();
+  return verifyBarrierStage(*this, getBarrier().getType(), getStage());
+}
+
+LogicalResult RoleOp::verify() {
+  if (failed(verifyKernelTopLevel(*this, "a warp role")))
+    return failure();
+  KernelAttr kernel = getEnclosingKernel(*this);
+  int64_t warps = kernel.getNumThreads() / kernel.getWarpSize();
+  if (getEndWarp() <= getFirstWarp() || getEndWarp() > warps)
+    return emitOpError() << "warps " << getFirstWarp() << " to " << getEndWarp()
+                         << " are not a non-empty range of the "
+                         << "block's " << warps << " warps";
+  for (Operation &other : *(*this)->getBlock()) {
+    auto role = dyn_cast<RoleOp>(other);
+    if (!role || role == *this)
+      continue;
+    if (role.getFirstWarp() < getEndWarp() &&
+        getFirstWarp() < role.getEndWarp())
+      return emitOpError() << "warps " << getFirstWarp() << " to "
+                           << getEndWarp() << " overlap those of role '"
+                           << role.getName() << "' (" << role.getFirstWarp()
+                           << " to " << role.getEndWarp() << ")";
+  }
+  if (std::optional<int64_t> regs = getRegs()) {
+    if (*regs < 24 || *regs > 256 || *regs % 8)
+      return emitOpError() << "setmaxnreg takes a multiple of 8 in [24, 256], "
+                              "got "
+                           << *regs;
+    if (!kernel.getTarget().starts_with("sm_9") || getFirstWarp() % 4 ||
+        getEndWarp() % 4)
+      return emitOpError() << "a register budget is set per warpgroup "
+                              "(sm_90a setmaxnreg): the role must be whole "
+                              "warpgroups (warps a multiple of 4) on an sm_90a "
+                              "kernel";
+  }
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    if (isa<BarrierOp>(op)) {
+      op->emitOpError() << "is a block-wide barrier inside warp role '"
+                        << getName()
+                        << "', which the other roles never reach (deadlock); "
+                           "hint: synchronise roles through mbarriers";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult WgmmaWaitOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
+                                            SmallVectorImpl<Type> &types) {
+  for (Value v : operands)
+    types.push_back(v.getType());
+  return success();
+}
