@@ -150,10 +150,10 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
       argPtrs.push_back(a.tensorMap.passPointer
                             ? static_cast<void *>(&tmapDev[i])
                             : static_cast<void *>(&tmaps[i]));
-    else if (a.isBuffer)
-      argPtrs.push_back(&devPtr[i]);
-    else
+    else if (!a.isBuffer)
       argPtrs.push_back(&scalarStore[i]);
+    else if (a.kernelParam) // "param": false buffers are not parameters
+      argPtrs.push_back(&devPtr[i]);
   }
 
   // Probe buffer: appended as the last kernel parameter.

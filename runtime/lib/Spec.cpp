@@ -256,7 +256,7 @@ ArgSpec parseArg(const Json &a, const std::string &path,
     return parseTensorMapArg(a, path);
   checkKeys(a, path,
             {"name", "kind", "dtype", "shape", "init", "seed", "range", "value",
-             "role", "save"});
+             "role", "save", "param"});
   ArgSpec s;
   if (const Json *n = a.find("name"))
     s.name = getString(*n, path + ".name");
@@ -267,7 +267,8 @@ ArgSpec parseArg(const Json &a, const std::string &path,
                              "\" (expected f32, f16, bf16, f64, i8, u8, i32, "
                              "u32, i64, u64)");
   if (!s.isBuffer) {
-    for (const char *k : {"shape", "init", "seed", "range", "role", "save"})
+    for (const char *k :
+         {"shape", "init", "seed", "range", "role", "save", "param"})
       if (a.find(k))
         bad(path + "." + k, "not allowed for a scalar argument");
     const Json &v = require(a, path, "value");
@@ -360,6 +361,12 @@ ArgSpec parseArg(const Json &a, const std::string &path,
       bad(path + ".save", "only output and inout buffers can be saved (add "
                           "\"role\": \"output\" or \"inout\")");
     s.savePath = resolvePath(f, baseDir);
+  }
+  if (const Json *pm = a.find("param")) {
+    if (!pm->isBool())
+      bad(path + ".param",
+          std::string("expected true or false, got ") + kindName(*pm));
+    s.kernelParam = pm->asBool();
   }
   if (const Json *sd = a.find("seed"))
     s.seed = static_cast<uint64_t>(getInt(*sd, path + ".seed", 0, INT64_MAX));

@@ -43,6 +43,9 @@ struct ArgSpec {
   uint64_t seed = 0;
   double lo = -1, hi = 1;     ///< random range
   std::string role = "input"; ///< input | output | inout
+  /// "param": false - allocated, initialised and checked, but not a kernel
+  /// parameter (a TMA kernel may see a buffer only through its tensor map).
+  bool kernelParam = true;
   // Scalars.
   double scalar = 0;
   int64_t scalarInt = 0;
