@@ -494,8 +494,9 @@ public:
                              " bytes dynamic = " + std::to_string(totalSmem) +
                              "; the device maximum per block (opt-in) is " +
                              std::to_string(lim_.maxSharedPerBlockOptin));
-    // Above 48 KiB the kernel must opt in (up to 227 KiB on H100/H200).
-    if (cfg.sharedMem > 48 * 1024) {
+    // Above 48 KiB in all (static + dynamic) the kernel must opt in, up to
+    // 227 KiB on H100/H200; by default dynamic is capped at 48 KiB - static.
+    if (cfg.sharedMem > 0 && totalSmem > 48 * 1024) {
       CUresult r = api_.cuFuncSetAttribute(
           fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
           static_cast<int>(cfg.sharedMem));

@@ -309,6 +309,11 @@ TEST_CASE("dynamic shared memory up to the opt-in maximum",
   CHECK(rec.launch->calls == calls); // refused before launching
   runSpec(*dev, spec("noop_static.ptx", 190000));
   CHECK(rec.launch->calls == calls + 2); // one repetition, one check
+  CHECK(rec.launch->maxDynamicSmem == 190000);
+  // 40000 static + 20000 dynamic is above 48 KiB: the kernel opts in even
+  // though the dynamic part alone is below it.
+  runSpec(*dev, spec("noop_static.ptx", 20000));
+  CHECK(rec.launch->maxDynamicSmem == 20000);
 }
 
 TEST_CASE("bf16 TN GEMM check", "[runner][hopper]") {
