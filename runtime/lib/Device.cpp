@@ -29,6 +29,12 @@ const char *errorKindName(ErrorKind k) {
 
 Device::~Device() = default;
 
+void Device::encodeTensorMap(const TensorMapDesc &, TensorMapBytes &,
+                             const std::string &what) {
+  throw RuntimeError(ErrorKind::Launch, what + ": the " + backend() +
+                                            " backend has no TMA tensor maps");
+}
+
 static bool endsWith(const std::string &s, const char *suffix) {
   size_t n = std::strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
@@ -89,10 +95,37 @@ void validateLaunch(const LaunchConfig &cfg, const DeviceLimits &lim) {
                            std::to_string(lim.maxThreadsPerBlock));
   if (cfg.sharedMem > static_cast<unsigned>(lim.maxSharedPerBlockOptin))
     throw RuntimeError(ErrorKind::Launch,
-                       "dynamic shared memory " +
+                       "dynamic shared memory: requested " +
                            std::to_string(cfg.sharedMem) +
-                           " bytes exceeds the device maximum " +
+                           " bytes, the device maximum per block (opt-in) is " +
                            std::to_string(lim.maxSharedPerBlockOptin));
+  if (!cfg.hasCluster())
+    return;
+  uint64_t clusterBlocks = 1;
+  for (int i = 0; i < 3; ++i) {
+    if (cfg.cluster[i] == 0)
+      throw RuntimeError(ErrorKind::Launch,
+                         std::string("cluster.") + axis[i] + " is 0");
+    if (cfg.grid[i] % cfg.cluster[i] != 0)
+      throw RuntimeError(ErrorKind::Launch,
+                         std::string("grid.") + axis[i] + " = " +
+                             std::to_string(cfg.grid[i]) +
+                             " is not a multiple of cluster." + axis[i] +
+                             " = " + std::to_string(cfg.cluster[i]));
+    clusterBlocks *= cfg.cluster[i];
+  }
+  if (clusterBlocks > kMaxPortableClusterBlocks)
+    throw RuntimeError(ErrorKind::Launch,
+                       "cluster of " + std::to_string(clusterBlocks) +
+                           " blocks exceeds the portable maximum of 8 "
+                           "(non-portable sizes up to 16 are not supported)");
+  // ccMajor 0: not queried (HIP), left to the driver.
+  if (lim.ccMajor > 0 && lim.ccMajor < 9)
+    throw RuntimeError(ErrorKind::Launch,
+                       "thread-block clusters need compute capability 9.0 or "
+                       "higher; the device is sm_" +
+                           std::to_string(lim.ccMajor) +
+                           std::to_string(lim.ccMinor));
 }
 
 namespace {
@@ -132,6 +165,12 @@ F loadSym(const Library &lib, std::initializer_list<const char *> names,
                                               *names.begin());
 }
 
+/// An entry point newer drivers have (nullptr when absent): its users say
+/// what is missing only when it is needed.
+template <typename F> F loadOptionalSym(const Library &lib, const char *name) {
+  return reinterpret_cast<F>(lib.sym(name));
+}
+
 //===----------------------------------------------------------------------===//
 // CUDA driver API (declared here; ABI of cuda.h)
 //===----------------------------------------------------------------------===//
@@ -149,6 +188,31 @@ using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
 using CUjit_option = int;
+using cuuint32_t = uint32_t;
+using cuuint64_t = uint64_t;
+
+// cuLaunchKernelEx (CUDA 11.8+): the layout of cuda.h's CUlaunchConfig and
+// CUlaunchAttribute (id padded to 8 bytes, then a 64-byte value union).
+constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+struct CUlaunchAttribute {
+  int id;
+  char pad[8 - sizeof(int)];
+  union {
+    char pad[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute ABI");
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
 
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2;
@@ -158,6 +222,7 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
+constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER = 3;
 constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
@@ -168,6 +233,7 @@ constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
+constexpr CUresult CUDA_ERROR_INVALID_CLUSTER_SIZE = 912;
 
 struct CudaApi {
   CUresult (*cuInit)(unsigned);
@@ -201,6 +267,14 @@ struct CudaApi {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  // Optional (nullptr with older drivers).
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
+                               void **);
+  CUresult (*cuTensorMapEncodeTiled)(
+      void *tensorMap, int dataType, cuuint32_t rank, void *globalAddress,
+      const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+      const cuuint32_t *boxDim, const cuuint32_t *elementStrides,
+      int interleave, int swizzle, int l2Promotion, int oobFill);
 
   void load(const Library &l) {
     const char *b = "CUDA";
@@ -251,6 +325,10 @@ struct CudaApi {
         loadSym<decltype(cuGetErrorName)>(l, {"cuGetErrorName"}, b);
     cuGetErrorString =
         loadSym<decltype(cuGetErrorString)>(l, {"cuGetErrorString"}, b);
+    cuLaunchKernelEx =
+        loadOptionalSym<decltype(cuLaunchKernelEx)>(l, "cuLaunchKernelEx");
+    cuTensorMapEncodeTiled = loadOptionalSym<decltype(cuTensorMapEncodeTiled)>(
+        l, "cuTensorMapEncodeTiled");
   }
 };
 
@@ -400,23 +478,87 @@ public:
                 "' allows at most " + std::to_string(maxThreads) +
                 " (register/launch-bounds limit)");
     }
-    if (cfg.sharedMem > 48 * 1024) {
+    // Static shared memory counts against the same opt-in limit, and
+    // cuFuncSetAttribute would only say CUDA_ERROR_INVALID_VALUE.
+    int staticSmem = 0;
+    if (api_.cuFuncGetAttribute(&staticSmem,
+                                CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) != 0)
+      staticSmem = 0;
+    uint64_t totalSmem = uint64_t(cfg.sharedMem) + uint64_t(staticSmem);
+    if (staticSmem > 0 &&
+        totalSmem > static_cast<uint64_t>(lim_.maxSharedPerBlockOptin))
+      throw RuntimeError(ErrorKind::Launch,
+                         "shared memory: kernel '" + f.name + "' has " +
+                             std::to_string(staticSmem) + " bytes static + " +
+                             std::to_string(cfg.sharedMem) +
+                             " bytes dynamic = " + std::to_string(totalSmem) +
+                             "; the device maximum per block (opt-in) is " +
+                             std::to_string(lim_.maxSharedPerBlockOptin));
+    // Above 48 KiB in all (static + dynamic) the kernel must opt in, up to
+    // 227 KiB on H100/H200; by default dynamic is capped at 48 KiB - static.
+    if (cfg.sharedMem > 0 && totalSmem > 48 * 1024) {
       CUresult r = api_.cuFuncSetAttribute(
           fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
           static_cast<int>(cfg.sharedMem));
       if (r != 0)
-        throw RuntimeError(ErrorKind::Launch,
-                           "cannot raise dynamic shared memory to " +
-                               std::to_string(cfg.sharedMem) +
-                               " bytes: " + err(r));
+        throw RuntimeError(
+            ErrorKind::Launch,
+            "cannot raise dynamic shared memory to " +
+                std::to_string(cfg.sharedMem) + " bytes (device maximum " +
+                std::to_string(lim_.maxSharedPerBlockOptin) + "): " + err(r));
     }
-    CUresult r = api_.cuLaunchKernel(
-        fn, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1],
-        cfg.block[2], cfg.sharedMem, nullptr, args.data(), nullptr);
+    const char *what = "cuLaunchKernel";
+    CUresult r;
+    if (cfg.hasCluster()) {
+      what = "cuLaunchKernelEx";
+      if (!api_.cuLaunchKernelEx)
+        throw RuntimeError(ErrorKind::Launch,
+                           "a cluster launch needs cuLaunchKernelEx, which "
+                           "this CUDA driver lacks (CUDA 11.8 or newer)");
+      CUlaunchAttribute attr{};
+      attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr.value.clusterDim.x = cfg.cluster[0];
+      attr.value.clusterDim.y = cfg.cluster[1];
+      attr.value.clusterDim.z = cfg.cluster[2];
+      CUlaunchConfig lc{};
+      lc.gridDimX = cfg.grid[0];
+      lc.gridDimY = cfg.grid[1];
+      lc.gridDimZ = cfg.grid[2];
+      lc.blockDimX = cfg.block[0];
+      lc.blockDimY = cfg.block[1];
+      lc.blockDimZ = cfg.block[2];
+      lc.sharedMemBytes = cfg.sharedMem;
+      lc.hStream = nullptr;
+      lc.attrs = &attr;
+      lc.numAttrs = 1;
+      r = api_.cuLaunchKernelEx(&lc, fn, args.data(), nullptr);
+    } else {
+      r = api_.cuLaunchKernel(fn, cfg.grid[0], cfg.grid[1], cfg.grid[2],
+                              cfg.block[0], cfg.block[1], cfg.block[2],
+                              cfg.sharedMem, nullptr, args.data(), nullptr);
+    }
     if (r == CUDA_ERROR_INVALID_VALUE ||
-        r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
-      throw RuntimeError(ErrorKind::Launch, "cuLaunchKernel: " + err(r));
-    check(r, "cuLaunchKernel");
+        r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ||
+        r == CUDA_ERROR_INVALID_CLUSTER_SIZE)
+      throw RuntimeError(ErrorKind::Launch, std::string(what) + ": " + err(r));
+    check(r, what);
+  }
+
+  void encodeTensorMap(const TensorMapDesc &d, TensorMapBytes &out,
+                       const std::string &what) override {
+    if (!api_.cuTensorMapEncodeTiled)
+      throw RuntimeError(ErrorKind::Launch,
+                         what + ": this CUDA driver lacks "
+                                "cuTensorMapEncodeTiled (CUDA 12.0 or newer)");
+    CUresult r = api_.cuTensorMapEncodeTiled(
+        &out, static_cast<int>(d.dataType), d.rank,
+        reinterpret_cast<void *>(static_cast<uintptr_t>(d.globalAddress)),
+        d.globalDim, d.globalStrides, d.boxDim, d.elementStrides,
+        static_cast<int>(d.interleave), static_cast<int>(d.swizzle),
+        static_cast<int>(d.l2Promotion), static_cast<int>(d.oobFill));
+    if (r != 0)
+      throw RuntimeError(ErrorKind::Launch,
+                         what + ": cuTensorMapEncodeTiled failed: " + err(r));
   }
 
   void synchronize() override {
@@ -617,6 +759,9 @@ public:
   void launch(const FunctionHandle &f, const LaunchConfig &cfg,
               std::vector<void *> &args) override {
     validateLaunch(cfg, lim_);
+    if (cfg.hasCluster())
+      throw RuntimeError(ErrorKind::Launch,
+                         "thread-block clusters are CUDA-only (sm_90+)");
     hipError_t r = api_.hipModuleLaunchKernel(
         static_cast<hipFunction_t>(f.handle), cfg.grid[0], cfg.grid[1],
         cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2], cfg.sharedMem,

@@ -306,6 +306,11 @@ std::vector<float> referenceGemm(const uint8_t *a, DType ta, const uint8_t *b,
   return C;
 }
 
+void defaultGemmTolerance(DType c, double &atol, double &rtol) {
+  atol = 1e-2;
+  rtol = c == DType::BF16 ? 0.015625 : 1e-2;
+}
+
 CompareResult compareToReference(const uint8_t *out, DType t,
                                  const std::vector<float> &ref, double atol,
                                  double rtol) {

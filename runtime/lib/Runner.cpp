@@ -56,7 +56,9 @@ Json timingStats(const std::vector<double> &samples) {
 
 RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   RunResult res;
-  validateLaunch(spec.launch, dev.limits());
+  const LaunchConfig cfg = resolveLaunch(spec, dev.limits());
+  validateLaunch(cfg, dev.limits());
+  res.launch = cfg;
 
   std::string image = readFile(spec.modulePath, ErrorKind::Module);
   DeviceResources rs(dev);
@@ -69,9 +71,10 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   std::vector<std::vector<uint8_t>> host(nargs);
   std::vector<DevicePtr> devPtr(nargs, 0);
   std::vector<uint64_t> scalarStore(nargs + 1, 0);
-  std::vector<void *> argPtrs;
   for (size_t i = 0; i < nargs; ++i) {
     const ArgSpec &a = spec.args[i];
+    if (a.isTensorMap)
+      continue;
     if (!a.isBuffer) {
       uint8_t *slot = reinterpret_cast<uint8_t *>(&scalarStore[i]);
       if (isFloat(a.dtype))
@@ -80,7 +83,6 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
         std::memcpy(slot, &a.scalarInt, 8);
       else
         storeElement(slot, a.dtype, 0, static_cast<double>(a.scalarInt));
-      argPtrs.push_back(&scalarStore[i]);
       continue;
     }
     if (a.init == "file")
@@ -94,7 +96,64 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
     devPtr[i] = dev.alloc(host[i].size());
     rs.buffers.push_back(devPtr[i]);
     dev.copyToDevice(devPtr[i], host[i].data(), host[i].size());
-    argPtrs.push_back(&devPtr[i]);
+  }
+
+  // Tensor maps hold their buffer's device address, so they are encoded
+  // after the allocation above (every run allocates afresh). "value": the
+  // kernel parameter is the 128-byte map itself (kernelParams points at the
+  // host copy); "pointer": a u64 device address of a copy (MLIR nvgpu ABI).
+  std::vector<TensorMapBytes> tmaps(nargs);
+  std::vector<DevicePtr> tmapDev(nargs, 0);
+  Json tmReport = Json::array();
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgSpec &a = spec.args[i];
+    if (!a.isTensorMap)
+      continue;
+    const std::string path = "$.args[" + std::to_string(i) + "]";
+    const TensorMapSpec &t = a.tensorMap;
+    const ArgSpec &buf = spec.args[t.buffer];
+    TensorMapDesc d = tensorMapDesc(a, buf, devPtr[t.buffer], path);
+    dev.encodeTensorMap(d, tmaps[i],
+                        "argument " + std::to_string(i) +
+                            (a.name.empty() ? "" : " ('" + a.name + "')"));
+    if (t.passPointer) {
+      // Over-allocate so the copy is 128-byte aligned whatever the
+      // allocator returns (TMA needs 64).
+      DevicePtr raw = dev.alloc(sizeof(TensorMapBytes) + 128);
+      rs.buffers.push_back(raw);
+      tmapDev[i] = (raw + 127) & ~DevicePtr(127);
+      dev.copyToDevice(tmapDev[i], &tmaps[i], sizeof(TensorMapBytes));
+    }
+    Json tj = Json::object();
+    tj.set("arg", static_cast<uint64_t>(i));
+    tj.set("name", a.name);
+    tj.set("buffer", static_cast<uint64_t>(t.buffer));
+    tj.set("pass", t.passPointer ? "pointer" : "value");
+    tj.set("dtype", dtypeName(buf.dtype));
+    Json dims = Json::array(), box = Json::array();
+    for (size_t k = 0; k < buf.shape.size(); ++k) {
+      dims.push(buf.shape[k]);
+      box.push(t.box[k]);
+    }
+    tj.set("shape", std::move(dims));
+    tj.set("box", std::move(box));
+    tj.set("swizzle", t.swizzle);
+    tj.set("oob_fill", t.oobNan ? "nan" : "zero");
+    tj.set("l2_promotion", t.l2Promotion);
+    tmReport.push(std::move(tj));
+  }
+
+  std::vector<void *> argPtrs;
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgSpec &a = spec.args[i];
+    if (a.isTensorMap)
+      argPtrs.push_back(a.tensorMap.passPointer
+                            ? static_cast<void *>(&tmapDev[i])
+                            : static_cast<void *>(&tmaps[i]));
+    else if (!a.isBuffer)
+      argPtrs.push_back(&scalarStore[i]);
+    else if (a.kernelParam) // "param": false buffers are not parameters
+      argPtrs.push_back(&devPtr[i]);
   }
 
   // Probe buffer: appended as the last kernel parameter.
@@ -103,8 +162,16 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   size_t probeResetBytes = 0;
   const ProbeSpec &ps = spec.probes;
   if (ps.enabled) {
-    uint64_t blocks = uint64_t(spec.launch.grid[0]) * spec.launch.grid[1] *
-                      spec.launch.grid[2];
+    // The resolved grid: "sms" is only known now.
+    uint64_t blocks = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
+    if (blocks * ps.warpsPerBlock > 0xFFFFFFFFull ||
+        argusProbeBufferSize(blocks * ps.warpsPerBlock, ps.capacity) >
+            (uint64_t(1) << 34))
+      throw RuntimeError(ErrorKind::Spec,
+                         "$.probes: the probe buffer for " +
+                             std::to_string(blocks) +
+                             " blocks would exceed 2^32 slots or 16 GiB",
+                         "$.probes");
     uint32_t slots = static_cast<uint32_t>(blocks * ps.warpsPerBlock);
     probeImage = makeProbeBuffer(slots, ps.capacity, ps.warpsPerBlock,
                                  ps.warpSize, ps.clockKind);
@@ -122,7 +189,7 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   // Warm-up (the first launch is synchronised so errors surface early).
   for (int w = 0; w < spec.warmup; ++w) {
     resetProbes();
-    dev.launch(fn, spec.launch, argPtrs);
+    dev.launch(fn, cfg, argPtrs);
     if (w == 0)
       dev.synchronize();
   }
@@ -137,7 +204,7 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   for (int r = 0; r < spec.repetitions; ++r) {
     resetProbes();
     dev.recordEvent(evStart);
-    dev.launch(fn, spec.launch, argPtrs);
+    dev.launch(fn, cfg, argPtrs);
     dev.recordEvent(evStop);
     samples.push_back(dev.elapsedMs(evStart, evStop));
   }
@@ -155,7 +222,7 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
       dev.copyToDevice(devPtr[i], host[i].data(), host[i].size());
   }
   resetProbes();
-  dev.launch(fn, spec.launch, argPtrs);
+  dev.launch(fn, cfg, argPtrs);
   dev.synchronize();
 
   std::vector<std::vector<uint8_t>> out(nargs);
@@ -205,10 +272,18 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   kj.set("module", spec.modulePath);
   kj.set("format", moduleFormatName(spec.format));
   kj.set("name", spec.kernel);
-  kj.set("grid", dims(spec.launch.grid));
-  kj.set("block", dims(spec.launch.block));
-  kj.set("shared_mem", spec.launch.sharedMem);
+  kj.set("grid", dims(cfg.grid));
+  if (spec.gridSms[0] || spec.gridSms[1] || spec.gridSms[2]) {
+    Json g = Json::array();
+    for (int i = 0; i < 3; ++i)
+      g.push(spec.gridSms[i] ? Json("sms") : Json(spec.launch.grid[i]));
+    kj.set("grid_spec", std::move(g));
+  }
+  kj.set("cluster", cfg.hasCluster() ? dims(cfg.cluster) : Json());
+  kj.set("block", dims(cfg.block));
+  kj.set("shared_mem", cfg.sharedMem);
   kj.set("probe_arg", ps.enabled);
+  kj.set("tensor_maps", std::move(tmReport));
   rep.set("kernel", std::move(kj));
   rep.set("saved", std::move(saved));
 
@@ -332,11 +407,16 @@ static std::string fmt(const char *f, double v) {
 
 std::string formatSummary(const LaunchSpec &spec, const RunResult &r) {
   std::ostringstream os;
-  const LaunchConfig &l = spec.launch;
+  const LaunchConfig &l = r.launch; // "sms" resolved
   os << "argus-run: " << spec.name << ": kernel " << spec.kernel << " grid "
-     << l.grid[0] << "x" << l.grid[1] << "x" << l.grid[2] << " block "
-     << l.block[0] << "x" << l.block[1] << "x" << l.block[2] << " smem "
-     << l.sharedMem;
+     << l.grid[0] << "x" << l.grid[1] << "x" << l.grid[2];
+  if (spec.gridSms[0] || spec.gridSms[1] || spec.gridSms[2])
+    os << " (sms)";
+  if (l.hasCluster())
+    os << " cluster " << l.cluster[0] << "x" << l.cluster[1] << "x"
+       << l.cluster[2];
+  os << " block " << l.block[0] << "x" << l.block[1] << "x" << l.block[2]
+     << " smem " << l.sharedMem;
   if (const Json *d = r.report.find("device"))
     if (const Json *n = d->find("name"))
       os << " on " << n->asString();

@@ -123,6 +123,36 @@ void getDims(const Json &v, const std::string &path, unsigned out[3]) {
         v.asArray()[i], path + "[" + std::to_string(i) + "]", 0, 0xFFFFFFFFll));
 }
 
+/// "grid": like getDims, but an entry (or the whole value) may be "sms":
+/// the device's multiprocessor count, for persistent kernels. Such entries
+/// are left 0 here and flagged in `sms`.
+void getGrid(const Json &v, const std::string &path, unsigned out[3],
+             bool sms[3]) {
+  sms[0] = sms[1] = sms[2] = false;
+  auto one = [&](const Json &e, const std::string &p, int i) {
+    if (e.isString()) {
+      if (e.asString() != "sms")
+        bad(p, "expected an integer or \"sms\" (the multiprocessor count), "
+               "got \"" +
+                   e.asString() + "\"");
+      sms[i] = true;
+      out[i] = 0;
+      return;
+    }
+    out[i] = static_cast<unsigned>(getInt(e, p, 0, 0xFFFFFFFFll));
+  };
+  out[0] = out[1] = out[2] = 1;
+  if (v.isNumber() || v.isString()) {
+    one(v, path, 0);
+    return;
+  }
+  if (!v.isArray() || v.size() == 0 || v.size() > 3)
+    bad(path, "expected an integer, \"sms\" or an array of 1 to 3 of them");
+  for (size_t i = 0; i < v.size(); ++i)
+    one(v.asArray()[i], path + "[" + std::to_string(i) + "]",
+        static_cast<int>(i));
+}
+
 std::string resolvePath(const std::string &p, const std::string &baseDir) {
   return (p[0] == '/' || baseDir.empty()) ? p : baseDir + "/" + p;
 }
@@ -141,28 +171,95 @@ void checkInitFileSize(const ArgSpec &s, const std::string &path) {
                   dtypeName(s.dtype) + ") needs " + std::to_string(want));
 }
 
+/// A "kind": "tensor_map" argument; "buffer" is resolved and the box
+/// checked against it once all arguments are known.
+ArgSpec parseTensorMapArg(const Json &a, const std::string &path) {
+  checkKeys(a, path,
+            {"name", "kind", "buffer", "box", "swizzle", "oob_fill",
+             "l2_promotion", "pass"});
+  ArgSpec s;
+  s.isBuffer = false;
+  s.isTensorMap = true;
+  TensorMapSpec &t = s.tensorMap;
+  if (const Json *n = a.find("name"))
+    s.name = getString(*n, path + ".name");
+  const Json &b = require(a, path, "buffer");
+  if (b.isString()) {
+    t.bufferName = b.asString();
+    if (t.bufferName.empty())
+      bad(path + ".buffer", "empty buffer name");
+  } else if (b.isNumber()) {
+    t.buffer = static_cast<int>(getInt(b, path + ".buffer", 0, INT32_MAX));
+  } else {
+    bad(path + ".buffer",
+        std::string("expected a buffer argument's name or index, got ") +
+            kindName(b));
+  }
+  const Json &box = require(a, path, "box");
+  if (!box.isArray() || box.size() == 0)
+    bad(path + ".box", "expected a non-empty array of integers in [1, 256]");
+  for (size_t i = 0; i < box.size(); ++i)
+    t.box.push_back(getInt(box.asArray()[i],
+                           path + ".box[" + std::to_string(i) + "]", 1, 256));
+  if (const Json *sw = a.find("swizzle")) {
+    int64_t v = getInt(*sw, path + ".swizzle", 0, 128);
+    if (v != 0 && v != 32 && v != 64 && v != 128)
+      bad(path + ".swizzle",
+          "expected 0 (none), 32, 64 or 128 (bytes), got " + std::to_string(v));
+    t.swizzle = static_cast<unsigned>(v);
+  }
+  if (const Json *o = a.find("oob_fill")) {
+    std::string v = getString(*o, path + ".oob_fill");
+    if (v != "zero" && v != "nan")
+      bad(path + ".oob_fill",
+          "expected \"zero\" or \"nan\", got \"" + v + "\"");
+    t.oobNan = v == "nan";
+  }
+  if (const Json *l = a.find("l2_promotion")) {
+    int64_t v = getInt(*l, path + ".l2_promotion", 0, 256);
+    if (v != 0 && v != 64 && v != 128 && v != 256)
+      bad(path + ".l2_promotion",
+          "expected 0, 64, 128 or 256 (bytes), got " + std::to_string(v));
+    t.l2Promotion = static_cast<unsigned>(v);
+  }
+  if (const Json *p = a.find("pass")) {
+    std::string v = getString(*p, path + ".pass");
+    if (v != "value" && v != "pointer")
+      bad(path + ".pass",
+          "expected \"value\" or \"pointer\", got \"" + v + "\"");
+    t.passPointer = v == "pointer";
+  }
+  return s;
+}
+
 ArgSpec parseArg(const Json &a, const std::string &path,
                  const std::string &baseDir) {
   if (!a.isObject())
     bad(path, std::string("expected an object, got ") + kindName(a));
-  checkKeys(a, path,
-            {"name", "kind", "dtype", "shape", "init", "seed", "range", "value",
-             "role", "save"});
-  ArgSpec s;
-  if (const Json *n = a.find("name"))
-    s.name = getString(*n, path + ".name");
   std::string kind;
   if (const Json *k = a.find("kind")) {
     kind = getString(*k, path + ".kind");
-    if (kind != "buffer" && kind != "scalar")
-      bad(path + ".kind",
-          "expected \"buffer\" or \"scalar\", got \"" + kind + "\"");
+    if (kind != "buffer" && kind != "scalar" && kind != "tensor_map")
+      bad(path + ".kind", "expected \"buffer\", \"scalar\" or "
+                          "\"tensor_map\", got \"" +
+                              kind + "\"");
   } else {
-    kind = a.find("shape") ? "buffer" : (a.find("value") ? "scalar" : "");
+    kind = a.find("shape")   ? "buffer"
+           : a.find("value") ? "scalar"
+           : a.find("box")   ? "tensor_map"
+                             : "";
     if (kind.empty())
       bad(path, "cannot tell a buffer (needs \"shape\") from a scalar "
                 "(needs \"value\"); add \"kind\"");
   }
+  if (kind == "tensor_map")
+    return parseTensorMapArg(a, path);
+  checkKeys(a, path,
+            {"name", "kind", "dtype", "shape", "init", "seed", "range", "value",
+             "role", "save", "param"});
+  ArgSpec s;
+  if (const Json *n = a.find("name"))
+    s.name = getString(*n, path + ".name");
   s.isBuffer = kind == "buffer";
   std::string dt = getString(require(a, path, "dtype"), path + ".dtype");
   if (!parseDType(dt, s.dtype))
@@ -170,7 +267,8 @@ ArgSpec parseArg(const Json &a, const std::string &path,
                              "\" (expected f32, f16, bf16, f64, i8, u8, i32, "
                              "u32, i64, u64)");
   if (!s.isBuffer) {
-    for (const char *k : {"shape", "init", "seed", "range", "role", "save"})
+    for (const char *k :
+         {"shape", "init", "seed", "range", "role", "save", "param"})
       if (a.find(k))
         bad(path + "." + k, "not allowed for a scalar argument");
     const Json &v = require(a, path, "value");
@@ -264,6 +362,12 @@ ArgSpec parseArg(const Json &a, const std::string &path,
                           "\"role\": \"output\" or \"inout\")");
     s.savePath = resolvePath(f, baseDir);
   }
+  if (const Json *pm = a.find("param")) {
+    if (!pm->isBool())
+      bad(path + ".param",
+          std::string("expected true or false, got ") + kindName(*pm));
+    s.kernelParam = pm->asBool();
+  }
   if (const Json *sd = a.find("seed"))
     s.seed = static_cast<uint64_t>(getInt(*sd, path + ".seed", 0, INT64_MAX));
   if (const Json *r = a.find("range")) {
@@ -285,7 +389,7 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
   if (!j.isObject())
     bad(root, std::string("expected an object, got ") + kindName(j));
   checkKeys(j, root,
-            {"name", "module", "format", "kernel", "grid", "block",
+            {"name", "module", "format", "kernel", "grid", "block", "cluster",
              "shared_mem", "args", "check", "probes", "warmup", "repetitions",
              "device", "backend"});
   LaunchSpec s;
@@ -313,8 +417,31 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
   s.kernel = getString(require(j, root, "kernel"), "$.kernel");
   if (s.kernel.empty())
     bad("$.kernel", "empty kernel name");
-  getDims(require(j, root, "grid"), "$.grid", s.launch.grid);
+  getGrid(require(j, root, "grid"), "$.grid", s.launch.grid, s.gridSms);
   getDims(require(j, root, "block"), "$.block", s.launch.block);
+  if (const Json *cl = j.find("cluster")) {
+    const std::string p = "$.cluster";
+    if (!cl->isArray() || cl->size() == 0 || cl->size() > 3)
+      bad(p, "expected an array of 1 to 3 positive integers [x, y, z]");
+    uint64_t blocks = 1;
+    for (size_t i = 0; i < cl->size(); ++i) {
+      s.launch.cluster[i] = static_cast<unsigned>(
+          getInt(cl->asArray()[i], p + "[" + std::to_string(i) + "]", 1, 8));
+      blocks *= s.launch.cluster[i];
+    }
+    if (blocks > kMaxPortableClusterBlocks)
+      bad(p, "a cluster of " + std::to_string(blocks) +
+                 " blocks exceeds the portable maximum of 8 (non-portable "
+                 "cluster sizes up to 16 are not supported by argus-run)");
+    static const char *axis[3] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i)
+      if (!s.gridSms[i] && s.launch.grid[i] % s.launch.cluster[i] != 0)
+        bad(p + "[" + std::to_string(i) + "]",
+            std::string("grid.") + axis[i] + " = " +
+                std::to_string(s.launch.grid[i]) +
+                " is not a multiple of cluster." + axis[i] + " = " +
+                std::to_string(s.launch.cluster[i]));
+  }
   if (const Json *sm = j.find("shared_mem"))
     s.launch.sharedMem =
         static_cast<unsigned>(getInt(*sm, "$.shared_mem", 0, 0x7FFFFFFF));
@@ -336,13 +463,47 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
   for (size_t i = 0; i < args.size(); ++i)
     s.args.push_back(parseArg(args.asArray()[i],
                               "$.args[" + std::to_string(i) + "]", baseDir));
+  // Tensor maps name their buffer by name or index, before or after them.
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    if (!s.args[i].isTensorMap)
+      continue;
+    const std::string p = "$.args[" + std::to_string(i) + "]";
+    TensorMapSpec &t = s.args[i].tensorMap;
+    auto what = [&](const ArgSpec &a) {
+      return a.isTensorMap ? "a tensor map" : "a scalar";
+    };
+    if (!t.bufferName.empty()) {
+      int found = -1;
+      for (size_t k = 0; k < s.args.size(); ++k) {
+        if (s.args[k].name != t.bufferName)
+          continue;
+        if (found >= 0)
+          bad(p + ".buffer", "more than one argument is named \"" +
+                                 t.bufferName + "\" (use its index)");
+        found = static_cast<int>(k);
+      }
+      if (found < 0)
+        bad(p + ".buffer", "no argument is named \"" + t.bufferName + "\"");
+      t.buffer = found;
+    } else if (t.buffer >= static_cast<int>(s.args.size())) {
+      bad(p + ".buffer", "argument index " + std::to_string(t.buffer) +
+                             " out of range (" + std::to_string(s.args.size()) +
+                             " arguments)");
+    }
+    const ArgSpec &b = s.args[t.buffer];
+    if (!b.isBuffer)
+      bad(p + ".buffer", "argument " + std::to_string(t.buffer) + " is " +
+                             what(b) + ", not a buffer");
+    tensorMapDesc(s.args[i], b, 0, p); // validates the box and the strides
+  }
 
   if (const Json *c = j.find("check")) {
     const std::string p = "$.check";
     if (!c->isObject())
       bad(p, std::string("expected an object, got ") + kindName(*c));
     checkKeys(*c, p,
-              {"kind", "A", "B", "C", "M", "N", "K", "layout", "atol", "rtol"});
+              {"kind", "A", "B", "C", "M", "N", "K", "layout", "b_layout",
+               "atol", "rtol"});
     CheckSpec &ck = s.check;
     ck.enabled = true;
     ck.kind = getString(require(*c, p, "kind"), p + ".kind");
@@ -355,7 +516,9 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
           getInt(require(*c, p, k), p + "." + k, 0, nargs - 1));
       if (!s.args[idx].isBuffer)
         bad(p + "." + k,
-            "argument " + std::to_string(idx) + " is a scalar, not a buffer");
+            "argument " + std::to_string(idx) + " is " +
+                (s.args[idx].isTensorMap ? "a tensor map" : "a scalar") +
+                ", not a buffer");
       return idx;
     };
     ck.a = bufIndex("A");
@@ -379,6 +542,24 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
                                ck.layout + "\"");
       }
     }
+    // "b_layout" says how B is stored on its own: "col-major" is B as N x K
+    // row-major (a "TN" GEMM in BLAS terms), the same as layout "nt".
+    if (const Json *bl = c->find("b_layout")) {
+      std::string v = getString(*bl, p + ".b_layout");
+      if (v != "row-major" && v != "col-major")
+        bad(p + ".b_layout",
+            "expected \"row-major\" (K x N) or \"col-major\" (stored N x "
+            "K), got \"" +
+                v + "\"");
+      bool bT = v == "col-major";
+      if (c->find("layout") && bT != ck.bTransposed)
+        bad(p + ".b_layout",
+            "\"" + v + "\" contradicts \"layout\": \"" + ck.layout + "\"");
+      if (!c->find("layout") && bT)
+        ck.layout = "nt";
+      ck.bTransposed = bT;
+    }
+    defaultGemmTolerance(s.args[ck.c].dtype, ck.atol, ck.rtol);
     if (const Json *v = c->find("atol"))
       ck.atol = getNumber(*v, p + ".atol");
     if (const Json *v = c->find("rtol"))
@@ -456,6 +637,152 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
       bad(p + ".capacity_per_warp", "probe buffer would exceed 16 GiB");
   }
   return s;
+}
+
+LaunchConfig resolveLaunch(const LaunchSpec &spec, const DeviceLimits &lim) {
+  LaunchConfig cfg = spec.launch;
+  static const char *axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    if (!spec.gridSms[i])
+      continue;
+    if (lim.multiprocessors <= 0)
+      throw RuntimeError(ErrorKind::Launch,
+                         std::string("grid.") + axis[i] +
+                             " is \"sms\" but the device did not report its "
+                             "multiprocessor count");
+    // A persistent grid needs at most one block per SM; rounding down keeps
+    // it a whole number of clusters on any GPU.
+    unsigned n = static_cast<unsigned>(lim.multiprocessors);
+    n -= n % cfg.cluster[i];
+    if (n == 0)
+      throw RuntimeError(ErrorKind::Launch,
+                         std::string("grid.") + axis[i] + " = \"sms\" (" +
+                             std::to_string(lim.multiprocessors) +
+                             ") is smaller than cluster." + axis[i] + " = " +
+                             std::to_string(cfg.cluster[i]));
+    cfg.grid[i] = n;
+  }
+  return cfg;
+}
+
+namespace {
+/// CUtensorMapDataType for a buffer dtype (cuda.h values). 8-bit integers
+/// are copied as UINT8 (TMA moves bytes; the type matters only for the OOB
+/// fill), as CUTLASS does.
+bool tmaDataType(DType t, uint32_t &out) {
+  switch (t) {
+  case DType::U8:
+  case DType::I8:
+    out = 0; // UINT8
+    return true;
+  case DType::U32:
+    out = 2; // UINT32
+    return true;
+  case DType::I32:
+    out = 3; // INT32
+    return true;
+  case DType::U64:
+    out = 4; // UINT64
+    return true;
+  case DType::I64:
+    out = 5; // INT64
+    return true;
+  case DType::F16:
+    out = 6; // FLOAT16
+    return true;
+  case DType::F32:
+    out = 7; // FLOAT32
+    return true;
+  case DType::F64:
+    out = 8; // FLOAT64
+    return true;
+  case DType::BF16:
+    out = 9; // BFLOAT16
+    return true;
+  }
+  return false;
+}
+
+std::string shapeString(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+} // namespace
+
+TensorMapDesc tensorMapDesc(const ArgSpec &tm, const ArgSpec &buf,
+                            DevicePtr addr, const std::string &p) {
+  const TensorMapSpec &t = tm.tensorMap;
+  const std::string label =
+      "tensor map " + (tm.name.empty() ? p : "'" + tm.name + "'") +
+      " over buffer " +
+      (buf.name.empty() ? std::to_string(t.buffer) : "'" + buf.name + "'") +
+      " (" + dtypeName(buf.dtype) + " " + shapeString(buf.shape) + ")";
+  TensorMapDesc d;
+  const size_t r = buf.shape.size();
+  if (r > 5)
+    bad(p + ".buffer",
+        label + ": TMA tensors have rank 1 to 5, not " + std::to_string(r));
+  if (t.box.size() != r)
+    bad(p + ".box", label + ": the box has " + std::to_string(t.box.size()) +
+                        " dimensions; the buffer has " + std::to_string(r));
+  if (!tmaDataType(buf.dtype, d.dataType))
+    bad(p + ".buffer", label + ": TMA cannot copy " + dtypeName(buf.dtype));
+  if (t.oobNan && !isFloat(buf.dtype))
+    bad(p + ".oob_fill", label + ": \"nan\" needs a floating-point buffer");
+  const uint64_t esize = dtypeSize(buf.dtype);
+  d.rank = static_cast<uint32_t>(r);
+  d.globalAddress = addr;
+  // cuda.h orders dimensions innermost first; the spec outermost first.
+  uint64_t stride = esize;
+  for (size_t i = 0; i < r; ++i) {
+    uint64_t dim = static_cast<uint64_t>(buf.shape[r - 1 - i]);
+    if (dim > (uint64_t(1) << 32))
+      bad(p + ".buffer", label + ": dimension " + std::to_string(r - 1 - i) +
+                             " exceeds TMA's 2^32 elements");
+    d.globalDim[i] = dim;
+    d.boxDim[i] = static_cast<uint32_t>(t.box[r - 1 - i]);
+    d.elementStrides[i] = 1;
+    if (i > 0) {
+      if (stride % 16 != 0 || stride >= (uint64_t(1) << 40))
+        bad(p + ".buffer",
+            label + ": the global stride of dimension " +
+                std::to_string(r - 1 - i) + " is " + std::to_string(stride) +
+                " bytes; TMA requires global strides that are multiples of "
+                "16 bytes (and below 2^40)");
+      d.globalStrides[i - 1] = stride;
+    }
+    stride *= dim;
+  }
+  const uint64_t innerBytes = uint64_t(d.boxDim[0]) * esize;
+  const std::string inner = p + ".box[" + std::to_string(r - 1) + "]";
+  if (innerBytes % 16 != 0)
+    bad(inner, label + ": the innermost box dimension is " +
+                   std::to_string(innerBytes) +
+                   " bytes; TMA requires a multiple of 16 bytes");
+  if (t.swizzle != 0 && innerBytes > t.swizzle)
+    bad(inner, label + ": the innermost box dimension is " +
+                   std::to_string(innerBytes) + " bytes, more than the " +
+                   std::to_string(t.swizzle) + "-byte swizzle span");
+  d.interleave = 0; // CU_TENSOR_MAP_INTERLEAVE_NONE
+  d.swizzle = t.swizzle == 0    ? 0
+              : t.swizzle == 32 ? 1
+              : t.swizzle == 64
+                  ? 2
+                  : 3; // CU_TENSOR_MAP_SWIZZLE_{NONE,32B,64B,128B}
+  d.l2Promotion = t.l2Promotion == 0    ? 0
+                  : t.l2Promotion == 64 ? 1
+                  : t.l2Promotion == 128
+                      ? 2
+                      : 3; // CU_TENSOR_MAP_L2_PROMOTION_{NONE,L2_64B,..256B}
+  d.oobFill = t.oobNan ? 1 : 0; // CU_TENSOR_MAP_FLOAT_OOB_FILL_*
+  if (addr % 16 != 0)
+    throw RuntimeError(ErrorKind::Launch,
+                       label + ": device address is not 16-byte aligned, as "
+                               "TMA requires",
+                       p);
+  return d;
 }
 
 LaunchSpec loadLaunchSpec(const std::string &file) {

@@ -80,3 +80,45 @@ TEST_CASE("module format from path", "[device]") {
   CHECK(moduleFormatFromPath("k.hsaco") == ModuleFormat::Hsaco);
   CHECK(moduleFormatFromPath("k.bin") == ModuleFormat::Auto);
 }
+
+TEST_CASE("cluster and shared-memory validation", "[device][hopper]") {
+  DeviceLimits lim;
+  lim.ccMajor = 9;
+  lim.maxSharedPerBlockOptin = 232448;
+  LaunchConfig c;
+  c.grid[0] = 8;
+  c.grid[1] = 4;
+  c.block[0] = 128;
+  c.cluster[0] = 2;
+  c.cluster[1] = 2;
+  c.sharedMem = 232448;
+  CHECK_NOTHROW(validateLaunch(c, lim));
+  auto message = [&](const LaunchConfig &bad, const DeviceLimits &l) {
+    try {
+      validateLaunch(bad, l);
+    } catch (const RuntimeError &e) {
+      CHECK(e.kind == ErrorKind::Launch);
+      return std::string(e.what());
+    }
+    return std::string("<accepted>");
+  };
+  LaunchConfig odd = c;
+  odd.grid[0] = 6;
+  odd.cluster[0] = 4;
+  odd.cluster[1] = 1;
+  CHECK(message(odd, lim) == "grid.x = 6 is not a multiple of cluster.x = 4");
+  LaunchConfig big = c;
+  big.cluster[0] = 4;
+  big.cluster[1] = 4;
+  big.grid[0] = 16;
+  CHECK(message(big, lim).find("cluster of 16 blocks exceeds the portable "
+                               "maximum of 8") != std::string::npos);
+  DeviceLimits ampere = lim;
+  ampere.ccMajor = 8;
+  CHECK(message(c, ampere).find("compute capability 9.0") != std::string::npos);
+  LaunchConfig smem = c;
+  smem.sharedMem = 232449;
+  CHECK(message(smem, lim) == "dynamic shared memory: requested 232449 bytes, "
+                              "the device maximum per block (opt-in) is "
+                              "232448");
+}

@@ -9,29 +9,70 @@
 //                                 buffer has slots for, one record pair per
 //                                 k-tile of 32 for regions 1 and 2)
 //   probe_gemm                  - alias of fake_gemm (bench/gpu kernel)
+//   fake_tma_copy(map, void* out) - copies the whole tensor a tensor map
+//                                 describes into out; the map is passed by
+//                                 value when the entry declares
+//                                 `.param .align 64 .b8 m[128]`, else as a
+//                                 device pointer to it; fails (700) when
+//                                 the map's address is not a live
+//                                 allocation
+//   fake_gemm_bf16_tn(const bf16* A, const bf16* B, bf16* C, int M, int N,
+//                     int K)      - C = A * B^T, B stored N x K, C rounded
+//                                 to bf16
 //   anything else               - does nothing
+// Launches, cluster attributes and tensor-map encodes are recorded
+// (FakeCuda.h). ARGUS_FAKE_CUDA_SMS overrides the multiprocessor count (4),
+// ARGUS_FAKE_CUDA_FAIL_ENCODE=1 makes cuTensorMapEncodeTiled fail, and
+// "fake-static-smem=N" in a module gives its kernels N bytes of static
+// shared memory.
 // Text containing "fake-bad-ptx" fails to load with a JIT log. Like the real
 // driver, a function has the parameters its .entry declares: fake_gemm
 // reads the probe pointer only when the entry declares a seventh parameter
 // (the kernel parameter array has no more elements than that).
 //
 //===----------------------------------------------------------------------===//
+#include "FakeCuda.h"
 #include "argus/runtime/HostData.h"
 #include "argus/runtime/ProbeFormat.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
+using argus::rt::bf16ToFloat;
+using argus::rt::floatToBf16;
 using argus::rt::floatToHalf;
 using argus::rt::halfToFloat;
+
+extern "C" {
+ArgusFakeEncode argusFakeEncode;
+ArgusFakeLaunch argusFakeLaunch;
+}
 
 namespace {
 struct FakeFunc {
   std::string name;
-  int params = 0; ///< .param entries the .entry declares
+  int params = 0;          ///< .param entries the .entry declares
+  bool mapByValue = false; ///< first parameter is `.b8 x[128]`
+  int staticSmem = 0;
 };
+
+/// Live cuMemAlloc allocations (address -> bytes), so a kernel can tell a
+/// current device address from a stale one.
+std::map<uintptr_t, size_t> &liveAllocs() {
+  static std::map<uintptr_t, size_t> m;
+  return m;
+}
+bool isLive(uint64_t addr, size_t bytes) {
+  auto &m = liveAllocs();
+  auto it = m.upper_bound(static_cast<uintptr_t>(addr));
+  if (it == m.begin())
+    return false;
+  --it;
+  return addr >= it->first && addr + bytes <= it->first + it->second;
+}
 
 /// The number of .param entries in the parameter list of `.entry name(...)`.
 int countParams(const std::string &text, const std::string &name) {
@@ -89,9 +130,11 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int) {
   case 7:
     *v = 65535;
     return 0;
-  case 16:
-    *v = 4;
+  case 16: {
+    const char *sms = std::getenv("ARGUS_FAKE_CUDA_SMS");
+    *v = sms ? std::atoi(sms) : 4;
     return 0;
+  }
   case 75:
     *v = 9;
     return 0;
@@ -134,22 +177,42 @@ CUresult cuModuleGetFunction(void **f, void *mod, const char *name) {
   std::string text = static_cast<const char *>(mod);
   if (text.find(std::string(".entry ") + name) == std::string::npos)
     return 500; // CUDA_ERROR_NOT_FOUND
-  *f = new FakeFunc{name, countParams(text, name)};
+  auto *fn = new FakeFunc{name, countParams(text, name)};
+  size_t at = text.find(std::string(".entry ") + name);
+  size_t open = text.find('(', at), comma = text.find_first_of(",)", open);
+  fn->mapByValue =
+      open != std::string::npos &&
+      text.substr(open, comma - open).find("[128]") != std::string::npos;
+  size_t sm = text.find("fake-static-smem=");
+  if (sm != std::string::npos)
+    fn->staticSmem = std::atoi(text.c_str() + sm + 17);
+  *f = fn;
   return 0;
 }
-CUresult cuFuncSetAttribute(void *, int, int) { return 0; }
-CUresult cuFuncGetAttribute(int *v, int attr, void *) {
+CUresult cuFuncSetAttribute(void *, int attr, int v) {
+  if (attr == 8) // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    argusFakeLaunch.maxDynamicSmem = v;
+  return 0;
+}
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) {
   if (attr == 0) {
     *v = 1024;
+    return 0;
+  }
+  if (attr == 1) { // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+    *v = static_cast<FakeFunc *>(f)->staticSmem;
     return 0;
   }
   return 1;
 }
 CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
   *p = reinterpret_cast<uintptr_t>(std::malloc(n));
+  if (*p)
+    liveAllocs()[*p] = n;
   return *p ? 0 : 2;
 }
 CUresult cuMemFree_v2(unsigned long long p) {
+  liveAllocs().erase(p);
   std::free(reinterpret_cast<void *>(p));
   return 0;
 }
@@ -193,12 +256,85 @@ static void probeEmit(uint8_t *buf, uint32_t block, uint32_t warp,
   }
 }
 
-CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
-                        unsigned bx, unsigned by, unsigned bz, unsigned, void *,
-                        void **params, void **) {
-  const std::string &name = static_cast<FakeFunc *>(f)->name;
+static size_t tmaElementSize(uint64_t dataType) {
+  switch (dataType) {
+  case 0:
+    return 1;
+  case 1:
+  case 6:
+  case 9:
+    return 2;
+  case 4:
+  case 5:
+  case 8:
+    return 8;
+  default:
+    return 4;
+  }
+}
+
+static CUresult fakeTmaCopy(FakeFunc *fn, void **params) {
+  if (fn->params < 2)
+    return 1;
+  const uint64_t *map;
+  if (fn->mapByValue) {
+    map = static_cast<const uint64_t *>(params[0]);
+    std::memcpy(argusFakeLaunch.param0, params[0], 128);
+    argusFakeLaunch.param0Size = 128;
+  } else {
+    uint64_t p = *static_cast<uint64_t *>(params[0]);
+    std::memcpy(argusFakeLaunch.param0, &p, 8);
+    argusFakeLaunch.param0Size = 8;
+    if (!isLive(p, 128))
+      return 700; // CUDA_ERROR_ILLEGAL_ADDRESS
+    map = reinterpret_cast<const uint64_t *>(static_cast<uintptr_t>(p));
+  }
+  if (map[0] != kArgusFakeMapMagic)
+    return 700;
+  size_t bytes = tmaElementSize(map[13]);
+  for (uint64_t i = 0; i < map[2]; ++i)
+    bytes *= map[3 + i];
+  if (!isLive(map[1], bytes))
+    return 700; // a stale or foreign address in the map
+  auto *out = *static_cast<uint8_t **>(params[1]);
+  std::memcpy(out, reinterpret_cast<const void *>(map[1]), bytes);
+  ++argusFakeLaunch.mapsSeen;
+  return 0;
+}
+
+static CUresult fakeGemmBf16Tn(FakeFunc *fn, void **params) {
+  if (fn->params < 6)
+    return 1;
+  auto *A = *static_cast<uint16_t **>(params[0]);
+  auto *B = *static_cast<uint16_t **>(params[1]);
+  auto *C = *static_cast<uint16_t **>(params[2]);
+  int M = *static_cast<int *>(params[3]), N = *static_cast<int *>(params[4]),
+      K = *static_cast<int *>(params[5]);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float acc = 0;
+      for (int k = 0; k < K; ++k)
+        acc += bf16ToFloat(A[m * K + k]) * bf16ToFloat(B[n * K + k]);
+      C[m * N + n] = floatToBf16(acc);
+    }
+  return 0;
+}
+
+static CUresult runKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
+                          unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                          void **params) {
+  auto *fn = static_cast<FakeFunc *>(f);
+  const std::string &name = fn->name;
+  unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+  std::memcpy(argusFakeLaunch.grid, g, sizeof(g));
+  std::memcpy(argusFakeLaunch.block, b, sizeof(b));
+  argusFakeLaunch.sharedMem = smem;
   if (bx * by * bz > 1024)
     return 1;
+  if (name == "fake_tma_copy")
+    return fakeTmaCopy(fn, params);
+  if (name == "fake_gemm_bf16_tn")
+    return fakeGemmBf16Tn(fn, params);
   if (name != "fake_gemm" && name != "probe_gemm") // same signature
     return 0;
   const int nparams = static_cast<FakeFunc *>(f)->params;
@@ -229,6 +365,96 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
   return 0;
 }
 
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                        void *, void **params, void **) {
+  ++argusFakeLaunch.calls;
+  argusFakeLaunch.numAttrs = 0;
+  for (unsigned &c : argusFakeLaunch.cluster)
+    c = 1;
+  return runKernel(f, gx, gy, gz, bx, by, bz, smem, params);
+}
+
+// cuda.h's CUlaunchConfig / CUlaunchAttribute layout.
+struct FakeLaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char pad[64];
+    unsigned dim[3];
+  } value;
+};
+struct FakeLaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void *hStream;
+  FakeLaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
+CUresult cuLaunchKernelEx(const FakeLaunchConfig *c, void *f, void **params,
+                          void **) {
+  ++argusFakeLaunch.exCalls;
+  argusFakeLaunch.numAttrs = c->numAttrs;
+  for (unsigned &x : argusFakeLaunch.cluster)
+    x = 1;
+  unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ};
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == 4) // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+      for (int k = 0; k < 3; ++k) {
+        unsigned d = c->attrs[i].value.dim[k];
+        argusFakeLaunch.cluster[k] = d;
+        if (d == 0 || g[k] % d != 0)
+          return 912; // CUDA_ERROR_INVALID_CLUSTER_SIZE
+      }
+  return runKernel(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
+                   c->blockDimY, c->blockDimZ, c->sharedMemBytes, params);
+}
+
+CUresult cuTensorMapEncodeTiled(void *map, int dataType, uint32_t rank,
+                                void *addr, const uint64_t *dims,
+                                const uint64_t *strides, const uint32_t *box,
+                                const uint32_t *elemStrides, int interleave,
+                                int swizzle, int l2, int oob) {
+  ArgusFakeEncode &e = argusFakeEncode;
+  ++e.calls;
+  e.dataType = dataType;
+  e.rank = rank;
+  e.globalAddress = reinterpret_cast<uintptr_t>(addr);
+  std::memset(e.globalDim, 0, sizeof(e.globalDim));
+  std::memset(e.globalStrides, 0, sizeof(e.globalStrides));
+  std::memset(e.boxDim, 0, sizeof(e.boxDim));
+  std::memset(e.elementStrides, 0, sizeof(e.elementStrides));
+  for (uint32_t i = 0; i < rank && i < 5; ++i) {
+    e.globalDim[i] = dims[i];
+    e.boxDim[i] = box[i];
+    e.elementStrides[i] = elemStrides[i];
+    if (i + 1 < rank)
+      e.globalStrides[i] = strides[i];
+  }
+  e.interleave = interleave;
+  e.swizzle = swizzle;
+  e.l2Promotion = l2;
+  e.oobFill = oob;
+  e.mapAddress = reinterpret_cast<uintptr_t>(map);
+  // The real driver's preconditions that the runtime is meant to ensure.
+  if (reinterpret_cast<uintptr_t>(map) % 64 != 0 || rank == 0 || rank > 5 ||
+      e.globalAddress % 16 != 0)
+    return 1;
+  const char *fail = std::getenv("ARGUS_FAKE_CUDA_FAIL_ENCODE");
+  if (fail && std::strcmp(fail, "1") == 0)
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  uint64_t q[16] = {kArgusFakeMapMagic, e.globalAddress, rank};
+  for (uint32_t i = 0; i < rank; ++i) {
+    q[3 + i] = dims[i];
+    q[8 + i] = box[i];
+  }
+  q[13] = static_cast<uint64_t>(dataType);
+  q[14] = static_cast<uint64_t>(swizzle);
+  std::memcpy(map, q, sizeof(q));
+  return 0;
+}
+
 CUresult cuEventCreate(void **e, unsigned) {
   *e = new int(0);
   return 0;
@@ -249,7 +475,11 @@ CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
   return 0;
 }
 CUresult cuGetErrorName(CUresult r, const char **s) {
-  *s = r == 218 ? "CUDA_ERROR_INVALID_PTX" : "CUDA_ERROR_FAKE";
+  *s = r == 218   ? "CUDA_ERROR_INVALID_PTX"
+       : r == 1   ? "CUDA_ERROR_INVALID_VALUE"
+       : r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+       : r == 912 ? "CUDA_ERROR_INVALID_CLUSTER_SIZE"
+                  : "CUDA_ERROR_FAKE";
   return 0;
 }
 CUresult cuGetErrorString(CUresult, const char **s) {

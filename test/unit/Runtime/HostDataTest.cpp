@@ -104,3 +104,35 @@ TEST_CASE("referenceGemm splits large products over threads exactly",
       CHECK(C[m * N + n] == row[n]);
   }
 }
+
+TEST_CASE("bf16 GEMM outputs pass the bf16 default tolerance",
+          "[hostdata][hopper]") {
+  const int64_t M = 16, N = 8, K = 256;
+  std::vector<uint8_t> a, b;
+  fillUniform(a, DType::BF16, M * K, 11, -1, 1);
+  fillUniform(b, DType::BF16, N * K, 12, -1, 1);
+  // B stored N x K (col-major K x N).
+  std::vector<float> ref = referenceGemm(a.data(), DType::BF16, b.data(),
+                                         DType::BF16, M, N, K, false, true);
+  std::vector<uint8_t> out(M * N * 2);
+  for (size_t i = 0; i < ref.size(); ++i)
+    storeElement(out.data(), DType::BF16, i, ref[i]); // round to bf16
+  double atol, rtol;
+  defaultGemmTolerance(DType::BF16, atol, rtol);
+  CHECK(rtol == 0.015625);
+  CHECK(atol == 1e-2);
+  CompareResult ok =
+      compareToReference(out.data(), DType::BF16, ref, atol, rtol);
+  CHECK(ok.passed());
+  CHECK(ok.maxAbsErr > 0); // the rounding is visible
+  CHECK(ok.maxRelErr <= 1.0 / 256);
+  // One element off by 5%: caught.
+  storeElement(out.data(), DType::BF16, 3, ref[3] * 1.05 + 0.05);
+  CompareResult bad =
+      compareToReference(out.data(), DType::BF16, ref, atol, rtol);
+  CHECK(bad.mismatches == 1);
+  CHECK(bad.firstMismatch == 3);
+  double fa, fr;
+  defaultGemmTolerance(DType::F32, fa, fr);
+  CHECK(fr == 1e-2);
+}

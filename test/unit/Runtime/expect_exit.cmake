@@ -1,5 +1,5 @@
 # cmake -DEXE=prog -DEXPECT=code -DARGS=a;b;c [-DSTDERR_MATCH=regex]
-#   -P expect_exit.cmake
+#   [-DSTDOUT_MATCH=regex] -P expect_exit.cmake
 cmake_minimum_required(VERSION 3.19)
 execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc
   OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -8,6 +8,9 @@ if(NOT rc STREQUAL EXPECT)
 endif()
 if(DEFINED STDERR_MATCH AND NOT err MATCHES "${STDERR_MATCH}")
   message(FATAL_ERROR "stderr does not match '${STDERR_MATCH}':\n${err}")
+endif()
+if(DEFINED STDOUT_MATCH AND NOT out MATCHES "${STDOUT_MATCH}")
+  message(FATAL_ERROR "stdout does not match '${STDOUT_MATCH}':\n${out}")
 endif()
 if(DEFINED RESULTS)
   # Batch mode: check results.json (needs CMake >= 3.19 for string(JSON)).

@@ -38,7 +38,37 @@ struct LaunchConfig {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned sharedMem = 0;
+  /// Thread-block cluster (sm_90+); {1,1,1} launches without one.
+  unsigned cluster[3] = {1, 1, 1};
+  bool hasCluster() const { return cluster[0] * cluster[1] * cluster[2] > 1; }
 };
+
+/// Portable cluster size limit (16 needs the non-portable function
+/// attribute, which argus-run does not set).
+constexpr unsigned kMaxPortableClusterBlocks = 8;
+
+/// Arguments of cuTensorMapEncodeTiled, already in TMA's innermost-first
+/// order. The enum fields hold the CUDA driver's CUtensorMap* values.
+struct TensorMapDesc {
+  uint32_t dataType = 0; ///< CUtensorMapDataType
+  uint32_t rank = 0;     ///< 1..5
+  DevicePtr globalAddress = 0;
+  uint64_t globalDim[5] = {0, 0, 0, 0, 0};
+  uint64_t globalStrides[4] = {0, 0, 0, 0}; ///< bytes, dims 1..rank-1
+  uint32_t boxDim[5] = {0, 0, 0, 0, 0};
+  uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+  uint32_t interleave = 0; ///< CU_TENSOR_MAP_INTERLEAVE_NONE
+  uint32_t swizzle = 0; ///< CUtensorMapSwizzle (0 none, 1 32B, 2 64B, 3 128B)
+  uint32_t l2Promotion = 2; ///< CUtensorMapL2promotion (2 = 128B)
+  uint32_t oobFill = 0;     ///< 0 zeros, 1 NaN (NAN_REQUEST_ZERO_FMA)
+};
+
+/// The opaque 128-byte CUtensorMap (cuda.h aligns it to 128 since CUDA 13;
+/// TMA needs 64).
+struct alignas(128) TensorMapBytes {
+  uint64_t opaque[16] = {};
+};
+static_assert(sizeof(TensorMapBytes) == 128, "CUtensorMap is 128 bytes");
 
 /// Opaque handles owned by the device.
 struct ModuleHandle {
@@ -76,6 +106,11 @@ public:
                       std::vector<void *> &args) = 0;
   virtual void synchronize() = 0;
 
+  /// Encodes a TMA descriptor (cuTensorMapEncodeTiled). `what` names the
+  /// argument in errors. Backends without TMA throw RuntimeError(Launch).
+  virtual void encodeTensorMap(const TensorMapDesc &desc, TensorMapBytes &out,
+                               const std::string &what);
+
   /// Events for timing on the default stream.
   virtual void *createEvent() = 0;
   virtual void destroyEvent(void *e) = 0;
@@ -100,8 +135,9 @@ struct DeviceOptions {
 /// library loads, or when the driver reports no device.
 std::unique_ptr<Device> openDevice(const DeviceOptions &opts = {});
 
-/// Validate a launch configuration against limits; throws
-/// RuntimeError(Launch) with a clear message.
+/// Validate a launch configuration against limits (dimensions, threads,
+/// dynamic shared memory, cluster shape); throws RuntimeError(Launch) with a
+/// clear message.
 void validateLaunch(const LaunchConfig &cfg, const DeviceLimits &limits);
 
 } // namespace rt

@@ -51,6 +51,10 @@ struct CompareResult {
   bool passed() const { return mismatches == 0 && elements > 0; }
 };
 
+/// Default GEMM check tolerances for an output dtype: 1e-2/1e-2, except
+/// bf16 (unit roundoff 2^-8), whose rtol is 2^-6 (four roundoffs).
+void defaultGemmTolerance(DType c, double &atol, double &rtol);
+
 CompareResult compareToReference(const uint8_t *out, DType t,
                                  const std::vector<float> &ref, double atol,
                                  double rtol);

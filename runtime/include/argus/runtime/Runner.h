@@ -19,8 +19,9 @@ struct RunOptions {
 };
 
 struct RunResult {
-  Json report; ///< schema argus.run_report/1
-  Json trace;  ///< Chrome trace (null when probes are off)
+  Json report;         ///< schema argus.run_report/1
+  Json trace;          ///< Chrome trace (null when probes are off)
+  LaunchConfig launch; ///< as launched ("sms" grid entries resolved)
   bool checked = false;
   bool checkPassed = false;
   double medianMs = 0, minMs = 0, p90Ms = 0;

@@ -15,9 +15,23 @@
 namespace argus {
 namespace rt {
 
+/// A TMA descriptor argument ("kind": "tensor_map") over a whole row-major
+/// buffer argument.
+struct TensorMapSpec {
+  int buffer = -1;            ///< index of the buffer argument it covers
+  std::string bufferName;     ///< "buffer" as written, when a name
+  std::vector<int64_t> box;   ///< box shape, outermost first (like "shape")
+  unsigned swizzle = 0;       ///< bytes: 0 (none), 32, 64, 128
+  bool oobNan = false;        ///< "nan": NAN_REQUEST_ZERO_FMA, else zeros
+  unsigned l2Promotion = 128; ///< bytes: 0, 64, 128, 256
+  bool passPointer = false;   ///< "pointer": device address of a copy
+};
+
 struct ArgSpec {
   std::string name;
   bool isBuffer = true;
+  bool isTensorMap = false; ///< then isBuffer is false and `tensorMap` holds it
+  TensorMapSpec tensorMap;
   DType dtype = DType::F32;
   // Buffers.
   std::vector<int64_t> shape;
@@ -29,6 +43,9 @@ struct ArgSpec {
   uint64_t seed = 0;
   double lo = -1, hi = 1;     ///< random range
   std::string role = "input"; ///< input | output | inout
+  /// "param": false - allocated, initialised and checked, but not a kernel
+  /// parameter (a TMA kernel may see a buffer only through its tensor map).
+  bool kernelParam = true;
   // Scalars.
   double scalar = 0;
   int64_t scalarInt = 0;
@@ -41,7 +58,7 @@ struct CheckSpec {
   int64_t M = 0, N = 0, K = 0;
   std::string layout = "row-major";
   bool aTransposed = false, bTransposed = false;
-  double atol = 1e-2, rtol = 1e-2;
+  double atol = 1e-2, rtol = 1e-2; ///< defaults depend on C's dtype
 };
 
 struct ProbeSpec {
@@ -61,7 +78,8 @@ struct LaunchSpec {
   std::string modulePath; ///< resolved relative to the spec's folder
   ModuleFormat format = ModuleFormat::Auto;
   std::string kernel;
-  LaunchConfig launch;
+  LaunchConfig launch; ///< grid entries given as "sms" hold 0 until resolved
+  bool gridSms[3] = {false, false, false}; ///< "grid": ["sms", ...]
   std::vector<ArgSpec> args;
   CheckSpec check;
   ProbeSpec probes;
@@ -77,6 +95,18 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
                            const std::string &specPath = "");
 /// Read, parse and validate a spec file (Spec errors for I/O and JSON).
 LaunchSpec loadLaunchSpec(const std::string &file);
+
+/// The launch configuration for a device: "sms" grid entries become the
+/// multiprocessor count, rounded down to a multiple of the cluster's extent
+/// on that axis. Throws RuntimeError(Launch) when the count is unknown.
+LaunchConfig resolveLaunch(const LaunchSpec &spec, const DeviceLimits &lim);
+
+/// The cuTensorMapEncodeTiled arguments of tensor-map argument `tm` over
+/// buffer `buf` at device address `addr`, reversed to TMA's innermost-first
+/// order. Throws RuntimeError(Spec) for what TMA cannot describe (path
+/// names `jsonPath`) and RuntimeError(Launch) for a misaligned address.
+TensorMapDesc tensorMapDesc(const ArgSpec &tm, const ArgSpec &buf,
+                            DevicePtr addr, const std::string &jsonPath);
 
 /// Read a whole file; throws RuntimeError(kind) when it cannot.
 std::string readFile(const std::string &path, ErrorKind kind);
