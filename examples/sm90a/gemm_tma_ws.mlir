@@ -68,10 +68,18 @@ func.func @gemm_tma_ws(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
   %sz_k = arith.cmpi eq, %sz_kr, %c0 : index
   argus.assume %sz_k, "K is a multiple of 64"
 
+  %sz_k1 = arith.cmpi uge, %K, %c64 : index
+  argus.assume %sz_k1, "K >= 64"
+
   %tiles_m = arith.divui %M, %c128 : index
   %tiles_n = arith.divui %N, %c256 : index
   %tiles = arith.muli %tiles_m, %tiles_n : index
   %ktiles = arith.divui %K, %c64 : index
+  // The slab counter runs up to tiles * ktiles on one block.
+  %c_cap = arith.constant 4194304 : index
+  %sz_cap = arith.divui %c_cap, %ktiles : index
+  %sz_w = arith.cmpi ult, %tiles, %sz_cap : index
+  argus.assume %sz_w, "(M / 128) * (N / 256) * (K / 64) < 2^22"
   %bid = gpu.block_id x
   %grid = gpu.grid_dim x
 

@@ -51,9 +51,9 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
     // Pairing of elements by logical coordinate.
     std::map<std::string, std::vector<z3::expr>> coords;
     std::string primary;
-    if (auto mma = dyn_cast<MmaOp>(site)) {
-      auto accTy = cast<TileType>(mma.getAcc().getType());
-      auto aTy = cast<TileType>(mma.getA().getType());
+    if (isa<MmaOp, MmaAsyncOp>(site)) {
+      auto accTy = cast<TileType>(site->getOperand(2).getType());
+      auto aTy = cast<TileType>(site->getOperand(0).getType());
       z3::expr m = rangeVar("m", accTy.getShape()[0]);
       z3::expr n = rangeVar("n", accTy.getShape()[1]);
       z3::expr k = rangeVar("k", aTy.getShape()[1]);

@@ -214,6 +214,16 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
                   locStr(def->getLoc()));
     return tensorSize(d.getSource(), *k);
   }
+  if (auto loop = dyn_cast<scf::ForOp>(def)) {
+    // The carried value after the last iteration: its closed form at the
+    // iteration number that equals the trip count.
+    z3::expr lb = bv(0), ub = bv(0), step = bv(1);
+    loopRange(loop, in, lb, ub, step);
+    z3::expr trip =
+        z3::ite(z3::ugt(ub, lb), z3::udiv(ub - lb + step - bv(1), step), bv(0));
+    return carriedIndex(loop, cast<OpResult>(v).getResultNumber(),
+                        in.with(loop, lb + trip * step, in.guard));
+  }
   if (isa<memref::LoadOp>(def))
     unsupported("a value loaded from memory inside a loop (" +
                 locStr(def->getLoc()) + ") is not modelled");
@@ -251,6 +261,29 @@ z3::expr KernelVerifier::carriedIndex(scf::ForOp loop, unsigned idx,
     inc = add.getRhs();
   else if (add && add.getRhs() == arg && loopInvariant(add.getLhs(), loop))
     inc = add.getLhs();
+  // x' = the result of a nested loop that starts from x and adds c per
+  // iteration (a counter running through nested loops): x' = x + trip * c.
+  scf::ForOp inner;
+  if (!inc && !modulus)
+    if (auto r = dyn_cast<OpResult>(y))
+      if (auto l = dyn_cast<scf::ForOp>(r.getOwner());
+          l && l->getParentOp() == loop.getOperation() &&
+          l.getInitArgs()[r.getResultNumber()] == arg &&
+          loopInvariant(l.getLowerBound(), loop) &&
+          loopInvariant(l.getUpperBound(), loop) &&
+          loopInvariant(l.getStep(), loop)) {
+        BlockArgument ia = l.getRegionIterArgs()[r.getResultNumber()];
+        auto a2 = l.getYieldedValues()[r.getResultNumber()]
+                      .getDefiningOp<arith::AddIOp>();
+        if (a2 && a2.getLhs() == ia && loopInvariant(a2.getRhs(), l) &&
+            loopInvariant(a2.getRhs(), loop))
+          inc = a2.getRhs();
+        else if (a2 && a2.getRhs() == ia && loopInvariant(a2.getLhs(), l) &&
+                 loopInvariant(a2.getLhs(), loop))
+          inc = a2.getLhs();
+        if (inc)
+          inner = l;
+      }
   if (!inc)
     unsupported("an index value carried by scf.for iter_args at " +
                 locStr(loop.getLoc()) +
@@ -259,12 +292,20 @@ z3::expr KernelVerifier::carriedIndex(scf::ForOp loop, unsigned idx,
   if (!iv)
     unsupported("iter_arg used outside its loop instance");
   Inst outer = in.without(loop);
-  z3::expr lb = bv(0), ub = bv(0);
-  int64_t step = 1;
-  loopBounds(loop, outer, lb, ub, step);
-  z3::expr n = z3::udiv(*iv - lb, bv(step));
+  z3::expr lb = bv(0), ub = bv(0), step = bv(1);
+  loopRange(loop, outer, lb, ub, step);
+  z3::expr n = z3::udiv(*iv - lb, step);
   z3::expr x0 = evalIndex(loop.getInitArgs()[idx], outer);
   z3::expr c = evalIndex(inc, outer);
+  if (inner) {
+    z3::expr ilb = bv(0), iub = bv(0), istep = bv(1);
+    loopRange(inner, outer, ilb, iub, istep);
+    z3::expr trip = z3::ite(z3::ugt(iub, ilb),
+                            z3::udiv(iub - ilb + istep - bv(1), istep), bv(0));
+    oblige(in.guard, z3::bvmul_no_overflow(trip, c, false), loop,
+           "the carried index value does not wrap");
+    c = trip * c;
+  }
   z3::expr prod = n * c;
   oblige(in.guard, z3::bvmul_no_overflow(n, c, false), loop,
          "the carried index value does not wrap");
@@ -351,6 +392,25 @@ void KernelVerifier::loopBounds(scf::ForOp loop, const Inst &in, z3::expr &lb,
   step = ia.getValue().getSExtValue();
 }
 
+void KernelVerifier::loopRange(scf::ForOp loop, const Inst &in, z3::expr &lb,
+                               z3::expr &ub, z3::expr &step) {
+  lb = evalIndex(loop.getLowerBound(), in);
+  ub = evalIndex(loop.getUpperBound(), in);
+  if (auto c = loop.getStep().getDefiningOp<arith::ConstantOp>()) {
+    auto ia = dyn_cast<IntegerAttr>(c.getValue());
+    if (!ia || ia.getValue().getSExtValue() <= 0)
+      unsupported("scf.for with a step that is not positive at " +
+                  locStr(loop.getLoc()));
+    step = bv(ia.getValue().getSExtValue());
+    return;
+  }
+  // A symbolic step (a grid-stride loop steps by the grid size): positive
+  // for every launch, which the obligation makes sure of.
+  step = evalIndex(loop.getStep(), in);
+  oblige(in.guard, z3::ugt(step, bv(0)), loop, "the loop step is positive");
+  obliged.insert(loop);
+}
+
 z3::expr KernelVerifier::param(const void *key) {
   if (auto it = renamedParams.find(key); it != renamedParams.end())
     return it->second;
@@ -381,21 +441,25 @@ Inst KernelVerifier::freshInst(Operation *op, bool guardOnly,
       require(inThen ? cond : !cond);
       continue;
     }
+    // A warp role only narrows which threads run the op.
+    if (isa<RoleOp>(parents[k]))
+      continue;
     auto loop = dyn_cast<scf::ForOp>(parents[k]);
     if (!loop)
       unsupported("op nested in '" + parents[k]->getName().getStringRef() +
-                  "' (scf.for and scf.if are modelled)");
-    z3::expr lb = bv(0), ub = bv(0);
-    int64_t step = 1;
-    loopBounds(loop, in, lb, ub, step);
+                  "' (scf.for, scf.if and argus.role are modelled)");
+    z3::expr lb = bv(0), ub = bv(0), stepE = bv(1);
+    loopRange(loop, in, lb, ub, stepE);
     z3::expr i = var("iv");
     require(z3::uge(i, lb));
     require(z3::ult(i, ub));
-    if (step != 1)
-      require(z3::urem(i - lb, bv(step)) == bv(0));
+    if (!(stepE.is_numeral() && stepE.get_numeral_int64() == 1))
+      require(z3::urem(i - lb, stepE) == bv(0));
     in = in.with(loop, i, in.guard);
+    // Coverage arguments need a constant step (0 marks a symbolic one).
     if (loops)
-      loops->push_back({loop, i, lb, step});
+      loops->push_back(
+          {loop, i, lb, stepE.is_numeral() ? stepE.get_numeral_int64() : 0});
   }
   return in;
 }

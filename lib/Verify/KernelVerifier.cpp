@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelVerifier.h"
+
 #include "OpNames.h"
+#include "argus/Dialect/TagFields.h"
 
 #include <chrono>
 #include <memory>
@@ -176,6 +178,13 @@ void KernelVerifier::adopt(const KernelVerifier &from) {
   fullStage = from.fullStage;
 }
 
+bool KernelVerifier::filledByBulkCopies(Value tile) {
+  Value root = getMemoryRoot(tile);
+  bool r = false;
+  func.walk([&](TmaLoadOp t) { r = r || getMemoryRoot(t.getDest()) == root; });
+  return r;
+}
+
 std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   // One task per check site, in program order (assertions first: they are
   // the most expensive, so the shards start with them).
@@ -190,11 +199,18 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
     if (isa<LoadOp, CopyOp, CopyAsyncOp>(op) && isSharedTile(op->getOperand(0)))
       out.push_back(
           [this, op](Results &r) { checkRead(op, op->getOperand(0), r); });
-    else if (auto mma = dyn_cast<MmaOp>(op)) {
-      for (Value v : {mma.getA(), mma.getB()})
+    else if (isa<MmaOp, MmaAsyncOp>(op)) {
+      for (Value v : {op->getOperand(0), op->getOperand(1)})
         if (isSharedTile(v))
           out.push_back([this, op, v](Results &r) { checkRead(op, v, r); });
     }
+    // Reads of stages that bulk copies fill: ordered by an mbarrier phase.
+    if (isa<LoadOp, MmaOp, MmaAsyncOp>(op))
+      for (Value v : op->getOperands())
+        if (isSharedTile(v) && filledByBulkCopies(v))
+          out.push_back([this, op, v](Results &r) {
+            r.push_back(checkAsyncReadOrder(op, v));
+          });
     if (auto st = dyn_cast<StageOp>(op))
       out.push_back(
           [this, st](Results &r) { r.push_back(checkStageRange(st)); });
@@ -211,6 +227,8 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   out.push_back([this](Results &r) { checkReductions(r); });
   out.push_back([this](Results &r) { checkBounds(r); });
   out.push_back([this](Results &r) { checkOutputs(r); });
+  out.push_back([this](Results &r) { checkMBarriers(r); });
+  out.push_back([this](Results &r) { checkWgmmaReady(r); });
   return out;
 }
 

@@ -115,7 +115,7 @@ private:
   struct LoopVar {
     mlir::Operation *loop;
     z3::expr iv, lb;
-    int64_t step;
+    int64_t step; ///< 0 when the step is symbolic
   };
   /// A symbolic instance of `op`: fresh induction variables constrained to
   /// their loops' ranges and the branches taken, as constraints of the query
@@ -123,6 +123,11 @@ private:
   /// enclosing loops, outermost first.
   Inst freshInst(mlir::Operation *op, bool guardOnly = false,
                  std::vector<LoopVar> *loops = nullptr);
+  /// Bounds and step of `loop` in instance `in`; the step may be symbolic
+  /// (with an obligation that it is positive).
+  void loopRange(mlir::scf::ForOp loop, const Inst &in, z3::expr &lb,
+                 z3::expr &ub, z3::expr &step);
+  /// The same for analyses that need a constant step (unsupported else).
   void loopBounds(mlir::scf::ForOp loop, const Inst &in, z3::expr &lb,
                   z3::expr &ub, int64_t &step);
 
@@ -170,6 +175,9 @@ private:
                  AccessKind kind, llvm::function_ref<z3::expr()> older,
                  std::vector<Candidate> &out,
                  const std::vector<SyncEvent> &evRev);
+
+  /// While set, walks skip other warp roles (a thread's own accesses only).
+  bool ownRoleOnly = false;
 
   // ---- checks (AssertCheck.cpp, MemoryChecks.cpp, KernelVerifier.cpp) -----
   /// Solve the current query plus `extra`, assuming every obligation but
@@ -284,6 +292,29 @@ private:
                          const std::vector<z3::expr> &e);
   CheckResult checkWrittenOnce(std::vector<OutputWrite> &ws);
   CheckResult checkCoverage(std::vector<OutputWrite> &ws);
+
+  // ---- mbarrier rings (MBarrierProtocol.cpp) ------------------------------
+  /// The pipeline-protocol checks of every mbarrier ring.
+  void checkMBarriers(std::vector<CheckResult> &out);
+  /// The slot `stage` (written `slot rem S`) names in instance `in`.
+  z3::expr ringSlot(mlir::Operation *op, mlir::Value barrier, mlir::Value stage,
+                    const Inst &in);
+  /// (slot / S + delta) % 2.
+  z3::expr parityOf(const z3::expr &slot, int64_t stages, int64_t delta);
+  CheckResult checkWaitParity(mlir::argus::MBarrierWaitOp w);
+  CheckResult checkExpectTx(mlir::argus::MBarrierArriveExpectTxOp e);
+  CheckResult checkArrivals(mlir::argus::MBarrierAllocOp ring);
+  CheckResult checkTmaSlot(mlir::argus::TmaLoadOp t);
+  /// `reader` reads `source`, a stage that bulk copies fill.
+  CheckResult checkAsyncReadOrder(mlir::Operation *reader, mlir::Value source);
+  /// Whether bulk tensor copies write the root of `tile`.
+  bool filledByBulkCopies(mlir::Value tile);
+  /// Empty kind when the arrive releases no stage bulk copies fill.
+  CheckResult checkStageRelease(mlir::argus::MBarrierArriveOp a);
+
+  /// `wgmma-ready` for every register read of an mma_async result
+  /// (AsyncWgmma.cpp).
+  void checkWgmmaReady(std::vector<CheckResult> &out);
 
   // ---- counterexamples (Counterexamples.cpp) ------------------------------
   /// The first recorded fact the model contradicts ("" when none).

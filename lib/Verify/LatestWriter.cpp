@@ -27,11 +27,13 @@ bool KernelVerifier::hasRelevant(Operation *op) {
     return it->second;
   bool r = false;
   op->walk([&](Operation *p) {
-    if (isa<BarrierOp, WaitGroupOp, CommitGroupOp>(p) ||
+    if (isa<BarrierOp, WaitGroupOp, CommitGroupOp, WgmmaWaitOp, WgmmaCommitOp,
+            TmaLoadOp, MBarrierWaitOp, MBarrierArriveOp,
+            MBarrierArriveExpectTxOp>(p) ||
         (isWriteOp(p) && isSharedTile(writeDest(p))) ||
         (isa<LoadOp, CopyOp, CopyAsyncOp>(p) &&
          isSharedTile(p->getOperand(0))) ||
-        (isa<MmaOp>(p) &&
+        (isa<MmaOp, MmaAsyncOp>(p) &&
          (isSharedTile(p->getOperand(0)) || isSharedTile(p->getOperand(1)))))
       r = true;
   });
@@ -44,7 +46,9 @@ bool KernelVerifier::touchesRoot(Operation *op, Value root, AccessKind kind) {
   op->walk([&](Operation *p) {
     if (kind == AccessKind::Reads
             ? readsRoot(p, root)
-            : (isWriteOp(p) && getMemoryRoot(writeDest(p)) == root))
+            : ((isWriteOp(p) && getMemoryRoot(writeDest(p)) == root) ||
+               (isa<TmaLoadOp>(p) &&
+                getMemoryRoot(cast<TmaLoadOp>(p).getDest()) == root)))
       r = true;
   });
   return r;
@@ -86,6 +90,39 @@ void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
       addCandidate(p, in, false, evRev, out);
     return;
   }
+  if (auto tma = dyn_cast<TmaLoadOp>(p)) {
+    // A bulk copy lands when its mbarrier phase completes, not in program
+    // order; reads of its stages are checked by the mbarrier protocol.
+    if (kind == AccessKind::Writes && getMemoryRoot(tma.getDest()) == root)
+      unsupported("the latest writer may be the bulk tensor copy at " +
+                  locStr(p->getLoc()) +
+                  ", ordered by an mbarrier phase (the mbarrier-protocol "
+                  "checks cover that order; tags through it are not "
+                  "modelled yet)");
+    return;
+  }
+  if (auto role = dyn_cast<RoleOp>(p)) {
+    // Another role's threads: program order says nothing about them.
+    if (ownRoleOnly)
+      return;
+    if (touchesRoot(role, root, AccessKind::Writes) ||
+        touchesRoot(role, root, AccessKind::Reads))
+      unsupported("warp role '" + role.getName().str() +
+                  "' also accesses this memory; across roles only mbarrier "
+                  "phases order accesses (not modelled for this access)");
+    return;
+  }
+  if (isa<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp>(p))
+    return; // ordering across roles: the mbarrier-protocol checks
+  if (auto w = dyn_cast<WgmmaWaitOp>(p)) {
+    evRev.push_back({SyncEvent::WgmmaWait, static_cast<int64_t>(w.getPending()),
+                     in.guard, p});
+    return;
+  }
+  if (isa<WgmmaCommitOp>(p)) {
+    evRev.push_back({SyncEvent::WgmmaCommit, 0, in.guard, p});
+    return;
+  }
   if (isa<BarrierOp>(p)) {
     evRev.push_back({SyncEvent::Barrier, 0, in.guard, p});
     return;
@@ -124,16 +161,15 @@ void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
     unsupported("writes or synchronisation inside '" +
                 p->getName().getStringRef() +
                 "' (scf.for and scf.if are modelled)");
-  z3::expr lb = bv(0), ub = bv(0);
-  int64_t step = 1;
-  loopBounds(loop, in, lb, ub, step);
-  z3::expr n = z3::ite(z3::ugt(ub, lb),
-                       z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
+  z3::expr lb = bv(0), ub = bv(0), step = bv(1);
+  loopRange(loop, in, lb, ub, step);
+  z3::expr n =
+      z3::ite(z3::ugt(ub, lb), z3::udiv(ub - lb + step - bv(1), step), bv(0));
   for (int64_t d = 0; d < depth; ++d) {
     z3::expr g = (in.guard && z3::uge(n, bv(d + 1))).simplify();
     if (g.is_false())
       break;
-    z3::expr iv = lb + (n - bv(1 + d)) * bv(step);
+    z3::expr iv = lb + (n - bv(1 + d)) * step;
     walkBlockBack(*loop.getBody(), in.with(loop, iv, g), root, kind, out,
                   evRev);
   }
@@ -157,6 +193,9 @@ void KernelVerifier::walkBefore(Operation *op, const Inst &in, Value root,
   Operation *parent = op->getParentOp();
   if (parent == func.getOperation())
     return;
+  if (isa<RoleOp>(parent))
+    // The role's threads ran the kernel's top level before the role.
+    return walkBefore(parent, in, root, kind, out, evRev);
   if (isa<scf::IfOp>(parent))
     // Inside a taken branch: its condition holds for this instance.
     return walkBefore(parent, in, root, kind, out, evRev);
@@ -166,19 +205,23 @@ void KernelVerifier::walkBefore(Operation *op, const Inst &in, Value root,
   Inst outer = in.without(loop);
   if (hasRelevant(loop)) {
     z3::expr i = *in.lookup(loop);
-    z3::expr lb = bv(0), ub = bv(0);
-    int64_t step = 1;
-    loopBounds(loop, outer, lb, ub, step);
+    z3::expr lb = bv(0), ub = bv(0), step = bv(1);
+    loopRange(loop, outer, lb, ub, step);
+    // lb + d * step without wrapping (else no such earlier iteration).
+    auto back = [&](int64_t d) {
+      z3::expr ds = bv(d) * step;
+      return z3::bvmul_no_overflow(bv(d), step, false) &&
+             z3::bvadd_no_overflow(lb, ds, false) && z3::uge(i, lb + ds);
+    };
     for (int64_t d = 1; d <= depth; ++d) {
-      z3::expr g = (in.guard && z3::uge(i, lb + bv(d * step))).simplify();
+      z3::expr g = (in.guard && back(d)).simplify();
       if (g.is_false())
         break;
-      walkBlockBack(*loop.getBody(), in.with(loop, i - bv(d * step), g), root,
+      walkBlockBack(*loop.getBody(), in.with(loop, i - bv(d) * step, g), root,
                     kind, out, evRev);
     }
     addCutoff(
-        loop, in, root, kind,
-        [&] { return z3::uge(i, lb + bv((depth + 1) * step)); }, out, evRev);
+        loop, in, root, kind, [&] { return back(depth + 1); }, out, evRev);
   }
   walkBefore(loop, outer, root, kind, out, evRev);
 }

@@ -234,22 +234,32 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
 /// least N + 1 commits before it (after the cut-off) retires them.
 static z3::expr cutoffOrdered(z3::context &ctx, const Candidate &cd,
                               mlir::Value root, AccessKind kind) {
-  bool async = false;
+  // Older asynchronous accesses end when their group retires: cp.async
+  // writes, or wgmma reads of their shared operands.
+  bool asyncCopy = false, asyncMma = false;
   if (kind == AccessKind::Writes)
     cd.op->walk([&](CopyAsyncOp c) {
       if (getMemoryRoot(c.getDest()) == root)
-        async = true;
+        asyncCopy = true;
     });
-  if (!async)
+  else
+    cd.op->walk([&](MmaAsyncOp m) {
+      if (readsRoot(m, root))
+        asyncMma = true;
+    });
+  if (!asyncCopy && !asyncMma)
     return anyBarrier(ctx, cd.events);
+  SyncEvent::Kind commitKind =
+      asyncCopy ? SyncEvent::Commit : SyncEvent::WgmmaCommit;
+  SyncEvent::Kind waitKind = asyncCopy ? SyncEvent::Wait : SyncEvent::WgmmaWait;
   z3::expr ok = ctx.bool_val(false);
   z3::expr commits = ctx.bv_val(0, kWidth);
   for (size_t j = 0; j < cd.events.size(); ++j) {
     const SyncEvent &e = cd.events[j];
-    if (e.kind == SyncEvent::Commit)
+    if (e.kind == commitKind)
       commits = commits +
                 z3::ite(e.guard, ctx.bv_val(1, kWidth), ctx.bv_val(0, kWidth));
-    else if (e.kind == SyncEvent::Wait)
+    else if (e.kind == waitKind)
       ok = ok || (e.guard && z3::uge(commits, ctx.bv_val(e.n + 1, kWidth)) &&
                   anyBarrier(ctx, cd.events, j + 1));
   }
@@ -306,8 +316,8 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
       std::vector<Value> srcs;
       if (!war)
         srcs.push_back(writeDest(cd.op));
-      else if (auto m = dyn_cast<MmaOp>(cd.op)) {
-        for (Value v : {m.getA(), m.getB()})
+      else if (isa<MmaOp, MmaAsyncOp>(cd.op)) {
+        for (Value v : {cd.op->getOperand(0), cd.op->getOperand(1)})
           if (isSharedTile(v) && getMemoryRoot(v) == wv.root)
             srcs.push_back(v);
       } else

@@ -56,8 +56,8 @@ bool readsRoot(Operation *p, Value root) {
   if (isa<LoadOp, CopyOp, CopyAsyncOp>(p))
     return isSharedTile(p->getOperand(0)) &&
            getMemoryRoot(p->getOperand(0)) == root;
-  if (auto m = dyn_cast<MmaOp>(p))
-    for (Value v : {m.getA(), m.getB()})
+  if (isa<MmaOp, MmaAsyncOp>(p))
+    for (Value v : {p->getOperand(0), p->getOperand(1)})
       if (isSharedTile(v) && getMemoryRoot(v) == root)
         return true;
   return false;
@@ -86,13 +86,23 @@ z3::expr anyBarrier(z3::context &ctx, ArrayRef<SyncEvent> events, size_t from) {
 z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
                         const z3::expr &wt, const z3::expr &tr) {
   auto bv = [&](int64_t v) { return ctx.bv_val(v, kWidth); };
-  if (!isa<CopyAsyncOp>(cd.op))
+  // Asynchronous accesses last until their group retires: cp.async groups
+  // for copy_async, wgmma groups for the shared operands of mma_async.
+  SyncEvent::Kind commitKind, waitKind;
+  if (isa<CopyAsyncOp>(cd.op)) {
+    commitKind = SyncEvent::Commit;
+    waitKind = SyncEvent::Wait;
+  } else if (isa<MmaAsyncOp>(cd.op)) {
+    commitKind = SyncEvent::WgmmaCommit;
+    waitKind = SyncEvent::WgmmaWait;
+  } else {
     return wt != tr && !anyBarrier(ctx, cd.events);
-  // The first commit after the copy closes its group; a later wait_group N
+  }
+  // The first commit after the access closes its group; a later wait N
   // retires it once N more groups were committed after it.
   size_t i0 = cd.events.size();
   for (size_t j = 0; j < cd.events.size(); ++j)
-    if (cd.events[j].kind == SyncEvent::Commit) {
+    if (cd.events[j].kind == commitKind) {
       i0 = j;
       break;
     }
@@ -102,9 +112,9 @@ z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
     z3::expr count = bv(0);
     for (size_t j = i0 + 1; j < cd.events.size(); ++j) {
       const SyncEvent &e = cd.events[j];
-      if (e.kind == SyncEvent::Commit)
+      if (e.kind == commitKind)
         count = count + z3::ite(e.guard, bv(1), bv(0));
-      else if (e.kind == SyncEvent::Wait) {
+      else if (e.kind == waitKind) {
         z3::expr r = closed && e.guard && z3::uge(count, bv(e.n));
         retired = retired || r;
         visible = visible || (r && anyBarrier(ctx, cd.events, j + 1));

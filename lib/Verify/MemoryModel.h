@@ -77,7 +77,8 @@ struct MemView {
 //===----------------------------------------------------------------------===//
 
 struct SyncEvent {
-  enum Kind { Barrier, Wait, Commit } kind;
+  /// Wait / Commit: cp.async groups; WgmmaWait / WgmmaCommit: wgmma groups.
+  enum Kind { Barrier, Wait, Commit, WgmmaWait, WgmmaCommit } kind;
   int64_t n = 0;
   z3::expr guard;
   mlir::Operation *op;

@@ -406,8 +406,13 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws) {
           xs.push_back(
               {params.at(blockIdKey(d)), bv(0), 1,
                z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d)))});
-      for (auto &l : wi.loops)
+      for (auto &l : wi.loops) {
+        if (l.step == 0)
+          unsupported("the writing loop at " + locStr(l.loop->getLoc()) +
+                      " has a symbolic step (a grid-stride loop): coverage "
+                      "is solved for constant steps only");
         xs.push_back({l.iv, l.lb, l.step, ctx.bool_val(true)});
+      }
       std::vector<z3::expr> from, to;
       std::vector<bool> done(xs.size(), false);
       auto solved = [&](const z3::expr &t) { return substituted(t, from, to); };

@@ -165,8 +165,12 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
     return {};
   if (auto l = dyn_cast<LoadOp>(def))
     return memTags(l.getSource(), c, in, def, std::nullopt);
-  if (auto m = dyn_cast<MmaOp>(def))
-    return regTags(m.getAcc(), c, in);
+  if (isa<MmaOp, MmaAsyncOp>(def))
+    return regTags(def->getOperand(2), c, in);
+  // A wait passes its values through (whether they are ready is the
+  // business of the read checks, not of their tags).
+  if (auto w = dyn_cast<WgmmaWaitOp>(def))
+    return regTags(w.getValues()[cast<OpResult>(v).getResultNumber()], c, in);
   if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp>(def)) {
     Tags l = regTags(def->getOperand(0), c, in);
     Tags r = regTags(def->getOperand(1), c, in);

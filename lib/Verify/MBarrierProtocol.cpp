@@ -1,0 +1,586 @@
+//===- MBarrierProtocol.cpp - how kernels use mbarrier rings --------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// The implicit checks of the sm_90a pipeline protocol (docs/Verifier.md,
+// "mbarrier rings"). Every op on a ring of S mbarriers names its *slot* j
+// by its stage operand `j rem S`: slot j is stage j % S in phase j / S. The
+// producer announces and fills slot j (arrive_expect_tx + bulk copies) after
+// waiting for the release of slot j - S; consumers wait for slot j, read
+// stage j % S and release it (arrive) once their reads are done. The checks:
+//
+//   mbarrier-parity     a wait's parity is that of the phase it waits for:
+//                       (j / S) % 2 for slot j itself, or (j / S + 1) % 2
+//                       for slot j - S (which a fresh barrier passes), the
+//                       same choice for every iteration;
+//   mbarrier-tx-bytes   announced bytes = bytes the copies of the same slot
+//                       deliver, and those copies complete on that slot;
+//   mbarrier-arrivals   every phase gets exactly the init count of arrivals,
+//                       and no thread arrives twice for one slot;
+//   tma-slot            a bulk copy for slot j writes stage j % S, after a
+//                       wait for the release of slot j - S when other roles
+//                       read the buffer;
+//   async-read-order    a read of a stage the bulk copies fill follows a
+//                       wait for the slot whose stage it reads;
+//   stage-release       an arrive releasing slot j comes after every read
+//                       of stage j % S by the thread (wgmma groups retired).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "argus/Dialect/TagFields.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+namespace argus::verify::detail {
+
+namespace {
+/// The ring an op uses (its barrier operand's allocation).
+MBarrierAllocOp ringOf(Value barrier) {
+  return barrier.getDefiningOp<MBarrierAllocOp>();
+}
+
+int64_t ringStages(Value barrier) {
+  return cast<MBarrierType>(barrier.getType()).getStages();
+}
+
+std::string ringName(Value barrier) {
+  if (MBarrierAllocOp a = ringOf(barrier))
+    return a.getName().str();
+  return "mbarrier";
+}
+
+/// Bytes a bulk copy delivers: its whole destination tile.
+int64_t tmaBytes(TmaLoadOp t) {
+  TileType d = t.getDest().getType();
+  return d.getNumElements() * (d.getElementType().getIntOrFloatBitWidth() / 8);
+}
+
+/// The nearest mbarrier.wait on `ring` before `op` that a thread running
+/// `op` has executed in the same instance: earlier in its block, or before
+/// an enclosing scf.if / scf.for / role (not across loop iterations).
+MBarrierWaitOp waitBefore(Operation *op, Operation *ring, Operation *stop) {
+  for (Operation *p = op; p && p != stop; p = p->getParentOp()) {
+    for (Operation *q = p->getPrevNode(); q; q = q->getPrevNode())
+      if (auto w = dyn_cast<MBarrierWaitOp>(q))
+        if (w.getBarrier().getDefiningOp() == ring)
+          return w;
+  }
+  return {};
+}
+
+RoleOp roleOf(Operation *op) { return op->getParentOfType<RoleOp>(); }
+} // namespace
+
+z3::expr KernelVerifier::ringSlot(Operation *op, Value barrier, Value stage,
+                                  const Inst &in) {
+  int64_t stages = ringStages(barrier);
+  auto rem = stage.getDefiningOp<arith::RemUIOp>();
+  auto c = rem ? rem.getRhs().getDefiningOp<arith::ConstantOp>()
+               : arith::ConstantOp();
+  auto ia = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
+  if (!ia || ia.getValue().getSExtValue() != stages)
+    unsupported("the stage index of " + opDesc(op) + " is not `slot rem " +
+                std::to_string(stages) +
+                "`: the verifier names each phase of ring '" +
+                ringName(barrier) + "' by the slot it belongs to");
+  return evalIndex(rem.getLhs(), in);
+}
+
+z3::expr KernelVerifier::parityOf(const z3::expr &slot, int64_t stages,
+                                  int64_t delta) {
+  return z3::urem(z3::udiv(slot, bv(stages)) + bv(delta), bv(2));
+}
+
+void KernelVerifier::checkMBarriers(std::vector<CheckResult> &out) {
+  func.walk([&](Operation *op) {
+    if (auto w = dyn_cast<MBarrierWaitOp>(op))
+      out.push_back(checkWaitParity(w));
+    else if (auto e = dyn_cast<MBarrierArriveExpectTxOp>(op))
+      out.push_back(checkExpectTx(e));
+    else if (auto r = dyn_cast<MBarrierAllocOp>(op))
+      out.push_back(checkArrivals(r));
+    else if (auto t = dyn_cast<TmaLoadOp>(op))
+      out.push_back(checkTmaSlot(t));
+    else if (auto a = dyn_cast<MBarrierArriveOp>(op)) {
+      CheckResult r = checkStageRelease(a);
+      if (!r.kind.empty())
+        out.push_back(r);
+    }
+  });
+}
+
+CheckResult KernelVerifier::checkWaitParity(MBarrierWaitOp w) {
+  CheckResult res = newCheck("mbarrier-parity", w, w);
+  int64_t S = ringStages(w.getBarrier());
+  res.predicate = "the parity is that of the phase waited for, for every "
+                  "iteration: (slot / " +
+                  std::to_string(S) + ") % 2 (the slot itself) or (slot / " +
+                  std::to_string(S) + " + 1) % 2 (the slot one round back)";
+  runCheck({&res}, [&](Query &Q) {
+    Inst in = freshInst(w);
+    z3::expr j = ringSlot(w, w.getBarrier(), w.getStage(), in);
+    z3::expr p = evalIndex(w.getParity(), in);
+    z3::expr own = parityOf(j, S, 0), back = parityOf(j, S, 1);
+    // The intended reading: the slot itself unless the parity never matches
+    // it (a producer waiting for the release one round back).
+    std::optional<z3::model> probe;
+    bool ownPlausible = solve({in.guard, p == own}, probe) != z3::unsat;
+    z3::expr want = ownPlausible ? own : back;
+    std::optional<z3::model> m = findWitness(res, {p != want}, in);
+    if (!m)
+      return;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    int64_t js = uval(*m, j);
+    cx.notes.push_back(
+        "waits on " + ringName(w.getBarrier()) + "[stage " +
+        std::to_string(js % S) + "] for slot " + std::to_string(js) +
+        " with parity " + std::to_string(uval(*m, p)) + ", but slot " +
+        std::to_string(js) + " is phase " + std::to_string(js / S) +
+        " of that barrier: " +
+        (ownPlausible
+             ? "waiting for it needs parity " + std::to_string((js / S) % 2)
+             : "waiting for the release one round back needs "
+               "parity " +
+                   std::to_string((js / S + 1) % 2)) +
+        " (a wrong parity passes at once on the phase before, or never "
+        "returns: deadlock)");
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkExpectTx(MBarrierArriveExpectTxOp e) {
+  CheckResult res = newCheck("mbarrier-tx-bytes", e, e);
+  res.predicate = "the " + std::to_string(e.getBytes()) +
+                  " bytes announced are the bytes the bulk copies of the "
+                  "same slot deliver";
+  std::vector<TmaLoadOp> copies;
+  int64_t delivered = 0;
+  for (Operation &op : *e->getBlock())
+    if (auto t = dyn_cast<TmaLoadOp>(op);
+        t && t.getBarrier() == e.getBarrier()) {
+      copies.push_back(t);
+      delivered += tmaBytes(t);
+    }
+  runCheck({&res}, [&](Query &Q) {
+    // Copies on this ring elsewhere could land in any phase.
+    func.walk([&](TmaLoadOp t) {
+      if (t.getBarrier() == e.getBarrier() && t->getBlock() != e->getBlock())
+        unsupported("the bulk copy at " + locStr(t.getLoc()) +
+                    " completes on ring '" + ringName(e.getBarrier()) +
+                    "' outside the block of its announcement");
+    });
+    Inst in = freshInst(e);
+    z3::expr j = ringSlot(e, e.getBarrier(), e.getStage(), in);
+    z3::expr bad =
+        ctx.bool_val(delivered != static_cast<int64_t>(e.getBytes()));
+    std::vector<std::pair<TmaLoadOp, z3::expr>> slots;
+    for (TmaLoadOp t : copies) {
+      z3::expr jt = ringSlot(t, t.getBarrier(), t.getStage(), in);
+      slots.push_back({t, jt});
+      bad = bad || jt != j;
+    }
+    std::optional<z3::model> m = findWitness(res, {bad}, in);
+    if (!m)
+      return;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    int64_t js = uval(*m, j);
+    cx.notes.push_back(
+        "announces " + std::to_string(e.getBytes()) + " bytes on " +
+        ringName(e.getBarrier()) + " slot " + std::to_string(js) + "; the " +
+        std::to_string(copies.size()) + " bulk copies after it deliver " +
+        std::to_string(delivered) + " bytes");
+    for (auto &[t, jt] : slots)
+      if (uval(*m, jt) != js)
+        cx.notes.push_back(
+            "the copy at " + locStr(t.getLoc()) + " completes on slot " +
+            std::to_string(uval(*m, jt)) + ", not slot " + std::to_string(js));
+    if (delivered != static_cast<int64_t>(e.getBytes()))
+      cx.notes.push_back(
+          delivered < static_cast<int64_t>(e.getBytes())
+              ? "the phase waits for bytes that never come: deadlock"
+              : "the phase completes before every copy has landed");
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkArrivals(MBarrierAllocOp ring) {
+  CheckResult res = newCheck("mbarrier-arrivals", ring, ring);
+  int64_t need = ring.getArrivals();
+  res.predicate = "every phase of '" + ring.getName().str() +
+                  "' receives exactly " + std::to_string(need) +
+                  " arrivals, at most one per thread and slot";
+  struct Arrival {
+    Operation *op;
+    Value stage;
+    int64_t count; // arrivals one instance makes
+  };
+  std::vector<Arrival> arrivals;
+  bool waited = false;
+  for (Operation *user : ring->getUsers()) {
+    if (auto a = dyn_cast<MBarrierArriveOp>(user))
+      arrivals.push_back({a, a.getStage(), *getExecutingThreads(a)});
+    else if (auto e = dyn_cast<MBarrierArriveExpectTxOp>(user))
+      arrivals.push_back({e, e.getStage(), 1});
+    else if (isa<MBarrierWaitOp>(user))
+      waited = true;
+  }
+  runCheck({&res}, [&](Query &Q) {
+    if (arrivals.empty()) {
+      if (!waited) {
+        res.status = Status::Proved;
+        return;
+      }
+      // Nobody arrives: the first wait never returns.
+      for (Operation *user : ring->getUsers())
+        if (auto w = dyn_cast<MBarrierWaitOp>(user)) {
+          Inst in = freshInst(w);
+          std::optional<z3::model> m =
+              findWitness(res, {ctx.bool_val(true)}, in);
+          if (!m)
+            return;
+          Counterexample cx;
+          fillCommon(cx, *m, in);
+          cx.notes.push_back("nothing ever arrives on '" +
+                             ring.getName().str() + "': the wait at " +
+                             locStr(w.getLoc()) + " never returns (deadlock)");
+          res.counterexamples.push_back(cx);
+          return;
+        }
+    }
+    for (const Arrival &a : arrivals) {
+      if (a.count == need)
+        continue;
+      Inst in = freshInst(a.op);
+      std::optional<z3::model> m = findWitness(res, {ctx.bool_val(true)}, in);
+      if (!m)
+        continue; // never executed
+      Counterexample cx;
+      fillCommon(cx, *m, in);
+      RoleOp role = roleOf(a.op);
+      cx.notes.push_back(
+          opDesc(a.op) + " makes " + std::to_string(a.count) +
+          " arrival(s) per slot (" +
+          (isa<MBarrierArriveExpectTxOp>(a.op)
+               ? std::string("one elected thread")
+               : "every thread of " +
+                     (role ? "role '" + role.getName().str() + "'"
+                           : std::string("the block"))) +
+          ") but '" + ring.getName().str() + "' was initialised for " +
+          std::to_string(need) +
+          (a.count < need
+               ? ": a phase completes only with the arrivals of several "
+                 "slots, or never (deadlock)"
+               : ": a phase completes before every thread has arrived"));
+      res.counterexamples.push_back(cx);
+      return;
+    }
+    if (arrivals.size() > 1) {
+      llvm::SmallPtrSet<Operation *, 4> roles;
+      for (const Arrival &a : arrivals)
+        roles.insert(roleOf(a.op).getOperation());
+      if (roles.size() > 1)
+        unsupported("several roles arrive on ring '" + ring.getName().str() +
+                    "'");
+    }
+    // No thread arrives twice for one slot: two distinct instances never
+    // name the same slot.
+    for (size_t x = 0; x < arrivals.size(); ++x)
+      for (size_t y = x; y < arrivals.size(); ++y) {
+        std::vector<LoopVar> lx, ly;
+        Inst ix = freshInst(arrivals[x].op, false, &lx);
+        Inst iy = freshInst(arrivals[y].op, false, &ly);
+        z3::expr jx = ringSlot(arrivals[x].op, ring, arrivals[x].stage, ix);
+        z3::expr jy = ringSlot(arrivals[y].op, ring, arrivals[y].stage, iy);
+        z3::expr distinct = ctx.bool_val(x != y);
+        if (x == y)
+          for (size_t k = 0; k < lx.size(); ++k)
+            distinct = distinct || lx[k].iv != ly[k].iv;
+        std::optional<z3::model> m =
+            findWitness(res, {ix.guard, iy.guard, distinct, jx == jy}, ix);
+        if (!m) {
+          if (res.status != Status::Proved)
+            return;
+          continue;
+        }
+        Counterexample cx;
+        fillCommon(cx, *m, ix);
+        std::string second;
+        for (auto &[loop, iv] : iy.ivs)
+          second += " " + loopName(loop) + " = " + std::to_string(uval(*m, iv));
+        cx.notes.push_back(
+            "a thread arrives twice for slot " + std::to_string(uval(*m, jx)) +
+            " of '" + ring.getName().str() + "': at " +
+            locStr(arrivals[x].op->getLoc()) + " (this iteration) and at " +
+            locStr(arrivals[y].op->getLoc()) + " (" +
+            (second.empty() ? std::string("no loop") : second.substr(1)) +
+            "); the extra arrival completes a later phase early");
+        res.counterexamples.push_back(cx);
+        return;
+      }
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkTmaSlot(TmaLoadOp t) {
+  CheckResult res = newCheck("tma-slot", t, t);
+  int64_t S = ringStages(t.getBarrier());
+  res.predicate = "the bulk copy for slot j writes stage j % " +
+                  std::to_string(S) +
+                  ", after waiting for the release of slot j - " +
+                  std::to_string(S) + " when other roles read the stage";
+  runCheck({&res}, [&](Query &Q) {
+    auto stage = t.getDest().getDefiningOp<StageOp>();
+    if (!stage)
+      unsupported("the destination of " + opDesc(t) +
+                  " is not a stage of an argus.alloc buffer");
+    if (stage.getBuffer().getType().getStages() != S)
+      unsupported("buffer and ring '" + ringName(t.getBarrier()) +
+                  "' have different stage counts");
+    Inst in = freshInst(t);
+    z3::expr j = ringSlot(t, t.getBarrier(), t.getStage(), in);
+    z3::expr st = evalIndex(stage.getIndex(), in);
+    z3::expr bad = st != z3::urem(j, bv(S));
+    // Other roles reading the buffer must have released the stage: the
+    // copy follows a wait, one round back, on a ring they arrive on.
+    Value root = getMemoryRoot(t.getDest());
+    RoleOp mine = roleOf(t);
+    bool readElsewhere = false;
+    func.walk([&](Operation *op) {
+      if (readsRoot(op, root) && roleOf(op) != mine)
+        readElsewhere = true;
+    });
+    std::string release;
+    MBarrierWaitOp relWait;
+    if (readElsewhere) {
+      for (Operation *q = t->getPrevNode(); q && !relWait; q = q->getPrevNode())
+        if (auto w = dyn_cast<MBarrierWaitOp>(q))
+          if (w.getBarrier() != t.getBarrier())
+            relWait = w;
+      if (!relWait) {
+        bad = ctx.bool_val(true);
+        release = "no mbarrier wait precedes the copy in its block: it may "
+                  "overwrite stage data other roles still read (write after "
+                  "read)";
+      } else {
+        z3::expr jw =
+            ringSlot(relWait, relWait.getBarrier(), relWait.getStage(), in);
+        z3::expr pw = evalIndex(relWait.getParity(), in);
+        int64_t Sw = ringStages(relWait.getBarrier());
+        if (Sw != S)
+          unsupported("the release ring '" + ringName(relWait.getBarrier()) +
+                      "' and the fill ring have different stage counts");
+        bad = bad || jw != j || pw != parityOf(j, S, 1);
+      }
+    }
+    std::optional<z3::model> m = findWitness(res, {bad}, in);
+    if (!m)
+      return;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    int64_t js = uval(*m, j), ss = uval(*m, st);
+    if (ss != js % S)
+      cx.notes.push_back("the copy for slot " + std::to_string(js) +
+                         " writes stage " + std::to_string(ss) + " but slot " +
+                         std::to_string(js) + " is stage " +
+                         std::to_string(js % S));
+    if (!release.empty())
+      cx.notes.push_back(release);
+    else if (relWait) {
+      z3::expr jw =
+          ringSlot(relWait, relWait.getBarrier(), relWait.getStage(), in);
+      z3::expr pw = evalIndex(relWait.getParity(), in);
+      int64_t jws = uval(*m, jw), pws = uval(*m, pw);
+      if (jws != js || pws != (js / S + 1) % 2)
+        cx.notes.push_back(
+            "before the copy for slot " + std::to_string(js) +
+            ", the wait at " + locStr(relWait.getLoc()) + " waits on " +
+            ringName(relWait.getBarrier()) + " slot " + std::to_string(jws) +
+            " with parity " + std::to_string(pws) + "; the release of slot " +
+            std::to_string(js) + " - " + std::to_string(S) + " needs slot " +
+            std::to_string(js) + " with parity " +
+            std::to_string((js / S + 1) % 2) +
+            (pws == (js / S) % 2 && jws == js
+                 ? " (waiting for this slot's own release never returns: "
+                   "deadlock)"
+                 : " (otherwise the copy may overwrite a stage still being "
+                   "read)"));
+    }
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkAsyncReadOrder(Operation *reader,
+                                                Value source) {
+  CheckResult res = newCheck("async-read-order", reader, reader);
+  Value root = getMemoryRoot(source);
+  TmaLoadOp fill;
+  func.walk([&](TmaLoadOp t) {
+    if (getMemoryRoot(t.getDest()) == root)
+      fill = t;
+  });
+  std::string mem = "shared memory";
+  if (auto a = root.getDefiningOp<AllocOp>())
+    mem = a.getName().str();
+  res.predicate = "the stage of " + mem +
+                  " read here belongs to the slot whose completion the last "
+                  "wait before it observed";
+  runCheck({&res}, [&](Query &Q) {
+    Value ring = fill.getBarrier();
+    int64_t S = ringStages(ring);
+    MBarrierWaitOp w = waitBefore(reader, ring.getDefiningOp(), func);
+    Inst in = freshInst(reader);
+    auto stage = source.getDefiningOp<StageOp>();
+    if (!stage)
+      unsupported("the stage read at " + opDesc(reader) +
+                  " is not an argus.stage");
+    z3::expr st = evalIndex(stage.getIndex(), in);
+    if (!w) {
+      std::optional<z3::model> m = findWitness(res, {ctx.bool_val(true)}, in);
+      if (!m)
+        return;
+      Counterexample cx;
+      fillCommon(cx, *m, in);
+      cx.notes.push_back("no wait on '" + ringName(ring) +
+                         "' precedes the read of " + mem + " stage " +
+                         std::to_string(uval(*m, st)) +
+                         ": the bulk copies filling it may not have landed");
+      res.counterexamples.push_back(cx);
+      return;
+    }
+    z3::expr j = ringSlot(w, ring, w.getStage(), in);
+    z3::expr p = evalIndex(w.getParity(), in);
+    z3::expr bad = st != z3::urem(j, bv(S)) || p != parityOf(j, S, 0);
+    std::optional<z3::model> m = findWitness(res, {bad}, in);
+    if (!m)
+      return;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    int64_t js = uval(*m, j), ss = uval(*m, st), ps = uval(*m, p);
+    if (ps != (js / S) % 2)
+      cx.notes.push_back(
+          "the wait at " + locStr(w.getLoc()) + " has parity " +
+          std::to_string(ps) + ", which slot " + std::to_string(js) +
+          " (phase " + std::to_string(js / S) +
+          ") does not complete: it observes the phase one round earlier, "
+          "before slot " +
+          std::to_string(js) + "'s copies have landed");
+    if (ss != js % S)
+      cx.notes.push_back("reads " + mem + " stage " + std::to_string(ss) +
+                         " after waiting for slot " + std::to_string(js) +
+                         " (stage " + std::to_string(js % S) +
+                         "): that stage's copies are not ordered before "
+                         "the read");
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
+  // The buffers whose copies wait on this ring: their stages are what an
+  // arrive on it releases.
+  Operation *ring = a.getBarrier().getDefiningOp();
+  llvm::SetVector<Value> roots;
+  func.walk([&](TmaLoadOp t) {
+    for (Operation *q = t->getPrevNode(); q; q = q->getPrevNode())
+      if (auto w = dyn_cast<MBarrierWaitOp>(q);
+          w && w.getBarrier().getDefiningOp() == ring)
+        roots.insert(getMemoryRoot(t.getDest()));
+  });
+  if (roots.empty())
+    return {};
+  CheckResult res = newCheck("stage-release", a, a);
+  int64_t S = ringStages(a.getBarrier());
+  res.predicate = "the thread's reads of the stage released here are "
+                  "complete (wgmma groups retired) before the arrive";
+  runCheck({&res}, [&](Query &Q) {
+    Inst in = freshInst(a);
+    z3::expr j = ringSlot(a, a.getBarrier(), a.getStage(), in);
+    z3::expr released = z3::urem(j, bv(S));
+    z3::expr bad = ctx.bool_val(false);
+    z3::expr t = var("thread");
+    struct Pending {
+      Operation *op;
+      z3::expr when;
+      std::optional<z3::expr> stage;
+    };
+    std::vector<Pending> pending;
+    for (Value root : roots) {
+      std::vector<Candidate> cands;
+      std::vector<SyncEvent> evRev;
+      // The arriving thread's own reads: other roles' are theirs to release.
+      ownRoleOnly = true;
+      try {
+        walkBefore(a, in, root, AccessKind::Reads, cands, evRev);
+      } catch (...) {
+        ownRoleOnly = false;
+        throw;
+      }
+      ownRoleOnly = false;
+      // wgmma groups retire in order: once one of the modelled reads is
+      // retired, so is everything older (the cut-off).
+      z3::expr someRetired = ctx.bool_val(false);
+      for (Candidate &c : cands)
+        if (!c.cutoff && isa<MmaAsyncOp>(c.op))
+          someRetired =
+              someRetired || (c.inst.guard && !unsynchronised(ctx, c, t, t));
+      for (Candidate &c : cands) {
+        if (c.cutoff) {
+          bool async = false;
+          c.op->walk([&](MmaAsyncOp) { async = true; });
+          if (async) {
+            z3::expr b = c.inst.guard && !someRetired;
+            bad = bad || b;
+            pending.push_back({c.op, b, std::nullopt});
+          }
+          continue;
+        }
+        if (!isa<MmaAsyncOp>(c.op))
+          continue; // a synchronous read is done in program order
+        for (Value v : {c.op->getOperand(0), c.op->getOperand(1)}) {
+          if (!isSharedTile(v) || getMemoryRoot(v) != root)
+            continue;
+          MemView mv = resolve(v, c.inst);
+          z3::expr b = c.inst.guard && *mv.stage == released &&
+                       unsynchronised(ctx, c, t, t);
+          bad = bad || b;
+          pending.push_back({c.op, b, *mv.stage});
+        }
+      }
+    }
+    std::optional<z3::model> m = findWitness(res, {bad}, in);
+    if (!m)
+      return;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    for (Pending &p : pending) {
+      if (!m->eval(p.when, true).is_true())
+        continue;
+      cx.notes.push_back(
+          "releases " + ringName(a.getBarrier()) + " slot " +
+          std::to_string(uval(*m, j)) + " (stage " +
+          std::to_string(uval(*m, j) % S) + ") while " + opDesc(p.op) +
+          (p.stage ? " reading stage " + std::to_string(uval(*m, *p.stage))
+                   : std::string(" (an older iteration)")) +
+          " has not retired: the producer may overwrite it during the read "
+          "(write after read across roles); hint: argus.wgmma_wait with a "
+          "smaller depth before the arrive");
+      break;
+    }
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+} // namespace argus::verify::detail
