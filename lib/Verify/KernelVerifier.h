@@ -309,6 +309,18 @@ private:
   CheckResult checkAsyncReadOrder(mlir::Operation *reader, mlir::Value source);
   /// Whether bulk tensor copies write the root of `tile`.
   bool filledByBulkCopies(mlir::Value tile);
+  /// The one bulk copy filling `root`, read by `reader` in another role
+  /// (BulkCopyReads.cpp); unsupported otherwise.
+  mlir::argus::TmaLoadOp bulkFiller(mlir::Value root, mlir::Operation *reader);
+  /// readShared for memory bulk copies fill: the writer is the copy of the
+  /// slot the last wait before the read completed.
+  Tags readBulkFilled(const MemView &mv, const std::vector<z3::expr> &c,
+                      const Inst &in, mlir::Operation *reader, bool wantTags);
+  /// The producer instance at the iteration numbers of reader instance `in`
+  /// (`fits`: it lies in the producer's loop ranges).
+  Inst bulkWitness(mlir::argus::TmaLoadOp fill, const Inst &in, z3::expr &fits);
+  /// `unwritten-read` of such a read.
+  CheckResult checkBulkWritten(mlir::Operation *reader, mlir::Value source);
   /// Empty kind when the arrive releases no stage bulk copies fill.
   CheckResult checkStageRelease(mlir::argus::MBarrierArriveOp a);
 

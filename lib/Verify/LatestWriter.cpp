@@ -231,6 +231,8 @@ Tags KernelVerifier::readShared(const MemView &mv,
                                 Operation *reader,
                                 std::optional<z3::expr> readerThread,
                                 bool wantTags) {
+  if (filledByBulkCopies(mv.root))
+    return readBulkFilled(mv, c, in, reader, wantTags);
   ReadRec rec{reader,
               mv.name,
               c,

@@ -28,6 +28,12 @@ namespace argus::verify::detail {
 
 void KernelVerifier::checkRead(Operation *reader, Value source,
                                std::vector<CheckResult> &out) {
+  // Stages bulk copies fill: ordered by the mbarrier protocol (its checks
+  // stand for unsynchronized-read); whether a copy fills each slot read:
+  if (isSharedTile(source) && filledByBulkCopies(source)) {
+    out.push_back(checkBulkWritten(reader, source));
+    return;
+  }
   CheckResult unw = newCheck("unwritten-read", reader, reader);
   CheckResult uns = newCheck("unsynchronized-read", reader, reader);
   unw.predicate = "every element read from shared memory was written before";

@@ -1,0 +1,191 @@
+//===- BulkCopyReads.cpp - reads of stages that bulk tensor copies fill
+//----===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// A consumer role reads a stage that a producer role's bulk copies filled.
+// Program order relates nothing across roles; the mbarrier protocol does
+// (MBarrierProtocol.cpp proves it: the last wait before the read completed
+// slot j, whose copies write stage j % S, and nobody overwrites the stage
+// before the reader releases it). So the writer of what the read sees is
+// the copy instance of slot j. The verifier names it by a witness: the
+// producer's loops run at the reader's iteration numbers (roles with the
+// same loop structure). `unwritten-read` proves that the witness exists and
+// fills slot j for every read (else unknown, never violated: other
+// witnesses are not searched); `mbarrier-arrivals` proves that only one
+// instance announces each slot. Under both, the witness is the writer, and
+// its source view gives the element's tags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelVerifier.h"
+#include "OpNames.h"
+
+#include "argus/Dialect/TagFields.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+namespace argus::verify::detail {
+
+namespace {
+/// The nearest wait on `ring` before `op` in the instance that runs `op`.
+MBarrierWaitOp lastWaitOn(Operation *op, Operation *ring, Operation *top) {
+  for (Operation *p = op; p && p != top; p = p->getParentOp())
+    for (Operation *q = p->getPrevNode(); q; q = q->getPrevNode())
+      if (auto w = dyn_cast<MBarrierWaitOp>(q);
+          w && w.getBarrier().getDefiningOp() == ring)
+        return w;
+  return {};
+}
+} // namespace
+
+TmaLoadOp KernelVerifier::bulkFiller(Value root, Operation *reader) {
+  TmaLoadOp fill;
+  unsigned n = 0;
+  func.walk([&](TmaLoadOp t) {
+    if (getMemoryRoot(t.getDest()) == root) {
+      fill = t;
+      ++n;
+    }
+  });
+  if (n != 1)
+    unsupported("several bulk copies fill the memory read at " +
+                opDesc(reader));
+  bool other = false;
+  func.walk([&](Operation *op) {
+    if (isWriteOp(op) && getMemoryRoot(writeDest(op)) == root)
+      other = true;
+  });
+  if (other)
+    unsupported("memory read at " + opDesc(reader) +
+                " is written by bulk copies and by ordinary writes");
+  if (!reader->getParentOfType<RoleOp>() ||
+      reader->getParentOfType<RoleOp>() == fill->getParentOfType<RoleOp>())
+    unsupported("the bulk copies filling the memory read at " + opDesc(reader) +
+                " are not in another warp role: only the producer / "
+                "consumer protocol across roles is modelled");
+  return fill;
+}
+
+Tags KernelVerifier::readBulkFilled(const MemView &mv,
+                                    const std::vector<z3::expr> &c,
+                                    const Inst &in, Operation *reader,
+                                    bool wantTags) {
+  TmaLoadOp fill = bulkFiller(mv.root, reader);
+  Value ring = fill.getBarrier();
+  MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp(), func);
+  if (!w)
+    unsupported("no wait on the ring of the bulk copies precedes " +
+                opDesc(reader) + " (see async-read-order)");
+  z3::expr j = ringSlot(w, ring, w.getStage(), in);
+  // The copy instance of slot j: the producer's iteration with the reader's
+  // iteration numbers, which fills slot j (checkBulkWritten proves it) and
+  // is the only instance that does (mbarrier-arrivals: one announcement
+  // per slot). Assumed here, proved there.
+  z3::expr fits = ctx.bool_val(true);
+  Inst wi = bulkWitness(fill, in, fits);
+  z3::expr jw = ringSlot(fill, ring, fill.getStage(), wi);
+  assume(in.guard, fits && jw == j);
+  MemView wv = resolve(fill.getDest(), wi);
+  if (wv.layout.str() != mv.layout.str() || wv.shape != mv.shape)
+    unsupported("the read at " + opDesc(reader) +
+                " views the stage through another layout than the bulk "
+                "copy that fills it");
+  ReadRec rec{reader,
+              mv.name,
+              c,
+              *mv.stage,
+              *mv.base + memOffset(mv.layout, mv.shape, c, in.guard),
+              in.guard,
+              ctx.bool_val(false),
+              ctx.bool_val(false),
+              {}};
+  ReadRec::Cand rc{fill, false, in.guard, c, bv(0), bv(0), wi.ivs, {}, ""};
+  MemView sv = resolve(fill.getSource(), wi);
+  rc.srcName = sv.name;
+  if (!sv.shared && !sv.gather)
+    for (size_t k = 0; k < sv.offsets.size(); ++k)
+      rc.srcGlobal.push_back(sv.offsets[k] + c[sv.perm[k]]);
+  rec.cands.push_back(rc);
+  q->reads.push_back(rec);
+  if (!wantTags)
+    return {};
+  // The copy moves tile element c of its source view to tile element c of
+  // the stage (the placement verifyTmaPlacement checked).
+  return memTags(fill.getSource(), c, wi, fill, std::nullopt);
+}
+
+Inst KernelVerifier::bulkWitness(TmaLoadOp fill, const Inst &in,
+                                 z3::expr &fits) {
+  std::vector<scf::ForOp> loops;
+  for (Operation *p = fill->getParentOp(); p && p != func.getOperation();
+       p = p->getParentOp()) {
+    if (isa<RoleOp>(p))
+      continue;
+    auto loop = dyn_cast<scf::ForOp>(p);
+    if (!loop)
+      unsupported("the bulk copy sits in '" + p->getName().getStringRef() +
+                  "': the witness runs plain loop nests only");
+    loops.insert(loops.begin(), loop);
+  }
+  if (loops.size() != in.ivs.size())
+    unsupported("producer and reader loop nests differ in depth: no "
+                "witness by iteration numbers");
+  Inst wi(ctx.bool_val(true));
+  fits = ctx.bool_val(true);
+  for (size_t k = 0; k < loops.size(); ++k) {
+    auto rloop = cast<scf::ForOp>(in.ivs[k].first);
+    // Loops over the same range: the same induction variable.
+    if (rloop.getLowerBound() == loops[k].getLowerBound() &&
+        rloop.getUpperBound() == loops[k].getUpperBound() &&
+        rloop.getStep() == loops[k].getStep()) {
+      wi = wi.with(loops[k], in.ivs[k].second, wi.guard);
+      continue;
+    }
+    z3::expr rlb = bv(0), rub = bv(0), rstep = bv(1);
+    loopRange(rloop, in.without(rloop), rlb, rub, rstep);
+    z3::expr n = z3::udiv(in.ivs[k].second - rlb, rstep);
+    z3::expr lb = bv(0), ub = bv(0), step = bv(1);
+    loopRange(loops[k], wi, lb, ub, step);
+    z3::expr iv = lb + n * step;
+    fits = fits && z3::bvmul_no_overflow(n, step, false) &&
+           z3::bvadd_no_overflow(lb, n * step, false) && z3::ult(iv, ub);
+    wi = wi.with(loops[k], iv, wi.guard);
+  }
+  return wi;
+}
+
+CheckResult KernelVerifier::checkBulkWritten(Operation *reader, Value source) {
+  CheckResult res = newCheck("unwritten-read", reader, reader);
+  res.predicate = "the slot whose stage is read is filled by a bulk copy of "
+                  "the producer";
+  runCheck({&res}, [&](Query &Q) {
+    TmaLoadOp fill = bulkFiller(getMemoryRoot(source), reader);
+    Value ring = fill.getBarrier();
+    MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp(), func);
+    if (!w)
+      unsupported("no wait on the ring of the bulk copies precedes the read "
+                  "(see async-read-order)");
+    Inst in = freshInst(reader);
+    z3::expr j = ringSlot(w, ring, w.getStage(), in);
+    z3::expr fits = ctx.bool_val(true);
+    Inst wi = bulkWitness(fill, in, fits);
+    z3::expr jw = ringSlot(fill, ring, fill.getStage(), wi);
+    std::optional<z3::model> m;
+    z3::check_result r = solve({in.guard, !(fits && jw == j)}, m);
+    if (r == z3::unsat) {
+      res.status = Status::Proved;
+      return;
+    }
+    res.status = Status::Unknown;
+    res.reason = r == z3::unknown
+                     ? "solver returned unknown (timeout?)"
+                     : "the producer's iteration with the reader's iteration "
+                       "numbers does not fill the slot read (other witnesses "
+                       "are not searched)";
+  });
+  return res;
+}
+
+} // namespace argus::verify::detail
