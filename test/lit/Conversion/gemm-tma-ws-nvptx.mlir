@@ -8,6 +8,7 @@
 
 // RUN: argus-opt %examples/sm90a/gemm_tma_ws.mlir --argus-to-nvptx="dump=%t.ptx" -o /dev/null
 // RUN: FileCheck %s < %t.ptx
+// RUN: FileCheck %s --check-prefix=EPI < %t.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t.ptx.json
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
@@ -33,8 +34,10 @@
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: mbarrier.arrive.shared::cta.b64 _,
-// CHECK: cvt.rn.bf16x2.f32
-// CHECK: st.global.b32
+// The epilogue (placed before the loop body): bf16 pairs, 32-bit stores.
+// EPI: wgmma.wait_group.sync.aligned 0;
+// EPI: cvt.rn.bf16x2.f32
+// EPI: st.global.b32
 
 // JSON: "gemm_tma_ws": {
 // JSON-NEXT: "dynamic_smem": 196672,
