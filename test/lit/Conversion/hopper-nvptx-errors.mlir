@@ -86,3 +86,20 @@ func.func @regs_role()
   }
   return
 }
+
+// -----
+
+// An exchange through the shared scratch synchronises the block: inside a
+// role it would deadlock.
+!RI = !argus.tile<128x4xf32, register, "(128,4):(1,128)">
+!RO = !argus.tile<128x4xf32, register, "(128,4):(4,1)">
+func.func @exchange_in_role()
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a">} {
+  argus.role "math" warps 4 to 8 {
+    %x = argus.fill 1.0 : !RI
+    // expected-error @+2 {{needs the shared scratch and block barriers (bar.sync 0), which the other warp roles never reach (deadlock)}}
+    // expected-error @+1 {{failed to legalize operation 'argus.convert_layout'}}
+    %y = argus.convert_layout %x : !RI -> !RO
+  }
+  return
+}
