@@ -31,11 +31,21 @@ void ArgusDialect::initialize() {
 
 LogicalResult ArgusDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
+  // argus-to-gpu records the launch facts of the lowered kernels on the
+  // module (kernel name -> {dynamic_smem, tensor_maps}), where they survive
+  // serialisation (lib/Transforms/LoweringSupport.h, kLaunchAttr).
+  constexpr StringLiteral launch = "argus.launch";
+  if (attr.getName() == launch) {
+    if (!isa<DictionaryAttr>(attr.getValue()) || !isa<ModuleOp>(op))
+      return op->emitError()
+             << "'" << launch << "' must be a dictionary on a builtin.module";
+    return success();
+  }
   if (attr.getName() != getKernelAttrName())
     return op->emitError() << "unknown argus attribute '"
                            << attr.getName().getValue()
                            << "'; hint: the dialect defines only '"
-                           << getKernelAttrName() << "'";
+                           << getKernelAttrName() << "' and '" << launch << "'";
   if (!isa<KernelAttr>(attr.getValue()))
     return op->emitError() << "'" << getKernelAttrName()
                            << "' must be an #argus.kernel<...> attribute";

@@ -16,6 +16,7 @@
 #include "TileAccess.h"
 
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::argus {
@@ -44,7 +45,7 @@ struct ArgusToGPUPass
     narrowExchanges(*gfn);
     createExchangeScratch(*gfn, mod);
     expandProbes(*gfn, mod);
-    return success();
+    return lowerRoles(*gfn);
   }
 
   /// gpu.grid_dim on AMDGPU: MLIR's ROCDL lowering calls
@@ -90,38 +91,96 @@ struct ArgusToGPUPass
     }
   }
 
-  /// Shared memory (LDS) a block of a kernel for `chip` may use. The lowering
-  /// places every shared buffer in a static addrspace(3) global and launches
-  /// with no dynamic shared memory, so on NVIDIA the limit is the 48 KiB of
-  /// static shared memory per block: the opt-in up to 227 KiB on sm_90 needs
-  /// dynamic shared memory, which the lowering does not use
-  /// (docs/Lowering.md, "Shared-memory budget").
-  static int64_t sharedMemoryLimit(StringRef chip) {
+  /// Shared memory (LDS) a block of a kernel for `chip` may use in static
+  /// shared memory (every buffer an addrspace(3) global): on NVIDIA 48 KiB.
+  static int64_t staticSharedMemoryLimit(StringRef chip) {
     if (chip.starts_with("gfx"))
       return 64 * 1024;
     return 48 * 1024;
   }
+  /// sm_90a: up to 227 KiB per block as dynamic shared memory (the launch
+  /// opts in with cudaFuncAttributeMaxDynamicSharedMemorySize).
+  static constexpr int64_t kDynamicSharedMemoryLimit = 232448;
+
+  /// Moves the shared globals `used` of kernel `fn` into the module's one
+  /// extern dynamic shared array: each becomes a memref.view at an offset
+  /// aligned to its alignment (1024 bytes for swizzled tiles: the TMA and
+  /// wgmma 128-byte swizzle works on address bits; 8 for mbarriers), largest
+  /// alignment first. Returns the bytes the launch must request.
+  static int64_t useDynamicSharedMemory(gpu::GPUFuncOp fn, gpu::GPUModuleOp mod,
+                                        ArrayRef<memref::GlobalOp> used) {
+    MLIRContext *ctx = fn.getContext();
+    OpBuilder b(ctx);
+    StringRef dynName = "__argus_dynamic_smem";
+    auto dynType =
+        MemRefType::get({0}, b.getI8Type(), MemRefLayoutAttrInterface(),
+                        addressSpace(ctx, kSharedSpace));
+    if (!SymbolTable::lookupSymbolIn(mod, dynName)) {
+      b.setInsertionPointToStart(mod.getBody());
+      // No initial value: an external declaration (PTX .extern .shared).
+      memref::GlobalOp::create(b, mod.getLoc(), dynName,
+                               b.getStringAttr("public"), dynType, Attribute(),
+                               /*constant=*/false, b.getI64IntegerAttr(1024));
+    }
+    SmallVector<memref::GlobalOp> order(used.begin(), used.end());
+    llvm::stable_sort(order, [](memref::GlobalOp a, memref::GlobalOp b) {
+      return a.getAlignment().value_or(1) > b.getAlignment().value_or(1);
+    });
+    llvm::DenseMap<StringRef, int64_t> offsets;
+    int64_t end = 0;
+    for (memref::GlobalOp g : order) {
+      end = llvm::alignTo(end,
+                          std::max<int64_t>(g.getAlignment().value_or(1), 16));
+      offsets[g.getSymName()] = end;
+      MemRefType t = g.getType();
+      end += t.getNumElements() * elemBytes(t.getElementType());
+    }
+    SmallVector<memref::GetGlobalOp> gets;
+    fn.walk([&](memref::GetGlobalOp get) {
+      if (offsets.count(get.getName()))
+        gets.push_back(get);
+    });
+    for (memref::GetGlobalOp get : gets) {
+      b.setInsertionPoint(get);
+      Location loc = get.getLoc();
+      Value base = memref::GetGlobalOp::create(b, loc, dynType, dynName);
+      Value view = memref::ViewOp::create(
+          b, loc, get.getType(), base,
+          cidx(b, loc, offsets.lookup(get.getName())), ValueRange{});
+      get.replaceAllUsesWith(view);
+      get.erase();
+    }
+    for (memref::GlobalOp g : used)
+      if (SymbolTable::symbolKnownUseEmpty(g, mod))
+        g.erase();
+    return end;
+  }
 
   /// The shared memory each lowered kernel uses (its buffers, exchange
-  /// scratch and probe counters: the workgroup globals it reads), checked
-  /// against the chip's limit before code generation, so that the backend
-  /// never sees a kernel it cannot compile (LLVM's AMDGPU backend ends the
-  /// process on "local memory exceeds limit").
-  static LogicalResult checkSharedMemory(ModuleOp top) {
+  /// scratch, mbarriers and probe counters: the workgroup globals it reads),
+  /// checked against the chip's limit before code generation, so that the
+  /// backend never sees a kernel it cannot compile (LLVM's AMDGPU backend
+  /// ends the process on "local memory exceeds limit"). An sm_90a kernel
+  /// over 48 KiB moves to dynamic shared memory (argus_dynamic_smem).
+  static LogicalResult placeSharedMemory(ModuleOp top) {
     bool ok = true;
+    SmallVector<gpu::GPUFuncOp> kernels;
     top.walk([&](gpu::GPUFuncOp fn) {
-      if (!fn.isKernel())
-        return;
+      if (fn.isKernel())
+        kernels.push_back(fn);
+    });
+    for (gpu::GPUFuncOp fn : kernels) {
       auto mod = fn->getParentOfType<gpu::GPUModuleOp>();
       auto chipAttr = fn->getAttrOfType<StringAttr>("argus_chip");
       if (!mod || !chipAttr)
-        return;
+        continue;
       Attribute shared = addressSpace(fn.getContext(), kSharedSpace);
       llvm::SetVector<memref::GlobalOp> used;
       fn.walk([&](memref::GetGlobalOp get) {
         auto g = dyn_cast_or_null<memref::GlobalOp>(
             SymbolTable::lookupSymbolIn(mod, get.getNameAttr()));
-        if (g && g.getType().getMemorySpace() == shared)
+        if (g && g.getType().getMemorySpace() == shared &&
+            g.getType().getNumElements() > 0)
           used.insert(g);
       });
       int64_t total = 0;
@@ -135,9 +194,33 @@ struct ArgusToGPUPass
         sizes.push_back({bytes, g});
       }
       StringRef chip = chipAttr.getValue();
-      int64_t limit = sharedMemoryLimit(chip);
+      int64_t limit = staticSharedMemoryLimit(chip);
+      bool dynamic = chip.starts_with("sm_90") && total > limit;
+      if (dynamic) {
+        limit = kDynamicSharedMemoryLimit;
+        // The dynamic layout pads less or equally (largest alignment
+        // first); check it before rewriting anything.
+        int64_t end = 0;
+        SmallVector<memref::GlobalOp> order(used.begin(), used.end());
+        llvm::stable_sort(order, [](memref::GlobalOp a, memref::GlobalOp b) {
+          return a.getAlignment().value_or(1) > b.getAlignment().value_or(1);
+        });
+        for (memref::GlobalOp g : order)
+          end = llvm::alignTo(
+                    end, std::max<int64_t>(g.getAlignment().value_or(1), 16)) +
+                g.getType().getNumElements() *
+                    elemBytes(g.getType().getElementType());
+        total = end;
+        if (total <= limit) {
+          int64_t bytes = useDynamicSharedMemory(fn, mod, used.getArrayRef());
+          fn->setAttr(
+              kDynamicSmemAttr,
+              IntegerAttr::get(IntegerType::get(fn.getContext(), 64), bytes));
+          continue;
+        }
+      }
       if (total <= limit)
-        return;
+        continue;
       ok = false;
       // At the kernel's location, without printing the lowered kernel.
       InFlightDiagnostic diag =
@@ -145,11 +228,7 @@ struct ArgusToGPUPass
           << "kernel '" << fn.getName() << "' needs " << total
           << " bytes of shared memory but a block on " << chip
           << " may use at most " << limit << " bytes (" << limit / 1024
-          << " KiB"
-          << (chip.starts_with("sm_")
-                  ? " of static shared memory; the lowering does not use "
-                    "the opt-in dynamic shared memory"
-                  : "")
+          << " KiB" << (dynamic ? " of dynamic shared memory" : "")
           << "); hint: use fewer pipeline stages, smaller tiles or narrower "
              "element types";
       llvm::stable_sort(sizes,
@@ -157,8 +236,28 @@ struct ArgusToGPUPass
       for (auto &[bytes, g] : sizes)
         diag.attachNote(g.getLoc()) << bytes << " bytes of shared memory ('"
                                     << g.getSymName() << "') for this op";
-    });
+    }
     return success(ok);
+  }
+
+  /// The launch facts a host needs beyond the argument list, per kernel, on
+  /// the top module (`argus.launch`), where they survive serialisation for
+  /// argus-dump-binary's companion JSON.
+  static void recordLaunchFacts(ModuleOp top) {
+    SmallVector<NamedAttribute> kernels;
+    Builder b(top.getContext());
+    top.walk([&](gpu::GPUFuncOp fn) {
+      SmallVector<NamedAttribute> facts;
+      if (auto smem = fn->getAttr(kDynamicSmemAttr))
+        facts.push_back(b.getNamedAttr("dynamic_smem", smem));
+      if (auto maps = fn->getAttr(kTensorMapsAttr))
+        facts.push_back(b.getNamedAttr("tensor_maps", maps));
+      if (!facts.empty())
+        kernels.push_back(
+            b.getNamedAttr(fn.getName(), b.getDictionaryAttr(facts)));
+    });
+    if (!kernels.empty())
+      top->setAttr(kLaunchAttr, b.getDictionaryAttr(kernels));
   }
 
   void runOnOperation() override {
@@ -192,13 +291,17 @@ struct ArgusToGPUPass
     populateMmaLoweringPatterns(tc, patterns);
     populateElementwiseLoweringPatterns(tc, patterns);
     populateExchangeLoweringPatterns(tc, patterns);
+    populateMBarrierLoweringPatterns(tc, patterns);
+    populateTmaLoweringPatterns(tc, patterns);
+    populateAsyncWgmmaLoweringPatterns(tc, patterns);
     if (failed(applyPartialConversion(top, tgt, std::move(patterns))))
       return signalPassFailure();
     if (failed(eraseGatherMarkers(top)))
       return signalPassFailure();
     lowerAMDGPUGridDim(top);
-    if (failed(checkSharedMemory(top)))
+    if (failed(placeSharedMemory(top)))
       return signalPassFailure();
+    recordLaunchFacts(top);
     // The bookkeeping attributes are not needed past this point.
     top.walk([](gpu::GPUFuncOp f) {
       f->removeAttr("argus_chip");

@@ -4,7 +4,8 @@
 //
 // Register tiles become vector<slots x elem>; global tiles strided memrefs
 // in address space 1; shared tiles and buffers flat memrefs of their
-// cosize in address space 3.
+// cosize in address space 3; tensor maps the generic address of their
+// parameter, mbarrier rings a shared array of i64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,15 @@ ArgusTypeConverter::ArgusTypeConverter() {
     auto layout = StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1});
     return MemRefType::get({memCosize(t)}, elem, layout,
                            addressSpace(ctx, kSharedSpace));
+  });
+  // A tensor map is the generic address of its kernel parameter (the
+  // 128-byte CUtensorMap, passed by value as a grid constant).
+  addConversion([](TensorMapType t) -> Type {
+    return LLVM::LLVMPointerType::get(t.getContext());
+  });
+  // An mbarrier ring: one 8-byte shared word per stage.
+  addConversion([](MBarrierType t) -> Type {
+    return sharedArrayType(t.getStages(), IntegerType::get(t.getContext(), 64));
   });
   addConversion([](BufferType t) -> Type {
     return sharedArrayType(t.getStages() * memCosize(t.getTile()),

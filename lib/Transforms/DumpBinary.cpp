@@ -7,9 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "argus/Transforms/Passes.h"
+#include "LoweringSupport.h"
+
+#include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::argus {
@@ -47,7 +51,54 @@ struct ArgusDumpBinaryPass
       return WalkResult::advance();
     });
     if (r.wasInterrupted())
+      return signalPassFailure();
+    if (failed(writeLaunchFacts()))
       signalPassFailure();
+  }
+
+  static llvm::json::Value toJson(Attribute a) {
+    if (auto i = dyn_cast<IntegerAttr>(a))
+      return i.getInt();
+    if (auto s = dyn_cast<StringAttr>(a))
+      return s.str();
+    if (auto d = dyn_cast<DenseI64ArrayAttr>(a))
+      return llvm::json::Array(d.asArrayRef());
+    if (auto arr = dyn_cast<ArrayAttr>(a)) {
+      llvm::json::Array r;
+      for (Attribute e : arr)
+        r.push_back(toJson(e));
+      return r;
+    }
+    if (auto d = dyn_cast<DictionaryAttr>(a)) {
+      llvm::json::Object o;
+      for (NamedAttribute n : d)
+        o[n.getName().str()] = toJson(n.getValue());
+      return o;
+    }
+    std::string s;
+    llvm::raw_string_ostream(s) << a;
+    return s;
+  }
+
+  /// `path.json`: the launch facts argus-to-gpu recorded (argus.launch):
+  /// dynamic shared memory bytes and the tensor-map parameters per kernel.
+  LogicalResult writeLaunchFacts() {
+    auto facts = getOperation()->getAttrOfType<DictionaryAttr>(kLaunchAttr);
+    if (!facts)
+      return success();
+    std::string file = path + ".json";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(file, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return getOperation().emitError() << "argus-dump-binary: cannot write '"
+                                        << file << "': " << ec.message();
+    llvm::json::Object kernels;
+    for (NamedAttribute n : facts)
+      kernels[n.getName().str()] = toJson(n.getValue());
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"kernels", std::move(kernels)}}))
+       << "\n";
+    return success();
   }
 };
 

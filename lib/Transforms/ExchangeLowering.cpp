@@ -71,15 +71,26 @@ static std::string scratchName(StringRef fn, Type elem) {
 /// The shared scratch of the kernel for element type `elem`: one buffer per
 /// kernel and element type, sized by the largest exchange (created before
 /// the conversion, see createExchangeScratch). Exchanges use it one after
-/// the other: each ends with a barrier.
+/// the other: each ends with a barrier. Emits the error when there is none,
+/// or when the op runs in a warp role: the block barriers would deadlock.
 static Value getScratch(OpBuilder &b, Location loc, Operation *op, Type elem) {
+  if (getKernelInfo(op).roleThreads) {
+    op->emitOpError()
+        << "needs the shared scratch and block barriers (bar.sync 0), which "
+           "the other warp roles never reach (deadlock); hint: use layouts "
+           "in which every thread already holds its outputs (an exchange in "
+           "registers and shuffles), or move the op out of the role";
+    return Value();
+  }
   auto fn = op->getParentOfType<gpu::GPUFuncOp>();
   auto mod = op->getParentOfType<gpu::GPUModuleOp>();
   std::string name = scratchName(fn.getName(), elem);
   auto g = dyn_cast_or_null<memref::GlobalOp>(
       SymbolTable::lookupSymbolIn(mod, name));
-  if (!g)
+  if (!g) {
+    op->emitOpError() << "no shared scratch for the exchange";
     return Value();
+  }
   return memref::GetGlobalOp::create(b, loc, g.getType(), name);
 }
 
@@ -305,7 +316,7 @@ template <typename OpT> struct RedistributeLowering : ArgusPattern<OpT> {
         redistribute(rewriter, loc, op, adaptor.getInput(), inT, xc->in, outT,
                      outVT, xc->out, k.numThreads(), broadcast, dim);
     if (!r)
-      return op.emitOpError() << "no shared scratch for the exchange";
+      return failure(); // getScratch said why
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -584,7 +595,7 @@ struct ReduceLowering : ArgusPattern<ReduceOp> {
     }
     Value scratch = getScratch(rewriter, loc, op, elem);
     if (!scratch)
-      return op.emitOpError() << "no shared scratch for the exchange";
+      return failure(); // getScratch said why
     int64_t outSize = numElements(outT);
     int64_t warps = plan->crossWarp ? k.numWarps() : 1;
     Value warpOff = cidx(rewriter, loc, 0);

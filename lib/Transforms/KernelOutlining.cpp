@@ -5,7 +5,9 @@
 // Each argus kernel (func.func with argus.kernel) becomes a gpu.func kernel in
 // the gpu.module of its chip, with the argus ABI: a memref argument is a
 // pointer and its sizes (the row-major descriptor is rebuilt in the kernel),
-// an index argument an i64, and the probe buffer comes last.
+// an index argument an i64, then one parameter per argus.tensor_map (the
+// 128-byte CUtensorMap by value, a grid constant), and the probe buffer
+// comes last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +103,15 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
       argTypes.push_back(t);
     }
   }
+  // Tensor maps, in op order: the generic address of a 128-byte, 64-byte
+  // aligned by-value parameter (byval + nvvm.grid_constant are set on the
+  // llvm.func, where the NVVM dialect accepts them: argus-tensor-map-params).
+  SmallVector<TensorMapOp> maps;
+  for (Operation &op : fn.getBody().front())
+    if (auto m = dyn_cast<TensorMapOp>(op))
+      maps.push_back(m);
+  unsigned firstMapParam = argTypes.size();
+  argTypes.append(maps.size(), LLVM::LLVMPointerType::get(ctx));
   if (withProbes)
     argTypes.push_back(ptrT);
   OpBuilder b(ctx);
@@ -119,6 +130,31 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
   if (auto p = fn->getAttr("argus_probes"))
     if (withProbes)
       gfn->setAttr("argus_probes", p);
+  // The tensor-map ABI the host encodes the maps from (docs/Lowering.md).
+  SmallVector<Attribute> mapInfo;
+  for (auto [i, m] : llvm::enumerate(maps)) {
+    unsigned param = firstMapParam + i;
+    m->setAttr(kTensorMapParamAttr, b.getI64IntegerAttr(param));
+    TensorMapType t = m.getResult().getType();
+    std::string elem;
+    llvm::raw_string_ostream(elem) << t.getElementType();
+    mapInfo.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("param", b.getI64IntegerAttr(param)),
+        b.getNamedAttr("name", m.getNameAttr()),
+        b.getNamedAttr("arg",
+                       b.getI64IntegerAttr(
+                           cast<BlockArgument>(m.getTensor()).getArgNumber())),
+        b.getNamedAttr("box", b.getDenseI64ArrayAttr(t.getBox())),
+        b.getNamedAttr("element", b.getStringAttr(elem)),
+        b.getNamedAttr("swizzle", b.getI64IntegerAttr(t.getSwizzle())),
+        b.getNamedAttr("oob_fill", b.getStringAttr("zero")),
+        b.getNamedAttr("pass", b.getStringAttr("value")),
+    }));
+    gfn.setArgAttr(param, LLVM::LLVMDialect::getAlignAttrName(),
+                   b.getI64IntegerAttr(64));
+  }
+  if (!mapInfo.empty())
+    gfn->setAttr(kTensorMapsAttr, b.getArrayAttr(mapInfo));
 
   Block &entry = gfn.getBody().front();
   b.setInsertionPointToStart(&entry);

@@ -46,6 +46,10 @@ void createExchangeScratch(gpu::GPUFuncOp gfn, gpu::GPUModuleOp mod);
 /// outlining kept its probe plan) and erase all markers.
 void expandProbes(gpu::GPUFuncOp gfn, gpu::GPUModuleOp mod);
 
+/// argus.role -> a warp-uniform scf.if chain carrying kRoleAttr, with
+/// setmaxnreg and the entry register cap (RoleLowering.cpp).
+LogicalResult lowerRoles(gpu::GPUFuncOp gfn);
+
 /// 16-bit register tile `dst` loaded from shared tile `src` with ldmatrix
 /// instructions; null when the layouts do not allow it.
 Value loadWithLdMatrix(ConversionPatternRewriter &rewriter, Location loc,
@@ -54,6 +58,24 @@ Value loadWithLdMatrix(ConversionPatternRewriter &rewriter, Location loc,
                        TileType dst, VectorType vt);
 
 /// wgmma.mma_async lowering of an argus.mma (one warpgroup).
+/// A wgmma operand in shared memory: the descriptor bits besides the start
+/// address (LBO, SBO, swizzle mode) and the start-address advances in
+/// 16-byte units: per k-step of 16 elements, per 64-element atom along K
+/// (K-major A), per 64 rows (K-major A: the next warpgroup's rows).
+struct WgmmaSharedOperand {
+  int64_t fixedBits = 0;
+  int64_t kStep16 = 0;
+  int64_t kAtom16 = 0;
+  int64_t rows64Step16 = 0;
+};
+/// B (K x N): MN-major, 128-byte swizzle, checked element by element.
+FailureOr<WgmmaSharedOperand> wgmmaSharedB(Operation *op, TileType tb);
+/// A (M x K): K-major, 128-byte swizzle, checked element by element.
+FailureOr<WgmmaSharedOperand> wgmmaSharedA(Operation *op, TileType ta);
+/// The 64-bit descriptor of the operand starting at `mem` (a shared memref).
+Value wgmmaDescriptor(OpBuilder &b, Location loc, Value mem,
+                      const WgmmaSharedOperand &d);
+
 LogicalResult lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
                          ConversionPatternRewriter &rewriter,
                          const L::MmaInstr &instr, const KernelInfo &k);
@@ -67,6 +89,21 @@ void populateElementwiseLoweringPatterns(const TypeConverter &tc,
                                          RewritePatternSet &patterns);
 void populateExchangeLoweringPatterns(const TypeConverter &tc,
                                       RewritePatternSet &patterns);
+/// The 32-bit shared address of barrier[stage] of a lowered mbarrier ring.
+Value mbarrierAddress(OpBuilder &b, Location loc, Value ring, Value stage);
+/// Whether this is the first thread of the role (or block) executing the op
+/// whose KernelInfo `k` is: the thread that issues TMA copies.
+Value isFirstThread(OpBuilder &b, Location loc, const KernelInfo &k);
+
+/// mbarrier rings (MBarrierLowering.cpp).
+void populateMBarrierLoweringPatterns(const TypeConverter &tc,
+                                      RewritePatternSet &patterns);
+/// tensor maps, TMA copies, proxy fences (TmaLowering.cpp).
+void populateTmaLoweringPatterns(const TypeConverter &tc,
+                                 RewritePatternSet &patterns);
+/// mma_async, wgmma_commit, wgmma_wait (AsyncWgmmaLowering.cpp).
+void populateAsyncWgmmaLoweringPatterns(const TypeConverter &tc,
+                                        RewritePatternSet &patterns);
 
 } // namespace mlir::argus
 

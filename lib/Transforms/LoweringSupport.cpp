@@ -9,8 +9,17 @@
 using namespace mlir;
 using namespace mlir::argus;
 
-KernelInfo mlir::argus::getKernelInfo(Operation *fn) {
+KernelInfo mlir::argus::getKernelInfo(Operation *op) {
   KernelInfo k;
+  Operation *fn = isa<gpu::GPUFuncOp>(op)
+                      ? op
+                      : op->getParentOfType<gpu::GPUFuncOp>().getOperation();
+  for (Operation *p = op; p && p != fn; p = p->getParentOp())
+    if (auto role = p->getAttrOfType<DenseI64ArrayAttr>(kRoleAttr)) {
+      k.roleFirstThread = role[0];
+      k.roleThreads = role[1];
+      break;
+    }
   if (auto attr = fn->getAttrOfType<StringAttr>("argus_chip"))
     k.chip = attr.str();
   k.nvidia = !StringRef(k.chip).starts_with("gfx");
@@ -24,6 +33,14 @@ KernelInfo mlir::argus::getKernelInfo(Operation *fn) {
 
 Value mlir::argus::linearThreadId(OpBuilder &b, Location loc,
                                   const KernelInfo &k) {
+  Value tid = blockThreadId(b, loc, k);
+  if (k.roleFirstThread == 0)
+    return tid;
+  return arith::SubIOp::create(b, loc, tid, cidx(b, loc, k.roleFirstThread));
+}
+
+Value mlir::argus::blockThreadId(OpBuilder &b, Location loc,
+                                 const KernelInfo &k) {
   Value x = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   if (k.block[1] == 1 && k.block[2] == 1)
     return x;
@@ -138,4 +155,25 @@ void mlir::argus::storeRun(OpBuilder &b, Location loc, Value val, Value mem,
   }
   auto op = vector::StoreOp::create(b, loc, val, mem, idx);
   op.setAlignment(uint64_t(n * elemBytes(elem)));
+}
+
+LLVM::InlineAsmOp mlir::argus::inlinePtx(OpBuilder &b, Location loc,
+                                         TypeRange results, ValueRange args,
+                                         StringRef asmString,
+                                         StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, results, args, asmString, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+Value mlir::argus::sharedAddress32(OpBuilder &b, Location loc, Value mem) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+  auto md = memref::ExtractStridedMetadataOp::create(b, loc, mem);
+  auto mt = cast<MemRefType>(mem.getType());
+  Value bytes = arith::MulIOp::create(
+      b, loc, md.getOffset(), cidx(b, loc, elemBytes(mt.getElementType())));
+  Value addr = arith::AddIOp::create(b, loc, base, bytes);
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), addr);
 }

@@ -32,20 +32,59 @@ constexpr unsigned kGlobalSpace = 1;
 constexpr unsigned kSharedSpace = 3;
 
 /// The target facts of a kernel, recorded on its gpu.func while it is
-/// lowered (`argus_chip`, `argus_block`).
+/// lowered (`argus_chip`, `argus_block`), and the warp role an op runs in
+/// (the `argus_role` of the enclosing scf.if that RoleLowering made).
 struct KernelInfo {
   std::string chip;
   bool nvidia = true;
   int64_t warpSize = 32;
   SmallVector<int64_t, 3> block{1, 1, 1};
-  int64_t numThreads() const { return block[0] * block[1] * block[2]; }
+  /// Inside a role: its first thread and thread count (0: no role).
+  int64_t roleFirstThread = 0;
+  int64_t roleThreads = 0;
+  int64_t blockThreads() const { return block[0] * block[1] * block[2]; }
+  /// The threads that execute the op: the role's, else the block's.
+  int64_t numThreads() const {
+    return roleThreads ? roleThreads : blockThreads();
+  }
   int64_t numWarps() const { return (numThreads() + warpSize - 1) / warpSize; }
 };
 
-KernelInfo getKernelInfo(Operation *fn);
+/// `op` is the gpu.func itself or an op inside it; an op inside a warp role
+/// sees the role's threads.
+KernelInfo getKernelInfo(Operation *op);
 
-/// Linear thread id in the block (x fastest).
+/// The attribute RoleLowering puts on the scf.if of a warp role:
+/// [first thread, threads].
+constexpr StringLiteral kRoleAttr = "argus_role";
+
+/// The tensor-map ABI on a lowered kernel (an array of dictionaries:
+/// param, name, arg, box, element, swizzle, oob_fill, pass), and the kernel
+/// parameter of each argus.tensor_map while it is lowered.
+constexpr StringLiteral kTensorMapsAttr = "argus_tensor_maps";
+constexpr StringLiteral kTensorMapParamAttr = "argus_param";
+/// The module attribute with the launch facts of the lowered kernels
+/// (kernel name -> {dynamic_smem, tensor_maps}); the argus dialect accepts it
+/// on a builtin.module.
+constexpr StringLiteral kLaunchAttr = "argus.launch";
+/// Bytes of dynamic shared memory a lowered kernel must be launched with.
+constexpr StringLiteral kDynamicSmemAttr = "argus_dynamic_smem";
+
+/// Linear thread id (x fastest) among the threads that execute the op: in a
+/// warp role it counts from the role's first thread, so that register,
+/// copy and fragment layouts are role-local. Every lowering reads the
+/// thread id through here.
 Value linearThreadId(OpBuilder &b, Location loc, const KernelInfo &k);
+/// The linear thread id in the block, ignoring roles.
+Value blockThreadId(OpBuilder &b, Location loc, const KernelInfo &k);
+
+/// Inline PTX with side effects (AT&T dialect, as the NVPTX backend wants).
+LLVM::InlineAsmOp inlinePtx(OpBuilder &b, Location loc, TypeRange results,
+                            ValueRange args, StringRef asmString,
+                            StringRef constraints);
+/// The 32-bit shared-window address of element 0 of a shared memref (its
+/// aligned pointer plus offset), as PTX `.shared` operands take it.
+Value sharedAddress32(OpBuilder &b, Location loc, Value mem);
 
 /// A register tile's layout, and this thread's id and (thread, slot)
 /// coordinates in it.
@@ -103,9 +142,7 @@ struct ArgusTypeConverter : public TypeConverter {
 template <typename OpT> struct ArgusPattern : public OpConversionPattern<OpT> {
   ArgusPattern(const TypeConverter &tc, MLIRContext *ctx)
       : OpConversionPattern<OpT>(tc, ctx) {}
-  KernelInfo kernel(Operation *op) const {
-    return getKernelInfo(op->template getParentOfType<gpu::GPUFuncOp>());
-  }
+  KernelInfo kernel(Operation *op) const { return getKernelInfo(op); }
 };
 
 } // namespace mlir::argus

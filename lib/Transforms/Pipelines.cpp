@@ -97,6 +97,7 @@ void mlir::argus::buildArgusToNVPTXPipeline(
   gm.addPass(createConvertNVGPUToNVVMPass());
   addStandardToLLVM(gm);
   gm.addPass(createConvertGpuOpsToNVVMOps());
+  gm.addPass(createArgusTensorMapParams());
   gm.addPass(createConvertNVVMToLLVMPass());
   addFinish(pm, gm, o);
 }

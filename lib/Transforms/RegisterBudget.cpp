@@ -7,7 +7,9 @@
 // on NVIDIA; 512 on gfx942, 256 VGPRs and 256 AGPRs). Over it the backend
 // spills to local (scratch) memory, which compiles but runs far slower, so
 // this is a warning at the op where the most is live, with the live tiles as
-// notes. A lower bound: temporaries of the lowering come on top.
+// notes. A lower bound: temporaries of the lowering come on top. A tag is
+// the same registers as the tile it tags; inside a warp role with `regs`
+// the role's setmaxnreg budget is the limit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,36 +39,68 @@ int64_t threadRegisterLimit(StringRef chip) {
   return chip.starts_with("gfx") ? 512 : 255;
 }
 
+/// The tile whose registers `v` are: through tags, which only name them,
+/// through mma_async and wgmma_wait, whose results are their accumulators'
+/// registers (tied through the asm), and through loop results, which are
+/// their loop-carried values' registers.
+static Value registerRoot(Value v) {
+  while (true) {
+    if (auto tag = v.getDefiningOp<TagOp>())
+      v = tag.getInput();
+    else if (auto mma = v.getDefiningOp<MmaAsyncOp>())
+      v = mma.getAcc();
+    else if (auto wait = v.getDefiningOp<WgmmaWaitOp>())
+      v = wait.getValues()[cast<OpResult>(v).getResultNumber()];
+    else if (auto loop = v.getDefiningOp<scf::ForOp>())
+      v = loop.getInitArgs()[cast<OpResult>(v).getResultNumber()];
+    else
+      return v;
+  }
+}
+
 void warnRegisterBudget(func::FuncOp fn, StringRef chip) {
   Liveness liveness(fn);
-  int64_t limit = threadRegisterLimit(chip);
-  int64_t worst = 0;
+  int64_t chipLimit = threadRegisterLimit(chip);
+  int64_t worst = 0, worstLimit = chipLimit, worstExcess = 0;
+  bool worstInRole = false;
   Operation *at = nullptr;
   SmallVector<Value> worstLive;
   fn.walk([&](Operation *op) {
     if (op == fn.getOperation())
       return;
     SmallVector<Value> live;
+    llvm::SmallPtrSet<Value, 8> roots;
     int64_t regs = 0;
     for (Value v :
          liveness.getLiveness(op->getBlock())->currentlyLiveValues(op))
       if (int64_t r = tileRegisters(v)) {
+        if (!roots.insert(registerRoot(v)).second)
+          continue;
         regs += r;
         live.push_back(v);
       }
-    if (regs > worst) {
+    int64_t limit = chipLimit;
+    auto role = op->getParentOfType<RoleOp>();
+    if (role && role.getRegs())
+      limit = std::min<int64_t>(limit, *role.getRegs());
+    if (regs - limit > worstExcess) {
+      worstExcess = regs - limit;
       worst = regs;
+      worstLimit = limit;
+      worstInRole = role && role.getRegs();
       at = op;
       worstLive = live;
     }
   });
-  if (worst <= limit || !at)
+  if (!at)
     return;
   InFlightDiagnostic d =
       at->emitWarning()
       << "the register tiles live here need at least " << worst
-      << " 32-bit registers per thread, more than the " << limit
-      << " a thread has on " << chip
+      << " 32-bit registers per thread, more than the " << worstLimit
+      << (worstInRole ? " that the warp role's setmaxnreg gives a thread on "
+                      : " a thread has on ")
+      << chip
       << ": the kernel will spill to local memory; hint: smaller tiles, more "
          "threads per block or fewer tiles live at once";
   llvm::stable_sort(worstLive, [](Value a, Value b) {

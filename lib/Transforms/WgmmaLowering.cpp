@@ -19,6 +19,100 @@ using namespace mlir::argus;
 /// SBO >> 4, swizzle 128B; imm-trans-b = 1), commit, wait 0. The
 /// accumulators go through every asm block as tied operands, so nothing
 /// reads them before the wait.
+/// The 128-byte swizzle atom on 16-bit elements: 8 rows of 64 elements,
+/// Sw<3,3,3> (element offset inside the 1024-byte atom).
+static int64_t sw128Atom(int64_t row, int64_t col) {
+  int64_t a = (row % 8) * 64 + col % 64;
+  return a ^ (((a >> 6) & 7) << 3);
+}
+
+FailureOr<WgmmaSharedOperand> mlir::argus::wgmmaSharedB(Operation *op,
+                                                        TileType tb) {
+  L::SwizzledLayout mem = memLayout(tb);
+  int64_t kt = tb.getShape()[0], n = tb.getShape()[1];
+  auto off = [&](int64_t r, int64_t c) {
+    return staticMemOffset(mem, tb.getShape(), {r, c});
+  };
+  int64_t sboE = kt > 8 ? off(8, 0) : 512, lboE = n > 64 ? off(0, 64) : 0;
+  bool canonical = elemBytes(tb.getElementType()) == 2 && n % 64 == 0 &&
+                   kt % 16 == 0 && sboE % 512 == 0 && lboE % 512 == 0;
+  for (int64_t r = 0; r < kt && canonical; ++r)
+    for (int64_t c = 0; c < n && canonical; ++c)
+      if (off(r, c) != sw128Atom(r, c) + (r / 8) * sboE + (c / 64) * lboE)
+        canonical = false;
+  if (!canonical)
+    return op->emitOpError()
+           << "wgmma lowering needs B in the 128-byte-swizzled MN-major "
+              "layout (Sw<3,3,3> o (K,(64,N/64)):(64,(1,LBO)), 8-row "
+              "atoms of 1024 bytes, 16-bit elements); hint: lay B out as a "
+              "TMA copy with 64-element boxes and swizzle 128 writes it";
+  WgmmaSharedOperand d;
+  // MN-major: LBO = stride between 64-element atoms along N, SBO = stride
+  // between 8-row groups along K (bytes >> 4); 128B swizzle.
+  d.fixedBits =
+      ((lboE * 2 >> 4) << 16) | ((sboE * 2 >> 4) << 32) | (int64_t(1) << 62);
+  d.kStep16 = 2 * sboE * 2 >> 4;
+  return d;
+}
+
+FailureOr<WgmmaSharedOperand> mlir::argus::wgmmaSharedA(Operation *op,
+                                                        TileType ta) {
+  L::SwizzledLayout mem = memLayout(ta);
+  int64_t m = ta.getShape()[0], kt = ta.getShape()[1];
+  auto off = [&](int64_t r, int64_t c) {
+    return staticMemOffset(mem, ta.getShape(), {r, c});
+  };
+  int64_t sboE = m > 8 ? off(8, 0) : 512, katomE = kt > 64 ? off(0, 64) : 0;
+  bool canonical = elemBytes(ta.getElementType()) == 2 && m % 64 == 0 &&
+                   kt % 64 == 0 && sboE % 512 == 0 && katomE % 512 == 0;
+  int64_t bad[2] = {-1, -1};
+  for (int64_t r = 0; r < m && canonical; ++r)
+    for (int64_t c = 0; c < kt && canonical; ++c)
+      if (off(r, c) != sw128Atom(r, c) + (r / 8) * sboE + (c / 64) * katomE) {
+        canonical = false;
+        bad[0] = r;
+        bad[1] = c;
+      }
+  if (!canonical) {
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << "wgmma lowering needs A in shared memory in the 128-byte-swizzled "
+           "K-major layout (Sw<3,3,3> o (M,64):(64,1) per 64-column atom, "
+           "rows of 128 bytes, 8-row groups 1024 bytes apart, 16-bit "
+           "elements, M a multiple of 64 and K of 64)";
+    if (bad[0] >= 0)
+      diag << "; element (" << bad[0] << ", " << bad[1] << ") is at "
+           << off(bad[0], bad[1]) << " instead of "
+           << sw128Atom(bad[0], bad[1]) + (bad[0] / 8) * sboE +
+                  (bad[1] / 64) * katomE;
+    diag << "; hint: a TMA copy with a 64-column box and swizzle 128 writes "
+            "this layout";
+    return diag;
+  }
+  WgmmaSharedOperand d;
+  // K-major swizzled: LBO unused (1 by convention), SBO = stride between
+  // 8-row groups; 128B swizzle.
+  d.fixedBits =
+      (int64_t(1) << 16) | ((sboE * 2 >> 4) << 32) | (int64_t(1) << 62);
+  // 16 elements = 32 bytes along the 128-byte row (the hardware swizzles
+  // the advanced address), then the next atom along K.
+  d.kStep16 = 2;
+  d.kAtom16 = katomE * 2 >> 4;
+  d.rows64Step16 = 8 * sboE * 2 >> 4;
+  return d;
+}
+
+Value mlir::argus::wgmmaDescriptor(OpBuilder &b, Location loc, Value mem,
+                                   const WgmmaSharedOperand &d) {
+  Value addr = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                      sharedAddress32(b, loc, mem));
+  // Start address field: bits 0-13, (address & 0x3FFFF) >> 4.
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, constI64(b, loc, 0x3FFFF)),
+      constI64(b, loc, 4));
+  return arith::OrIOp::create(b, loc, start, constI64(b, loc, d.fixedBits));
+}
+
 LogicalResult mlir::argus::lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
                                       ConversionPatternRewriter &rewriter,
                                       const L::MmaInstr &instr,
@@ -39,27 +133,9 @@ LogicalResult mlir::argus::lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
            << "wgmma lowering supports one warpgroup (128 threads), A "
               "(64 x K) in registers, B (K x N) in shared memory, 16-bit "
               "inputs, one instruction along M and N";
-  // B: the canonical MN-major SW128 layout.
-  L::SwizzledLayout mem = memLayout(tb);
-  int64_t kt = tb.getShape()[0], n = tb.getShape()[1];
-  auto off = [&](int64_t r, int64_t c) {
-    return staticMemOffset(mem, tb.getShape(), {r, c});
-  };
-  int64_t sboE = kt > 8 ? off(8, 0) : 512, lboE = n > 64 ? off(0, 64) : 0;
-  bool canonical =
-      n % 64 == 0 && kt % 8 == 0 && sboE % 512 == 0 && lboE % 512 == 0;
-  for (int64_t r = 0; r < kt && canonical; ++r)
-    for (int64_t c = 0; c < n && canonical; ++c) {
-      int64_t a = (r % 8) * 64 + c % 64;
-      a ^= ((a >> 6) & 7) << 3;
-      if (off(r, c) != a + (r / 8) * sboE + (c / 64) * lboE)
-        canonical = false;
-    }
-  if (!canonical)
-    return op.emitOpError()
-           << "wgmma lowering needs B in the 128-byte-swizzled MN-major "
-              "layout (Sw<3,3,3> o (K,(64,N/64)):(64,(1,LBO)), 8-row "
-              "atoms of 1024 bytes)";
+  FailureOr<WgmmaSharedOperand> bDesc = wgmmaSharedB(op, tb);
+  if (failed(bDesc))
+    return failure();
   Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type(),
        f32 = rewriter.getF32Type();
   auto asmOp = [&](TypeRange res, ValueRange args, StringRef str,
@@ -72,24 +148,7 @@ LogicalResult mlir::argus::lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
   asmOp({}, {}, "fence.proxy.async.shared::cta;", "");
   gpu::BarrierOp::create(rewriter, loc);
   // Descriptor of B's first k-step.
-  Value memB = adaptor.getB();
-  Value base =
-      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memB);
-  auto md = memref::ExtractStridedMetadataOp::create(rewriter, loc, memB);
-  Value addr =
-      arith::AddIOp::create(rewriter, loc, base,
-                            arith::MulIOp::create(rewriter, loc, md.getOffset(),
-                                                  cidx(rewriter, loc, 2)));
-  Value addr64 = arith::IndexCastUIOp::create(rewriter, loc, i64, addr);
-  Value start = arith::ShRUIOp::create(
-      rewriter, loc,
-      arith::AndIOp::create(rewriter, loc, addr64,
-                            constI64(rewriter, loc, 0x3FFFF)),
-      constI64(rewriter, loc, 4));
-  int64_t fixed =
-      ((lboE * 2 >> 4) << 16) | ((sboE * 2 >> 4) << 32) | (int64_t(1) << 62);
-  Value desc0 = arith::OrIOp::create(rewriter, loc, start,
-                                     constI64(rewriter, loc, fixed));
+  Value desc0 = wgmmaDescriptor(rewriter, loc, adaptor.getB(), *bDesc);
   // Accumulators as 64 scalars, tied through every asm block.
   int64_t nc = instr.cRegs;
   Value c = adaptor.getAcc();
@@ -130,8 +189,7 @@ LogicalResult mlir::argus::lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
     }
     // The next 16 k-rows: 2 atoms of 8 rows further along K.
     args.push_back(arith::AddIOp::create(
-        rewriter, loc, desc0,
-        constI64(rewriter, loc, (2 * kk * sboE * 2) >> 4)));
+        rewriter, loc, desc0, constI64(rewriter, loc, bDesc->kStep16 * kk)));
     args.push_back(one);
     std::string str = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                       std::to_string(2 * nc + 5) + ", 0;\n" + name + " " +

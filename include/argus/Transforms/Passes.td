@@ -61,7 +61,12 @@ def ArgusToGPU : Pass<"argus-to-gpu", "::mlir::ModuleOp"> {
 
     Kernel ABI: every memref argument of rank r becomes a global pointer
     followed by r i64 sizes (row-major, contiguous); index arguments become
-    i64; with probes, one more global pointer (the probe buffer) comes last.
+    i64; then one parameter per `argus.tensor_map` (op order: the 128-byte
+    CUtensorMap by value, described by the kernel's `argus_tensor_maps`);
+    with probes, one more global pointer (the probe buffer) comes last.
+    sm_90a kernels needing more than 48 KiB of shared memory use dynamic
+    shared memory (`argus_dynamic_smem` bytes, at most 227 KiB); the module
+    records both per kernel in `argus.launch`.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"\"",
@@ -108,12 +113,29 @@ def ArgusModuleToBinary : Pass<"argus-module-to-binary", "::mlir::ModuleOp"> {
   ];
 }
 
+def ArgusTensorMapParams : Pass<"argus-tensor-map-params",
+                                "::mlir::gpu::GPUModuleOp"> {
+  let summary = "tensor-map kernel parameters by value, as grid constants";
+  let description = [{
+    After the GPU-to-NVVM conversion: the parameters that the kernel's
+    `argus_tensor_maps` passes by value become `llvm.byval` 128-byte arrays,
+    64-byte aligned, with `nvvm.grid_constant` (PTX `.param .align 64 .b8
+    p[128]`, whose generic address the TMA copies use without a local copy).
+    The NVVM dialect accepts `nvvm.grid_constant` only on an `llvm.func`
+    kernel, hence a pass after the conversion.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def ArgusDumpBinary : Pass<"argus-dump-binary", "::mlir::ModuleOp"> {
   let summary = "write the objects of gpu.binary ops to a file";
   let description = [{
     Writes the object (PTX text, AMDGPU assembly, cubin or code object) of
     each `gpu.binary` to `path`; with several objects the i-th after the
-    first goes to `path.<i>`.
+    first goes to `path.<i>`. When a kernel has tensor maps or dynamic
+    shared memory (the module's `argus.launch`), `path.json` gets the
+    launch facts: per kernel `dynamic_smem` bytes and `tensor_maps`.
   }];
   let options = [
     Option<"path", "path", "std::string", "\"\"", "output file">

@@ -30,3 +30,29 @@ func.func @fits_gfx942(%C: memref<256x256xf32>)
   argus.store %z, %g : !R, !G
   return
 }
+
+// -----
+
+// A tag names the registers of the tile it tags (128, not 256), but inside
+// a warp role with `regs` the role's setmaxnreg budget is the limit.
+!R = !argus.tile<128x128xf32, register, "(128,128):(1,128)">
+!G = !argus.tile<128x128xf32, global>
+func.func @role_budget(%C: memref<128x128xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  argus.role "small" warps 0 to 4 regs 120 {
+    // expected-warning @+2 {{the register tiles live here need at least 128 32-bit registers per thread, more than the 120 that the warp role's setmaxnreg gives a thread on sm_90a}}
+    // expected-note @+1 {{128 registers per thread for this tile}}
+    %z = argus.fill 0.0 : !R
+    %t = argus.tag %z [%c0] ["m"] = affine_map<(d0, d1)[s0] -> (d0 + s0)> : !R
+    %g = argus.view "C" %C[%c0, %c0] : memref<128x128xf32> -> !G
+    argus.store %t, %g : !R, !G
+  }
+  argus.role "big" warps 4 to 8 regs 200 {
+    %z = argus.fill 0.0 : !R
+    %t = argus.tag %z [%c0] ["m"] = affine_map<(d0, d1)[s0] -> (d0 + s0)> : !R
+    %g = argus.view "C" %C[%c0, %c0] : memref<128x128xf32> -> !G
+    argus.store %t, %g : !R, !G
+  }
+  return
+}
