@@ -28,18 +28,6 @@ using namespace mlir::argus;
 
 namespace argus::verify::detail {
 
-namespace {
-/// The nearest wait on `ring` before `op` in the instance that runs `op`.
-MBarrierWaitOp lastWaitOn(Operation *op, Operation *ring, Operation *top) {
-  for (Operation *p = op; p && p != top; p = p->getParentOp())
-    for (Operation *q = p->getPrevNode(); q; q = q->getPrevNode())
-      if (auto w = dyn_cast<MBarrierWaitOp>(q);
-          w && w.getBarrier().getDefiningOp() == ring)
-        return w;
-  return {};
-}
-} // namespace
-
 TmaLoadOp KernelVerifier::bulkFiller(Value root, Operation *reader) {
   TmaLoadOp fill;
   unsigned n = 0;
@@ -74,7 +62,7 @@ Tags KernelVerifier::readBulkFilled(const MemView &mv,
                                     bool wantTags) {
   TmaLoadOp fill = bulkFiller(mv.root, reader);
   Value ring = fill.getBarrier();
-  MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp(), func);
+  MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp());
   if (!w)
     unsupported("no wait on the ring of the bulk copies precedes " +
                 opDesc(reader) + " (see async-read-order)");
@@ -163,7 +151,7 @@ CheckResult KernelVerifier::checkBulkWritten(Operation *reader, Value source) {
   runCheck({&res}, [&](Query &Q) {
     TmaLoadOp fill = bulkFiller(getMemoryRoot(source), reader);
     Value ring = fill.getBarrier();
-    MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp(), func);
+    MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp());
     if (!w)
       unsupported("no wait on the ring of the bulk copies precedes the read "
                   "(see async-read-order)");

@@ -296,6 +296,11 @@ private:
   // ---- mbarrier rings (MBarrierProtocol.cpp) ------------------------------
   /// The pipeline-protocol checks of every mbarrier ring.
   void checkMBarriers(std::vector<CheckResult> &out);
+  /// The nearest mbarrier.wait on `ring` before `op` that the thread running
+  /// `op` executed in the same instance: earlier in its block, or before an
+  /// enclosing op (never across loop iterations).
+  mlir::argus::MBarrierWaitOp lastWaitOn(mlir::Operation *op,
+                                         mlir::Operation *ring);
   /// The slot `stage` (written `slot rem S`) names in instance `in`.
   z3::expr ringSlot(mlir::Operation *op, mlir::Value barrier, mlir::Value stage,
                     const Inst &in);

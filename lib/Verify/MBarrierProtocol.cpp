@@ -62,21 +62,17 @@ int64_t tmaBytes(TmaLoadOp t) {
   return d.getNumElements() * (d.getElementType().getIntOrFloatBitWidth() / 8);
 }
 
-/// The nearest mbarrier.wait on `ring` before `op` that a thread running
-/// `op` has executed in the same instance: earlier in its block, or before
-/// an enclosing scf.if / scf.for / role (not across loop iterations).
-MBarrierWaitOp waitBefore(Operation *op, Operation *ring, Operation *stop) {
-  for (Operation *p = op; p && p != stop; p = p->getParentOp()) {
-    for (Operation *q = p->getPrevNode(); q; q = q->getPrevNode())
-      if (auto w = dyn_cast<MBarrierWaitOp>(q))
-        if (w.getBarrier().getDefiningOp() == ring)
-          return w;
-  }
-  return {};
-}
-
 RoleOp roleOf(Operation *op) { return op->getParentOfType<RoleOp>(); }
 } // namespace
+
+MBarrierWaitOp KernelVerifier::lastWaitOn(Operation *op, Operation *ring) {
+  for (Operation *p = op; p && p != func.getOperation(); p = p->getParentOp())
+    for (Operation *q = p->getPrevNode(); q; q = q->getPrevNode())
+      if (auto w = dyn_cast<MBarrierWaitOp>(q);
+          w && w.getBarrier().getDefiningOp() == ring)
+        return w;
+  return {};
+}
 
 z3::expr KernelVerifier::ringSlot(Operation *op, Value barrier, Value stage,
                                   const Inst &in) {
@@ -439,7 +435,7 @@ CheckResult KernelVerifier::checkAsyncReadOrder(Operation *reader,
   runCheck({&res}, [&](Query &Q) {
     Value ring = fill.getBarrier();
     int64_t S = ringStages(ring);
-    MBarrierWaitOp w = waitBefore(reader, ring.getDefiningOp(), func);
+    MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp());
     Inst in = freshInst(reader);
     auto stage = source.getDefiningOp<StageOp>();
     if (!stage)
