@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArithmeticLemmas.h"
 #include "KernelVerifier.h"
 #include "OpNames.h"
 
@@ -455,11 +456,14 @@ Inst KernelVerifier::freshInst(Operation *op, bool guardOnly,
     require(z3::ult(i, ub));
     if (!(stepE.is_numeral() && stepE.get_numeral_int64() == 1))
       require(z3::urem(i - lb, stepE) == bv(0));
+    if (!stepE.is_numeral())
+      q->cons.push_back(strideResidueLemma(i, lb, stepE));
     in = in.with(loop, i, in.guard);
     // Coverage arguments need a constant step (0 marks a symbolic one).
     if (loops)
-      loops->push_back(
-          {loop, i, lb, stepE.is_numeral() ? stepE.get_numeral_int64() : 0});
+      loops->push_back({loop, i, lb,
+                        stepE.is_numeral() ? stepE.get_numeral_int64() : 0,
+                        stepE});
   }
   return in;
 }

@@ -5,6 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelVerifier.h"
+#include "ArithmeticLemmas.h"
+
+#include <cstdlib>
+#include <fstream>
 
 #include "OpNames.h"
 #include "argus/Dialect/TagFields.h"
@@ -41,8 +45,29 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       s.add(z3::implies(q->obligations[i].guard, q->obligations[i].cond));
   for (auto &c : extra)
     s.add(c);
+  // Facts of symbolic divisions and products the bit-blaster cannot find
+  // in time (valid, so they change no answer).
+  for (auto &l : arithmeticLemmas(ctx, s.assertions()))
+    s.add(l);
   ++queries;
+  // A debugging aid: every query as SMT-LIB, and its answer and time.
+  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
+  std::string name = "q" + std::to_string(queries) + ".smt2";
+  if (dumpDir)
+    std::ofstream(std::string(dumpDir) + "/" + name) << s.to_smt2();
+  auto start = std::chrono::steady_clock::now();
   z3::check_result r = s.check();
+  if (dumpDir)
+    std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
+        << name << " "
+        << (r == z3::sat     ? "sat"
+            : r == z3::unsat ? "unsat"
+                             : "unknown")
+        << " "
+        << std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+               .count()
+        << " ms\n";
   if (r == z3::sat)
     model = s.get_model();
   return r;
@@ -75,17 +100,33 @@ KernelVerifier::findWitness(CheckResult &res, const std::vector<z3::expr> &bad,
   return m;
 }
 
+std::vector<z3::expr>
+KernelVerifier::smallArguments(const std::vector<z3::expr> &small) {
+  std::vector<z3::expr> bounds;
+  for (auto &[name, e] : paramVars)
+    bounds.push_back(z3::ule(e, bv(name.rfind("block_id.", 0) == 0 ? 3 : 256)));
+  for (auto &x : small)
+    bounds.push_back(z3::ule(x, bv(3)));
+  return bounds;
+}
+
+z3::check_result
+KernelVerifier::solveSmallFirst(const std::vector<z3::expr> &extra,
+                                std::optional<z3::model> &model) {
+  std::vector<z3::expr> probe = extra;
+  for (auto &b : smallArguments({}))
+    probe.push_back(b);
+  if (solve(probe, model, -1, 1000) == z3::sat)
+    return z3::sat;
+  return solve(extra, model);
+}
+
 std::optional<z3::model> KernelVerifier::findWitnessSmallFirst(
     CheckResult &res, const std::vector<z3::expr> &bad, const Inst &in,
     const std::vector<z3::expr> &small, const std::vector<z3::expr> &also) {
   std::vector<z3::expr> probe = bad;
-  auto bound = [&](const z3::expr &x, int64_t b) {
-    probe.push_back(z3::ule(x, bv(b)));
-  };
-  for (auto &[name, e] : paramVars)
-    bound(e, name.rfind("block_id.", 0) == 0 ? 3 : 256);
-  for (auto &x : small)
-    bound(x, 3);
+  for (auto &b : smallArguments(small))
+    probe.push_back(b);
   std::optional<z3::model> m;
   if (solve(probe, m, -1, 1000) == z3::sat)
     return findWitness(res, probe, in, -1, also);

@@ -116,6 +116,7 @@ private:
     mlir::Operation *loop;
     z3::expr iv, lb;
     int64_t step; ///< 0 when the step is symbolic
+    z3::expr stepTerm;
   };
   /// A symbolic instance of `op`: fresh induction variables constrained to
   /// their loops' ranges and the branches taken, as constraints of the query
@@ -194,6 +195,14 @@ private:
                                        const std::vector<z3::expr> &bad,
                                        const Inst &in, int skip = -1,
                                        const std::vector<z3::expr> &also = {});
+  /// Bounds that keep the kernel arguments (256), block ids and the terms
+  /// of `small` (3) small.
+  std::vector<z3::expr> smallArguments(const std::vector<z3::expr> &small);
+  /// solve, for a query expected to be satisfiable: first (for a second)
+  /// among small arguments, where products of symbolic values leave the
+  /// solver little to search.
+  z3::check_result solveSmallFirst(const std::vector<z3::expr> &extra,
+                                   std::optional<z3::model> &model);
   /// findWitness, after a short probe among small kernel arguments and block
   /// ids (`small` bounds further terms): products of symbolic values make
   /// the unbounded query slow to satisfy, and most violations have a small

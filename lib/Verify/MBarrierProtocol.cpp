@@ -127,7 +127,8 @@ CheckResult KernelVerifier::checkWaitParity(MBarrierWaitOp w) {
     // The intended reading: the slot itself unless the parity never matches
     // it (a producer waiting for the release one round back).
     std::optional<z3::model> probe;
-    bool ownPlausible = solve({in.guard, p == own}, probe) != z3::unsat;
+    bool ownPlausible =
+        solveSmallFirst({in.guard, p == own}, probe) != z3::unsat;
     z3::expr want = ownPlausible ? own : back;
     std::optional<z3::model> m = findWitness(res, {p != want}, in);
     if (!m)

@@ -86,6 +86,78 @@ z3::expr substituted(const z3::expr &e, const z3::expr &x, const z3::expr &v) {
   return z3::expr(e).substitute(f, t);
 }
 
+/// The quotient or remainder subterm `kind` of `x` in `e` (x / d or x % d),
+/// with its divisor.
+std::optional<std::pair<z3::expr, z3::expr>>
+findDivision(const z3::expr &e, const z3::expr &x, bool remainder) {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> todo{e};
+  while (!todo.empty()) {
+    z3::expr t = todo.back();
+    todo.pop_back();
+    if (!t.is_app() || !seen.insert(t.id()).second)
+      continue;
+    Z3_decl_kind k = t.decl().decl_kind();
+    bool isRem = k == Z3_OP_BUREM || k == Z3_OP_BUREM_I;
+    bool isDiv = k == Z3_OP_BUDIV || k == Z3_OP_BUDIV_I;
+    if ((remainder ? isRem : isDiv) && z3::eq(t.arg(0), x))
+      return std::make_pair(t, t.arg(1));
+    for (unsigned i = 0; i < t.num_args(); ++i)
+      todo.push_back(t.arg(i));
+  }
+  return std::nullopt;
+}
+
+/// The value of `x` that puts a write at element `e`, when the offsets hold
+/// x only through x / d (in one dimension) and x % d (in another), each
+/// linearly: x = q * d + r with q and r solved from their offsets. A guess
+/// that the coverage query checks.
+std::optional<z3::expr>
+splitIndex(const std::vector<std::optional<z3::expr>> &offsets,
+           const std::vector<z3::expr> &e, const z3::expr &x) {
+  z3::context &ctx = x.ctx();
+  for (size_t kq = 0; kq < offsets.size(); ++kq) {
+    if (!offsets[kq])
+      continue;
+    auto div = findDivision(*offsets[kq], x, false);
+    if (!div)
+      continue;
+    z3::expr d = div->second;
+    z3::expr rem = z3::urem(x, d);
+    z3::expr Q = ctx.bv_const("split.quotient", x.get_sort().bv_size());
+    z3::expr R = ctx.bv_const("split.remainder", x.get_sort().bv_size());
+    z3::expr_vector from(ctx), to(ctx);
+    from.push_back(div->first);
+    from.push_back(rem);
+    to.push_back(Q);
+    to.push_back(R);
+    // One unknown, linearly: (e_k - f(0)) / (f(1) - f(0)).
+    auto solveFor = [&](const z3::expr &u,
+                        const z3::expr &other) -> std::optional<z3::expr> {
+      for (size_t k = 0; k < offsets.size(); ++k) {
+        if (!offsets[k])
+          continue;
+        z3::expr f = z3::expr(*offsets[k]).substitute(from, to);
+        if (!mentions(f, u) || mentions(f, other) || mentions(f, x))
+          continue;
+        z3::expr f0 =
+            substituted(f, u, ctx.bv_val(0, u.get_sort().bv_size())).simplify();
+        z3::expr a =
+            (substituted(f, u, ctx.bv_val(1, u.get_sort().bv_size())) - f0)
+                .simplify();
+        if (a.is_numeral() && a.get_numeral_uint64() == 0)
+          continue;
+        return z3::udiv(e[k] - f0, a);
+      }
+      return std::nullopt;
+    };
+    auto q = solveFor(Q, R), r = solveFor(R, Q);
+    if (q && r)
+      return *q * d + *r;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 KernelVerifier::OutputWrite KernelVerifier::outputWrite(Operation *op) {
@@ -397,22 +469,19 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws) {
       WriteInstance wi = writeInstance(w, true);
       struct Unknown {
         z3::expr x, lb;
-        int64_t step;
+        int64_t step; // 0 when symbolic
         z3::expr range;
+        const LoopVar *loop; // null for a block id
       };
       std::vector<Unknown> xs;
       for (unsigned d = 0; d < 3; ++d)
         if (params.count(blockIdKey(d)))
           xs.push_back(
               {params.at(blockIdKey(d)), bv(0), 1,
-               z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d)))});
-      for (auto &l : wi.loops) {
-        if (l.step == 0)
-          unsupported("the writing loop at " + locStr(l.loop->getLoc()) +
-                      " has a symbolic step (a grid-stride loop): coverage "
-                      "is solved for constant steps only");
-        xs.push_back({l.iv, l.lb, l.step, ctx.bool_val(true)});
-      }
+               z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d))),
+               nullptr});
+      for (auto &l : wi.loops)
+        xs.push_back({l.iv, l.lb, l.step, ctx.bool_val(true), &l});
       std::vector<z3::expr> from, to;
       std::vector<bool> done(xs.size(), false);
       auto solved = [&](const z3::expr &t) { return substituted(t, from, to); };
@@ -469,6 +538,24 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws) {
         to.push_back(cand);
         done[i] = true;
       };
+      // A tile index split by a tile count (a persistent loop over
+      // tiles: row t / n, column t % n): t = q * n + r, q and r each
+      // solved from the offset that holds it. The loop's first value, when
+      // that is a block id (a grid-stride loop), is then t % step.
+      for (size_t i = 0; i < xs.size(); ++i)
+        if (xs[i].loop && !done[i])
+          if (auto t = splitIndex(wi.offsets, e, xs[i].x)) {
+            resolveAs(i, *t);
+            for (size_t j = 0; j < xs.size(); ++j)
+              if (!done[j] && !xs[j].loop && z3::eq(xs[j].x, xs[i].lb))
+                resolveAs(j, z3::urem(*t, xs[i].loop->stepTerm));
+          }
+      for (size_t i = 0; i < xs.size(); ++i)
+        if (xs[i].loop && xs[i].step == 0 && !done[i])
+          unsupported("the writing loop at " +
+                      locStr(xs[i].loop->loop->getLoc()) +
+                      " has a symbolic step (a grid-stride loop) and its "
+                      "index is not split into tile coordinates by / and %");
       for (bool progress = true; progress;) {
         progress = false;
         for (size_t i = 0; i < xs.size(); ++i)

@@ -1,0 +1,317 @@
+//===- ArithmeticLemmas.cpp - division and product facts for Z3 ----------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ArithmeticLemmas.h"
+
+#include <map>
+#include <set>
+
+using namespace argus::verify::detail;
+
+namespace {
+
+/// At most this many terms per divisor or radix take part in lemmas: the
+/// instances grow quadratically, and a query with more is not a tile index.
+constexpr size_t kMaxTermsPerKey = 12;
+/// At most this many equalities between two terms with products.
+constexpr size_t kMaxEqualities = 32;
+
+/// A term written q * C + r: `sum` is the whole term, `rest` the summands
+/// other than the product q * C (none for a bare product).
+struct RadixTerm {
+  z3::expr sum, q;
+  std::vector<z3::expr> rest;
+};
+
+bool isApp(const z3::expr &e, Z3_decl_kind k) {
+  return e.is_app() && e.decl().decl_kind() == k;
+}
+
+bool isSymbolicProduct(const z3::expr &e) {
+  return isApp(e, Z3_OP_BMUL) && e.num_args() == 2 && !e.arg(0).is_numeral() &&
+         !e.arg(1).is_numeral();
+}
+
+void flattenSum(const z3::expr &e, std::vector<z3::expr> &out) {
+  if (isApp(e, Z3_OP_BADD)) {
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      flattenSum(e.arg(i), out);
+    return;
+  }
+  if (e.is_numeral() && e.get_numeral_uint64() == 0)
+    return;
+  out.push_back(e);
+}
+
+/// A dividend of a symbolic divisor, and which of x / d and x % d occur: the
+/// lemmas use those terms only, since a new division is a new divider
+/// circuit for the solver.
+struct Dividend {
+  z3::expr x;
+  bool quotient = false, remainder = false;
+};
+
+/// Terms grouped by the id of a shared subterm (a divisor, a radix).
+template <typename T> struct Groups {
+  std::map<unsigned, std::pair<z3::expr, std::vector<T>>> byKey;
+  /// The stored term (stable: the vectors are reserved), or null past
+  /// the cap.
+  T *add(const z3::expr &key, T t) {
+    auto it = byKey.find(key.id());
+    if (it == byKey.end()) {
+      it = byKey.emplace(key.id(), std::make_pair(key, std::vector<T>())).first;
+      it->second.second.reserve(kMaxTermsPerKey);
+    }
+    if (it->second.second.size() >= kMaxTermsPerKey)
+      return nullptr;
+    it->second.second.push_back(std::move(t));
+    return &it->second.second.back();
+  }
+};
+
+/// The ways to read `e` as q * C + rest: one per factor of each product of
+/// two symbolic values among its summands.
+std::vector<std::pair<z3::expr, RadixTerm>> radixForms(const z3::expr &e) {
+  std::vector<z3::expr> summands;
+  flattenSum(e, summands);
+  std::vector<std::pair<z3::expr, RadixTerm>> forms;
+  for (size_t i = 0; i < summands.size(); ++i) {
+    const z3::expr &p = summands[i];
+    if (!isSymbolicProduct(p))
+      continue;
+    std::vector<z3::expr> rest;
+    for (size_t j = 0; j < summands.size(); ++j)
+      if (j != i)
+        rest.push_back(summands[j]);
+    forms.push_back({p.arg(1), {e, p.arg(0), rest}});
+    forms.push_back({p.arg(0), {e, p.arg(1), rest}});
+  }
+  return forms;
+}
+
+struct Collector {
+  Groups<Dividend> dividends;                     // by divisor
+  Groups<std::pair<z3::expr, z3::expr>> products; // by factor: (other, a*d)
+  /// Bit-vector equalities between two terms with products: where counters
+  /// of two instances are compared (slots, tile indices).
+  std::vector<std::pair<z3::expr, z3::expr>> equalities;
+  std::set<unsigned> seen;
+  /// (dividend, divisor) ids -> the entry in `dividends`.
+  std::map<std::pair<unsigned, unsigned>, Dividend *> divisions;
+
+  void visit(const z3::expr &root) {
+    std::vector<z3::expr> stack{root};
+    while (!stack.empty()) {
+      z3::expr e = stack.back();
+      stack.pop_back();
+      if (!e.is_app() || !seen.insert(e.id()).second)
+        continue;
+      for (unsigned i = 0; i < e.num_args(); ++i)
+        stack.push_back(e.arg(i));
+      record(e);
+    }
+  }
+
+  void record(const z3::expr &e) {
+    Z3_decl_kind k = e.decl().decl_kind();
+    if ((k == Z3_OP_BUDIV || k == Z3_OP_BUDIV_I || k == Z3_OP_BUREM ||
+         k == Z3_OP_BUREM_I) &&
+        !e.arg(1).is_numeral()) {
+      // One entry per (dividend, divisor): x / d and x % d share it.
+      bool rem = k == Z3_OP_BUREM || k == Z3_OP_BUREM_I;
+      auto key = std::make_pair(e.arg(0).id(), e.arg(1).id());
+      auto it = divisions.find(key);
+      if (it == divisions.end()) {
+        Dividend *entry = dividends.add(e.arg(1), {e.arg(0)});
+        if (!entry)
+          return;
+        it = divisions.emplace(key, entry).first;
+      }
+      (rem ? it->second->remainder : it->second->quotient) = true;
+      return;
+    }
+    if (isSymbolicProduct(e)) {
+      products.add(e.arg(1), {e.arg(0), e});
+      products.add(e.arg(0), {e.arg(1), e});
+      return;
+    }
+    if (k == Z3_OP_EQ && e.num_args() == 2 && e.arg(0).is_bv() &&
+        equalities.size() < kMaxEqualities && !radixForms(e.arg(0)).empty() &&
+        !radixForms(e.arg(1)).empty())
+      equalities.push_back({e.arg(0), e.arg(1)});
+  }
+};
+
+z3::expr sumOf(z3::context &ctx, const std::vector<z3::expr> &terms,
+               unsigned width) {
+  if (terms.empty())
+    return ctx.bv_val(0, width);
+  z3::expr s = terms[0];
+  for (size_t i = 1; i < terms.size(); ++i)
+    s = s + terms[i];
+  return s;
+}
+
+/// (L3) for two terms X_i = q_i * C + r_i + s, s the summands both share
+/// (cancelled first: counters are compared with offsets, "slab i + 3"). With
+/// r_i in [a_i C, (a_i + 1) C) for a_i in {0, 1}, X_i = (q_i + a_i) * C +
+/// (r_i - a_i C) is Euclid's decomposition, so a counter after a loop
+/// (q * C + trip) lines up with one inside the next tile's loop.
+void radixLemmas(z3::context &ctx, const z3::expr &C, const RadixTerm &t1,
+                 const RadixTerm &t2, std::vector<z3::expr> &out) {
+  unsigned w = C.get_sort().bv_size();
+  // Cancel the summands both sides share (the constants up to the smaller).
+  std::vector<z3::expr> s1, s2;
+  uint64_t k1 = 0, k2 = 0;
+  std::multiset<unsigned> other;
+  for (const z3::expr &e : t2.rest)
+    if (!e.is_numeral())
+      other.insert(e.id());
+  std::multiset<unsigned> shared;
+  for (const z3::expr &e : t1.rest) {
+    if (e.is_numeral()) {
+      k1 += e.get_numeral_uint64();
+      continue;
+    }
+    auto it = other.find(e.id());
+    if (it != other.end()) {
+      other.erase(it);
+      shared.insert(e.id());
+    } else {
+      s1.push_back(e);
+    }
+  }
+  for (const z3::expr &e : t2.rest) {
+    if (e.is_numeral()) {
+      k2 += e.get_numeral_uint64();
+      continue;
+    }
+    auto it = shared.find(e.id());
+    if (it != shared.end())
+      shared.erase(it);
+    else
+      s2.push_back(e);
+  }
+  uint64_t m = std::min(k1, k2);
+  if (k1 > m)
+    s1.push_back(ctx.bv_val(k1 - m, w));
+  if (k2 > m)
+    s2.push_back(ctx.bv_val(k2 - m, w));
+  z3::expr r1 = sumOf(ctx, s1, w), r2 = sumOf(ctx, s2, w);
+  auto exact = [&](const RadixTerm &t, const z3::expr &r) {
+    return z3::bvmul_no_overflow(t.q, C, false) &&
+           z3::bvadd_no_overflow(t.q * C, r, false);
+  };
+  z3::expr same = t1.sum == t2.sum;
+  z3::expr both = exact(t1, r1) && exact(t2, r2);
+  z3::expr one = ctx.bv_val(1, w);
+  // r in [a C, (a + 1) C): digit q + a, remainder r - a C.
+  auto window = [&](const z3::expr &r, int a) {
+    return a == 0 ? z3::ult(r, C) : z3::uge(r, C) && z3::ult(r - C, C);
+  };
+  for (int a1 = 0; a1 < 2; ++a1)
+    for (int a2 = 0; a2 < 2; ++a2) {
+      z3::expr d1 = a1 ? t1.q + one : t1.q, d2 = a2 ? t2.q + one : t2.q;
+      z3::expr m1 = a1 ? r1 - C : r1, m2 = a2 ? r2 - C : r2;
+      out.push_back(z3::implies(both && window(r1, a1) && window(r2, a2),
+                                same == (d1 == d2 && m1 == m2)));
+    }
+}
+
+} // namespace
+
+std::vector<z3::expr>
+argus::verify::detail::arithmeticLemmas(z3::context &ctx,
+                                        const z3::expr_vector &roots) {
+  Collector c;
+  // The check's own conditions come last: visit them first, so that the
+  // caps drop the terms of unrelated side conditions.
+  for (unsigned i = roots.size(); i-- > 0;)
+    c.visit(roots[i]);
+  std::vector<z3::expr> out;
+
+  for (auto &[id, entry] : c.dividends.byKey) {
+    const z3::expr &d = entry.first;
+    const std::vector<Dividend> &xs = entry.second;
+    unsigned w = d.get_sort().bv_size();
+    z3::expr nz = d != ctx.bv_val(0, w);
+    // (L1) against every product with d as a factor.
+    auto prods = c.products.byKey.find(id);
+    if (prods != c.products.byKey.end())
+      for (const Dividend &x : xs)
+        if (x.quotient)
+          for (auto &[a, p] : prods->second.second)
+            out.push_back(
+                z3::implies(nz && z3::bvmul_no_overflow(a, d, false),
+                            z3::ult(x.x, p) == z3::ult(z3::udiv(x.x, d), a)));
+    for (const Dividend &x : xs) {
+      // (L4) a dividend in radix d: q * d + r with r < d.
+      for (auto &[C, t] : radixForms(x.x))
+        if (C.id() == d.id()) {
+          z3::expr r = sumOf(ctx, t.rest, w);
+          z3::expr conc = ctx.bool_val(true);
+          if (x.quotient)
+            conc = conc && z3::udiv(x.x, d) == t.q;
+          if (x.remainder)
+            conc = conc && z3::urem(x.x, d) == r;
+          out.push_back(z3::implies(
+              z3::ult(r, d) && z3::bvmul_no_overflow(t.q, d, false) &&
+                  z3::bvadd_no_overflow(t.q * d, r, false),
+              conc));
+        }
+      // (L6) the remainder's range.
+      if (x.remainder)
+        out.push_back(z3::implies(nz, z3::ult(z3::urem(x.x, d), d) &&
+                                          z3::ule(z3::urem(x.x, d), x.x)));
+      // (L5) y rounded down to a multiple of d: y - y % d.
+      if (x.remainder && isApp(x.x, Z3_OP_BSUB) && x.x.num_args() == 2) {
+        z3::expr y = x.x.arg(0), m = x.x.arg(1);
+        bool isRem = isApp(m, Z3_OP_BUREM) || isApp(m, Z3_OP_BUREM_I);
+        if (isRem && z3::eq(m.arg(0), y) && z3::eq(m.arg(1), d))
+          out.push_back(z3::implies(nz, z3::uge(y, m) && z3::urem(x.x, d) ==
+                                                             ctx.bv_val(0, w)));
+      }
+    }
+    // (L2) between every two dividends: equal quotients and remainders
+    // where both occur, else equal dividends give equal divisions.
+    for (size_t i = 0; i < xs.size(); ++i)
+      for (size_t j = i + 1; j < xs.size(); ++j) {
+        const Dividend &x = xs[i], &y = xs[j];
+        if (x.quotient && x.remainder && y.quotient && y.remainder) {
+          out.push_back(z3::implies(
+              nz, (z3::udiv(x.x, d) == z3::udiv(y.x, d) &&
+                   z3::urem(x.x, d) == z3::urem(y.x, d)) == (x.x == y.x)));
+          continue;
+        }
+        z3::expr same = ctx.bool_val(true);
+        if (x.quotient && y.quotient)
+          same = same && z3::udiv(x.x, d) == z3::udiv(y.x, d);
+        if (x.remainder && y.remainder)
+          same = same && z3::urem(x.x, d) == z3::urem(y.x, d);
+        if (!same.is_true())
+          out.push_back(z3::implies(x.x == y.x, same));
+      }
+  }
+
+  // (L3) between the two sides of each equality, per shared radix.
+  for (auto &[a, b] : c.equalities)
+    for (auto &[ca, ta] : radixForms(a))
+      for (auto &[cb, tb] : radixForms(b))
+        if (ca.id() == cb.id())
+          radixLemmas(ctx, ca, ta, tb, out);
+  return out;
+}
+
+z3::expr argus::verify::detail::strideResidueLemma(const z3::expr &iv,
+                                                   const z3::expr &lb,
+                                                   const z3::expr &step) {
+  z3::context &ctx = iv.ctx();
+  unsigned w = iv.get_sort().bv_size();
+  z3::expr zero = ctx.bv_val(0, w);
+  return z3::implies(step != zero && z3::ult(lb, step) && z3::uge(iv, lb) &&
+                         z3::urem(iv - lb, step) == zero,
+                     z3::urem(iv, step) == lb);
+}

@@ -1,0 +1,52 @@
+//===- ArithmeticLemmas.h - division and product facts for Z3 ---*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Persistent tile loops (a grid-stride scf.for), tile indices split by a
+// symbolic tile count and counters running through nested loops put
+// products and quotients of two symbolic values into a query. Z3 bit-blasts
+// them into multiplier and divider circuits, and the facts a proof needs
+// ("t < a * d, so t / d < a"; "equal quotient and remainder, so equal
+// dividends"; "q * C + r with r < C has one decomposition") then take the
+// SAT solver longer than any timeout. This module instantiates those facts,
+// which hold for every value of their terms (each carries its own
+// conditions: divisor non-zero, no wrap-around), over the terms a query
+// contains. Adding a valid fact never changes what is provable, so the
+// lemmas make no check less sound; they only make proofs fast.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_VERIFY_ARITHMETICLEMMAS_H
+#define ARGUS_LIB_VERIFY_ARITHMETICLEMMAS_H
+
+#include <z3++.h>
+
+#include <vector>
+
+namespace argus::verify::detail {
+
+/// Valid facts about the unsigned divisions by symbolic divisors, products
+/// of two symbolic factors and sums with such a product that occur in
+/// `roots`:
+///   (L1) d != 0, a * d does not wrap   =>  (x < a * d  <=>  x / d < a)
+///   (L2) d != 0  =>  (x / d == y / d && x % d == y % d  <=>  x == y)
+///   (L3) r1, r2 < C, q_i * C + r_i does not wrap
+///                  =>  (q1 * C + r1 == q2 * C + r2  <=>  q1 == q2 && r1 == r2)
+///   (L4) r < d, q * d + r does not wrap
+///                  =>  (q * d + r) / d == q && (q * d + r) % d == r
+///   (L5) d != 0  =>  (y - y % d) % d == 0 && y >= y % d
+///   (L6) d != 0  =>  x % d < d && x % d <= x
+/// Instances are capped per divisor or radix, so the lemmas stay small.
+std::vector<z3::expr> arithmeticLemmas(z3::context &ctx,
+                                       const z3::expr_vector &roots);
+
+/// The residue of a strided induction variable: with iv >= lb and
+/// (iv - lb) % step == 0, iv % step == lb when lb < step (the iterations of
+/// a grid-stride loop starting at the block id), a valid fact that lets the
+/// lemmas above tell two blocks' iterations apart.
+z3::expr strideResidueLemma(const z3::expr &iv, const z3::expr &lb,
+                            const z3::expr &step);
+
+} // namespace argus::verify::detail
+
+#endif // ARGUS_LIB_VERIFY_ARITHMETICLEMMAS_H
