@@ -17,7 +17,7 @@ for v in "bf16:$src" "f16:$f16"; do
   name="${v%%:*}"; file="${v#*:}"
   out="$here/gemm_tma_ws.ptx"
   [ "$name" = f16 ] && out="$here/gemm_tma_ws_f16.ptx"
-  "$opt" "$file" --argus-verify-tags="allow-unknown" -o /dev/null 2>/dev/null
+  "$opt" "$file" --argus-verify-tags -o /dev/null
   "$opt" "$file" --argus-to-nvptx="dump=$out" -o /dev/null
   if command -v /usr/local/cuda/bin/ptxas >/dev/null; then
     /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$out" -o /dev/null 2>&1 |

@@ -131,10 +131,11 @@ class PurePython(unittest.TestCase):
 
     def test_preconditions(self):
         ok = [s for s in gb.DEFAULT_SHAPES if gb.precondition_ok(*s)]
-        self.assertEqual(ok, [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
-                              (1024, 8192, 8192), (16384, 16384, 256)])
+        self.assertEqual(ok, gb.DEFAULT_SHAPES)
         self.assertFalse(gb.precondition_ok(128, 256, 0))
-        self.assertFalse(gb.precondition_ok(128, 128, 64))
+        self.assertFalse(gb.precondition_ok(128, 124, 64))
+        self.assertFalse(gb.precondition_ok(128, 256, 60))
+        self.assertTrue(gb.precondition_ok(100, 136, 72))
 
     def test_args_and_rows(self):
         args = gb.build_argparser().parse_args(["--ptx", "x.ptx"])
@@ -144,9 +145,10 @@ class PurePython(unittest.TestCase):
         fp16 = [r for r in rows if r["dtype"] == "fp16"]
         self.assertTrue(all(r["status"] == "skip" and "fp16" in r["skip_reason"] for r in fp16))
         bf = [r for r in rows if r["dtype"] == "bf16"]
-        skipped = [r for r in bf if r.get("status") == "skip"]
-        self.assertEqual([r["shape"] for r in skipped], [[4000, 4000, 4000]])
-        self.assertEqual(skipped[0]["skip_reason"], "skip: needs M%128, N%256, K%64")
+        self.assertFalse([r for r in bf if r.get("status") == "skip"])
+        args = gb.build_argparser().parse_args(["--ptx", "x", "--shapes", "4000x4004x4000"])
+        skipped = gb.make_rows(args)[0]
+        self.assertEqual(skipped["skip_reason"], "skip: needs N%8, K%8 (16-byte TMA rows)")
         args = gb.build_argparser().parse_args(["--ptx", "x", "--ptx-fp16", "y", "--shapes", "4096"])
         rows = gb.make_rows(args)
         self.assertEqual([(r["dtype"], r.get("status")) for r in rows], [("bf16", None), ("fp16", None)])
@@ -410,7 +412,7 @@ class FakeMain(FakeDriver):
         jpath = os.path.join(self.tmp, "out.json")
         try:
             with contextlib.redirect_stdout(out):
-                rc = gb.main(["--ptx", ptx, "--shapes", "128,256,64;100,256,64", "--iters", "3",
+                rc = gb.main(["--ptx", ptx, "--shapes", "128,256,64;100,252,64", "--iters", "3",
                               "--warmup", "1", "--json", jpath] + list(extra))
         finally:
             gb.torch, gb.triton, gb.CudaDriver = saved

@@ -6,6 +6,10 @@
 // A: M x K bf16 row-major, B: K x N bf16 row-major, C: M x N bf16 (f32
 // accumulation). Each block walks the 128 x 256 tiles of C persistently
 // (tiles b, b + G, b + 2G, ... for a grid of G blocks, row-major raster).
+// M, N and K need not be multiples of the tile: the views are clipped, so
+// the TMA copies fill what lies outside A and B with zeros (which add
+// nothing to C) and the store skips what lies outside C. TMA needs rows
+// of 16-byte multiples: K and N are multiples of 8.
 //
 // The pipeline protocol: slab i of a block (counted across its tiles) uses
 // stage s = i % 4 of both rings. The producer waits until the consumers
@@ -58,28 +62,26 @@ func.func @gemm_tma_ws(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
   %sz_cn = arith.cmpi eq, %sz_c1, %N : index
   %sz_c = arith.andi %sz_cm, %sz_cn : i1
   argus.assume %sz_c, "C is M x N"
-  %sz_mr = arith.remui %M, %c128 : index
-  %sz_m = arith.cmpi eq, %sz_mr, %c0 : index
-  argus.assume %sz_m, "M is a multiple of 128"
-  %sz_nr = arith.remui %N, %c256 : index
+  %c8 = arith.constant 8 : index
+  %sz_nr = arith.remui %N, %c8 : index
   %sz_n = arith.cmpi eq, %sz_nr, %c0 : index
-  argus.assume %sz_n, "N is a multiple of 256"
-  %sz_kr = arith.remui %K, %c64 : index
+  argus.assume %sz_n, "N is a multiple of 8 (16-byte rows of B for TMA)"
+  %sz_kr = arith.remui %K, %c8 : index
   %sz_k = arith.cmpi eq, %sz_kr, %c0 : index
-  argus.assume %sz_k, "K is a multiple of 64"
+  argus.assume %sz_k, "K is a multiple of 8 (16-byte rows of A for TMA)"
 
-  %sz_k1 = arith.cmpi uge, %K, %c64 : index
-  argus.assume %sz_k1, "K >= 64"
+  %sz_k1 = arith.cmpi uge, %K, %c8 : index
+  argus.assume %sz_k1, "K >= 8"
 
-  %tiles_m = arith.divui %M, %c128 : index
-  %tiles_n = arith.divui %N, %c256 : index
+  %tiles_m = arith.ceildivui %M, %c128 : index
+  %tiles_n = arith.ceildivui %N, %c256 : index
   %tiles = arith.muli %tiles_m, %tiles_n : index
-  %ktiles = arith.divui %K, %c64 : index
+  %ktiles = arith.ceildivui %K, %c64 : index
   // The slab counter runs up to tiles * ktiles on one block.
   %c_cap = arith.constant 4194304 : index
   %sz_cap = arith.divui %c_cap, %ktiles : index
   %sz_w = arith.cmpi ult, %tiles, %sz_cap : index
-  argus.assume %sz_w, "(M / 128) * (N / 256) * (K / 64) < 2^22"
+  argus.assume %sz_w, "ceil(M / 128) * ceil(N / 256) * ceil(K / 64) < 2^22"
   %bid = gpu.block_id x
   %grid = gpu.grid_dim x
 
@@ -105,9 +107,9 @@ func.func @gemm_tma_ws(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
         %free = arith.subi %c1, %phase : index
         argus.mbarrier.wait %empty[%s], %free : !Ring
         argus.mbarrier.arrive_expect_tx %full[%s], 49152 : !Ring
-        %ga = argus.view "A" %A[%m0, %k0] : memref<?x?xbf16> -> !GA
+        %ga = argus.view "A" %A[%m0, %k0] clipped : memref<?x?xbf16> -> !GA
         %gat = argus.tag %ga [%m0, %k0] ["m", "k"] = #Coord : !GA
-        %gb = argus.view "B" %B[%k0, %n0] : memref<?x?xbf16> -> !GB
+        %gb = argus.view "B" %B[%k0, %n0] clipped : memref<?x?xbf16> -> !GB
         %gbt = argus.tag %gb [%k0, %n0] ["k", "n"] = #Coord : !GB
         %sas = argus.stage %sa[%s] : !argus.buffer<4 x !SA>
         %sbs = argus.stage %sb[%s] : !argus.buffer<4 x !SB>
@@ -157,7 +159,7 @@ func.func @gemm_tma_ws(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
       %last = arith.remui %i3, %c4 : index
       argus.mbarrier.arrive %empty[%last] : !Ring
       %out = argus.convert %acc : !RC -> !RO
-      %gc = argus.view "C" %C[%m0, %n0] : memref<?x?xbf16> -> !GC
+      %gc = argus.view "C" %C[%m0, %n0] clipped : memref<?x?xbf16> -> !GC
       %gct = argus.tag %gc [%m0, %n0] ["m", "n"] = #Coord : !GC
       argus.store %out, %gct : !RO, !GC
       argus.tag_assert "value.m == dest.m && value.n == dest.n"

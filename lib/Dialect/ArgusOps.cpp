@@ -175,12 +175,13 @@ LogicalResult ViewOp::verify() {
   if (tensor.getElementType() != tile.getElementType())
     return emitOpError() << "tensor holds " << tensor.getElementType()
                          << " but the tile holds " << tile.getElementType();
-  for (int64_t i = 0; i < tile.getRank(); ++i)
+  for (int64_t i = 0; i < tile.getRank() && !getClipped(); ++i)
     if (!tensor.isDynamicDim(i) && tensor.getDimSize(i) < tile.getShape()[i])
       return emitOpError() << "tile dimension " << i << " ("
                            << tile.getShape()[i]
                            << ") is larger than the tensor's ("
-                           << tensor.getDimSize(i) << ")";
+                           << tensor.getDimSize(i)
+                           << "); hint: a boundary tile is a 'clipped' view";
   return success();
 }
 

@@ -296,7 +296,7 @@ struct ArgusToGPUPass
     populateAsyncWgmmaLoweringPatterns(tc, patterns);
     if (failed(applyPartialConversion(top, tgt, std::move(patterns))))
       return signalPassFailure();
-    if (failed(eraseGatherMarkers(top)))
+    if (failed(eraseAccessMarkers(top)))
       return signalPassFailure();
     lowerAMDGPUGridDim(top);
     if (failed(placeSharedMemory(top)))

@@ -35,11 +35,31 @@ struct ViewLowering : ArgusPattern<ViewOp> {
     }
     // Static inner sizes of the tensor give static strides: cast them away
     // (every global tile is strided<[?, ..., 1], offset: ?>).
-    Value sv = memref::SubViewOp::create(
-        rewriter, op.getLoc(), adaptor.getTensor(), offsets, sizes, strides);
+    Location loc = op.getLoc();
+    Value sv = memref::SubViewOp::create(rewriter, loc, adaptor.getTensor(),
+                                         offsets, sizes, strides);
     if (sv.getType() != resultType)
-      sv = memref::CastOp::create(rewriter, op.getLoc(), resultType, sv);
-    rewriter.replaceOp(op, sv);
+      sv = memref::CastOp::create(rewriter, loc, resultType, sv);
+    if (!op.getClipped()) {
+      rewriter.replaceOp(op, sv);
+      return success();
+    }
+    // A boundary tile: how many of its rows / columns lie inside the
+    // tensor (none when the window starts past the end).
+    SmallVector<Value> inputs{sv};
+    for (auto [k, off] : llvm::enumerate(adaptor.getOffsets())) {
+      Value dim = memref::DimOp::create(rewriter, loc, adaptor.getTensor(),
+                                        static_cast<int64_t>(k));
+      Value inside = arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::ult, off, dim);
+      Value rest = arith::SubIOp::create(rewriter, loc, dim, off);
+      inputs.push_back(arith::SelectOp::create(rewriter, loc, inside, rest,
+                                               cidx(rewriter, loc, 0)));
+    }
+    auto c =
+        UnrealizedConversionCastOp::create(rewriter, loc, resultType, inputs);
+    c->setAttr(kClipAttr, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, c.getResult(0));
     return success();
   }
 };
@@ -174,11 +194,33 @@ struct StoreLowering : ArgusPattern<StoreOp> {
       return failure();
     const ThreadCoords &tc = rt->coords;
     int64_t n = vectorWidth(tc, k.numThreads(), {dst}, src.getElementType());
-    for (int64_t v = 0; v < tc.numSlots(); v += n) {
-      Value x = extractSlots(rewriter, loc, adaptor.getValue(), v, n);
-      storeElems(rewriter, loc, x, adaptor.getDest(), dst,
-                 tc.coord(rewriter, loc, v), n);
+    auto storeAll = [&](Value dest) {
+      for (int64_t v = 0; v < tc.numSlots(); v += n) {
+        Value x = extractSlots(rewriter, loc, adaptor.getValue(), v, n);
+        storeElems(rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v), n);
+      }
+    };
+    auto clip = clipOf(adaptor.getDest());
+    if (!clip) {
+      storeAll(adaptor.getDest());
+      rewriter.eraseOp(op);
+      return success();
     }
+    // A boundary tile: the tiles inside the tensor (all but the last row
+    // and column of tiles) store without a check per element.
+    Value whole = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    for (auto [ext, size] :
+         llvm::zip(clip.getInputs().drop_front(), dst.getShape()))
+      whole = arith::AndIOp::create(
+          rewriter, loc, whole,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, ext,
+                                cidx(rewriter, loc, size)));
+    auto ifOp = scf::IfOp::create(rewriter, loc, whole, /*withElse=*/true);
+    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    storeAll(clip.getInputs()[0]);
+    rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    storeAll(adaptor.getDest());
+    rewriter.setInsertionPointAfter(ifOp);
     rewriter.eraseOp(op);
     return success();
   }
@@ -216,7 +258,9 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
     Type elem = src.getElementType();
     int64_t n = vectorWidth(tc, layoutThreads, {src, dst}, elem);
     int64_t bytes = n * elemBytes(elem);
-    bool async = std::is_same_v<OpT, CopyAsyncOp> && k.nvidia &&
+    // Boundary tiles copy element by element (zero outside), synchronously.
+    bool clipped = clipOf(adaptor.getSource()) || clipOf(adaptor.getDest());
+    bool async = std::is_same_v<OpT, CopyAsyncOp> && k.nvidia && !clipped &&
                  src.getMemorySpace() == MemorySpace::Global &&
                  dst.getMemorySpace() == MemorySpace::Shared &&
                  (bytes == 4 || bytes == 8 || bytes == 16);

@@ -18,16 +18,25 @@ UnrealizedConversionCastOp mlir::argus::gatherOf(Value mem) {
   return {};
 }
 
-LogicalResult mlir::argus::eraseGatherMarkers(ModuleOp top) {
-  SmallVector<UnrealizedConversionCastOp> gathers;
+UnrealizedConversionCastOp mlir::argus::clipOf(Value mem) {
+  auto c = mem.getDefiningOp<UnrealizedConversionCastOp>();
+  if (c && c->hasAttr(kClipAttr) && c.getInputs().size() >= 2)
+    return c;
+  return {};
+}
+
+LogicalResult mlir::argus::eraseAccessMarkers(ModuleOp top) {
+  SmallVector<UnrealizedConversionCastOp> markers;
   top.walk([&](UnrealizedConversionCastOp c) {
-    if (c->hasAttr(kGatherAttr))
-      gathers.push_back(c);
+    if (c->hasAttr(kGatherAttr) || c->hasAttr(kClipAttr))
+      markers.push_back(c);
   });
-  for (UnrealizedConversionCastOp c : gathers) {
+  for (UnrealizedConversionCastOp c : markers) {
     if (!c->use_empty())
-      return c.emitError("a gathered view is used by an op that "
-                         "cannot read it (copy, load, store only)");
+      return c.emitError()
+             << (c->hasAttr(kGatherAttr) ? "a gathered" : "a clipped")
+             << " view is used by an op that cannot read it (copy, load, "
+                "store only; a clipped view also feeds TMA copies)";
     c.erase();
   }
   return success();
@@ -50,16 +59,109 @@ SmallVector<Value> mlir::argus::memIndices(OpBuilder &b, Location loc,
   return {emitMemOffset(b, loc, memLayout(t), t.getShape(), coord)};
 }
 
+/// Whether each of the n elements of the run at `coord` (consecutive along
+/// the last dimension) lies inside a clipped window: (all of them, each).
+static std::pair<Value, SmallVector<Value>>
+insideClip(OpBuilder &b, Location loc, UnrealizedConversionCastOp clip,
+           ValueRange coord, int64_t n) {
+  auto lt = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
+        .getResult();
+  };
+  size_t r = coord.size();
+  ValueRange ext = clip.getInputs().drop_front();
+  Value rows = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (size_t k = 0; k + 1 < r; ++k)
+    rows = arith::AndIOp::create(b, loc, rows, lt(coord[k], ext[k]));
+  SmallVector<Value> each;
+  for (int64_t j = 0; j < n; ++j) {
+    Value c = j ? arith::AddIOp::create(b, loc, coord[r - 1], cidx(b, loc, j))
+                      .getResult()
+                : coord[r - 1];
+    each.push_back(arith::AndIOp::create(b, loc, rows, lt(c, ext[r - 1])));
+  }
+  return {each.back(), each};
+}
+
+/// The coordinate of element j of the run at `coord`.
+static SmallVector<Value> runElement(OpBuilder &b, Location loc,
+                                     ValueRange coord, int64_t j) {
+  SmallVector<Value> c(coord.begin(), coord.end());
+  if (j)
+    c.back() = arith::AddIOp::create(b, loc, c.back(), cidx(b, loc, j));
+  return c;
+}
+
 Value mlir::argus::loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
                              ValueRange coord, int64_t n) {
-  SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
-  return loadRun(b, loc, mem, idx, t.getElementType(), n);
+  Type elem = t.getElementType();
+  auto clip = clipOf(mem);
+  if (!clip) {
+    SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
+    return loadRun(b, loc, mem, idx, elem, n);
+  }
+  // Element j of the run, or zero outside.
+  Value window = clip.getInputs()[0];
+  auto [all, each] = insideClip(b, loc, clip, coord, n);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elem));
+  auto element = [&](int64_t j) {
+    auto one = scf::IfOp::create(b, loc, TypeRange{elem}, each[j], true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&one.getThenRegion().front());
+    scf::YieldOp::create(
+        b, loc,
+        memref::LoadOp::create(b, loc, window, runElement(b, loc, coord, j))
+            .getResult());
+    b.setInsertionPointToStart(&one.getElseRegion().front());
+    scf::YieldOp::create(b, loc, zero);
+    return one.getResult(0);
+  };
+  if (n == 1)
+    return element(0);
+  // The whole run inside: one access; else element by element.
+  auto vt = VectorType::get({n}, elem);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{vt}, all, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(b, loc, loadRun(b, loc, window, coord, elem, n));
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  Value acc = vector::BroadcastOp::create(b, loc, vt, zero);
+  for (int64_t j = 0; j < n; ++j)
+    acc =
+        vector::InsertOp::create(b, loc, element(j), acc, ArrayRef<int64_t>{j});
+  scf::YieldOp::create(b, loc, acc);
+  return ifOp.getResult(0);
 }
 
 void mlir::argus::storeElems(OpBuilder &b, Location loc, Value val, Value mem,
                              TileType t, ValueRange coord, int64_t n) {
-  SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
-  storeRun(b, loc, val, mem, idx, t.getElementType(), n);
+  Type elem = t.getElementType();
+  auto clip = clipOf(mem);
+  if (!clip) {
+    SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
+    storeRun(b, loc, val, mem, idx, elem, n);
+    return;
+  }
+  // The whole run inside: one access; else only the elements inside.
+  Value window = clip.getInputs()[0];
+  auto [all, each] = insideClip(b, loc, clip, coord, n);
+  OpBuilder::InsertionGuard g(b);
+  if (n > 1) {
+    auto ifOp = scf::IfOp::create(b, loc, all, /*withElse=*/true);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    storeRun(b, loc, val, window, coord, elem, n);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    auto one = scf::IfOp::create(b, loc, each[j], /*withElse=*/false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&one.getThenRegion().front());
+    Value x = n == 1
+                  ? val
+                  : vector::ExtractOp::create(b, loc, val, ArrayRef<int64_t>{j})
+                        .getResult();
+    memref::StoreOp::create(b, loc, x, window, runElement(b, loc, coord, j));
+  }
 }
 
 int64_t mlir::argus::contiguousWidth(

@@ -21,9 +21,17 @@ constexpr StringLiteral kGatherAttr = "argus.gather";
 /// The gather marker `mem` is, or null.
 UnrealizedConversionCastOp gatherOf(Value mem);
 
-/// Erase the gather markers once their accesses are lowered; fails (with a
-/// diagnostic) when an op that cannot read one still uses it.
-LogicalResult eraseGatherMarkers(ModuleOp top);
+/// A clipped argus.view lowers to an unrealized cast of (window, extent_0,
+/// ..., extent_{r-1}) carrying this marker: the window's elements at a
+/// coordinate k >= extent_k (outside the tensor) do not exist.
+constexpr StringLiteral kClipAttr = "argus.clip";
+
+/// The clip marker `mem` is, or null.
+UnrealizedConversionCastOp clipOf(Value mem);
+
+/// Erase the gather and clip markers once their accesses are lowered; fails
+/// (with a diagnostic) when an op that cannot read one still uses it.
+LogicalResult eraseAccessMarkers(ModuleOp top);
 
 /// Indices into the converted memref of a memory tile at `coord`; `mem` is
 /// replaced by the memref to access (the whole tensor for gathered rows).
@@ -31,6 +39,8 @@ SmallVector<Value> memIndices(OpBuilder &b, Location loc, Value &mem,
                               TileType t, ValueRange coord);
 
 /// n elements of memory tile `t` from `coord` (see loadRun / storeRun).
+/// Through a clipped view, elements outside the tensor read as zero and are
+/// not stored.
 Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
                 ValueRange coord, int64_t n);
 void storeElems(OpBuilder &b, Location loc, Value val, Value mem, TileType t,

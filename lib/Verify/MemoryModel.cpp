@@ -72,6 +72,12 @@ std::optional<L::Layout> accessLayout(Operation *op) {
     return registerLayout(cast<TileType>(ld.getResult().getType()));
   if (auto st = dyn_cast<StoreOp>(op))
     return registerLayout(cast<TileType>(st.getValue().getType()));
+  if (auto t = dyn_cast<TmaLoadOp>(op)) {
+    // One elected thread issues the copy of the whole tile: its "slots"
+    // are the tile's elements.
+    int64_t n = cast<TileType>(t.getDest().getType()).getNumElements();
+    return L::Layout(L::IntTuple::tuple({1, n}), L::IntTuple::tuple({0, 1}));
+  }
   return std::nullopt;
 }
 

@@ -21,15 +21,24 @@ def Argus_ViewOp : Argus_Op<"view", [Pure]> {
     coordinates, usually block id times tile size). `name` names the tensor
     in counterexamples.
 
+    A `clipped` view is a boundary tile: the elements of the window that lie
+    outside the tensor's sizes do not exist. Stores skip them, loads and
+    copies read them as zero (TMA copies: the hardware's out-of-bounds
+    fill), so M, N and K need not be multiples of the tile. Every access of
+    an unclipped view must stay inside the tensor (the verifier's
+    `out-of-bounds` check).
+
     ```mlir
     %a = argus.view "A" %A[%m0, %k0] : memref<?x?xf16> -> !argus.tile<128x32xf16, global>
+    %c = argus.view "C" %C[%m0, %n0] clipped : memref<?x?xf16> -> !argus.tile<128x256xf16, global>
     ```
   }];
   let arguments = (ins StrAttr:$name, AnyMemRef:$tensor,
-                       Variadic<Index>:$offsets);
+                       Variadic<Index>:$offsets, UnitAttr:$clipped);
   let results = (outs Argus_MemTile:$result);
   let assemblyFormat = [{
-    $name $tensor `[` $offsets `]` attr-dict `:` type($tensor) `->` type($result)
+    $name $tensor `[` $offsets `]` (`clipped` $clipped^)? attr-dict `:`
+    type($tensor) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -33,7 +33,7 @@ func.func @view_element(%A: memref<?x?xf32>, %i: index) {
 // -----
 
 func.func @view_too_big(%A: memref<8x?xf16>, %i: index) {
-  // expected-error @+1 {{tile dimension 0 (16) is larger than the tensor's (8)}}
+  // expected-error @+1 {{tile dimension 0 (16) is larger than the tensor's (8); hint: a boundary tile is a 'clipped' view}}
   %v = argus.view "A" %A[%i, %i] : memref<8x?xf16> -> !argus.tile<16x16xf16, global>
   return
 }

@@ -26,9 +26,12 @@ func.func @kernel_attr() attributes {argus.kernel = #argus.kernel<block = [128, 
 }
 
 // CHECK-LABEL: func @memory
-func.func @memory(%A: memref<?x?xf16>, %i: index, %ids: !argus.tile<16xi32, register, "(64,16):(0,1)">) {
+func.func @memory(%A: memref<?x?xf16>, %A8: memref<8x?xf16>, %i: index, %ids: !argus.tile<16xi32, register, "(64,16):(0,1)">) {
   // CHECK: %[[V:.*]] = argus.view "A" %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf16> -> <16x16xf16, global>
   %v = argus.view "A" %A[%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  // A boundary tile, larger than a static tensor.
+  // CHECK: argus.view "A" %{{.*}}[%{{.*}}, %{{.*}}] clipped : memref<8x?xf16> -> <16x16xf16, global>
+  %vc = argus.view "A" %A8[%i, %i] clipped : memref<8x?xf16> -> !argus.tile<16x16xf16, global>
   // CHECK: argus.gather_view "A" %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf16>, <16xi32, register, "(64,16):(0,1)"> -> <16x16xf16, global>
   %g = argus.gather_view "A" %A[%ids, %i] : memref<?x?xf16>, !argus.tile<16xi32, register, "(64,16):(0,1)"> -> !argus.tile<16x16xf16, global>
   // CHECK: %[[B:.*]] = argus.alloc "s" : <2 x <16x16xf16, shared, "(16,16):(16,1)">>

@@ -108,6 +108,7 @@ struct Reg {
 
 struct Mem {
   bool shared = false, gather = false;
+  bool clipped = false; // a boundary tile: elements outside do not exist
   const void *root = nullptr;
   std::string name;
   int64_t base = 0;
@@ -263,7 +264,7 @@ private:
   /// global coordinate (a gather: its column) is inside the tensor.
   void bounds(Operation *op, const Mem &m, const std::vector<int64_t> &c,
               int64_t t) {
-    if (m.shared)
+    if (m.shared || m.clipped)
       return;
     for (size_t k = 0; k < m.sizes.size(); ++k) {
       if (m.gather && k != 1)
@@ -787,6 +788,7 @@ private:
       }
       m.tensor = tensorArg(v.getTensor());
       m.sizes = sizesOf(v.getTensor());
+      m.clipped = v.getClipped();
       bindName(op, m.name, v.getTensor());
       mems[key(v.getResult())] = m;
       return;
