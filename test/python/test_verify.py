@@ -210,3 +210,44 @@ def test_verify_runs_in_process_on_structured_results(need_verifier):
     assert m.text() == before
     with pytest.raises(ValueError):
         m.verify_tags(max_counterexamples=0)
+
+
+# --- clipped views: boundary tiles -------------------------------------------
+
+def _ragged_rows(clipped):
+    """Each block stores 64 rows of C; the grid rounds M up to 64 rows, so
+    the last block's tile reaches past C unless its view is clipped."""
+    @argus.kernel(target="sm_90a", block=64)
+    def store_ragged(C: argus.Tensor[("M", "N"), "f32"]):
+        b = argus.block_id("x")
+        m0 = b * 64
+        rows = argus.grid_dim("x") * 64
+        argus.assume(C.dim("N").eq(4) & (C.dim("M") <= rows) & (rows < C.dim("M") + 64),
+                     "C has 4 columns; the grid rounds its rows up to 64")
+        t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
+        g = argus.tag(argus.view(C, (m0, 0), (64, 4), clipped=clipped), lambda m, n: (m0 + m, n))
+        argus.store(t, g)  # RAGGED STORE
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+    return store_ragged
+
+
+def test_clipped_view_proves_a_ragged_store(need_verifier):
+    k = _ragged_rows(clipped=True)
+    assert " clipped :" in k.source()
+    r = k.verify(strict=True)
+    assert r.proved and not r.unknown
+    assert "out-of-bounds" not in {c.kind for c in r.checks}
+
+
+def test_unclipped_ragged_store_is_out_of_bounds(need_verifier):
+    r = _ragged_rows(clipped=False).verify(raise_on_violation=False)
+    bad = [c for c in r.violated if c.kind == "out-of-bounds"]
+    assert len(bad) == 1 and bad[0].py_line == _line_of(_ragged_rows, "# RAGGED STORE")
+
+
+def test_view_clipped_takes_a_bool():
+    @argus.kernel(target="sm_90a", block=64)
+    def bad(C: argus.Tensor[("M", "N"), "f32"]):
+        argus.view(C, (0, 0), (64, 4), clipped="yes")
+    with pytest.raises(argus.TraceError):
+        bad.source()

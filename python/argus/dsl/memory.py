@@ -17,9 +17,12 @@ from .values import (Buffer, TensorValue, Tile, _index_or_err, _need_tile, _new_
                      _sugar)
 
 
-def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None) -> Tile:
+def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None,
+         clipped: bool = False) -> Tile:
     """The global tile of ``tensor`` of ``shape`` whose first element is at
-    ``offsets``: ``argus.view``."""
+    ``offsets``: ``argus.view``. A ``clipped`` view is a boundary tile: its
+    elements outside the tensor do not exist (stores skip them, loads read
+    zero), so the tensor's sizes need not be multiples of the tile."""
     tr = _current_tracer()
     loc = _user_loc(2)
     if not isinstance(tensor, TensorValue):
@@ -29,15 +32,18 @@ def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None) -> Til
     if len(offsets) != len(tensor.shape) or len(shape) != len(tensor.shape):
         raise _err(ShapeError, f"tensor '{tensor.pyname}' has rank {len(tensor.shape)} but the "
                    f"view has {len(offsets)} offsets and shape {shape}", loc)
+    if not isinstance(clipped, bool):
+        raise _err(TraceError, f"view(clipped=...) takes True or False, got {clipped!r}", loc)
     for d, (t, s) in enumerate(zip(tensor.shape, shape)):
-        if isinstance(t, int) and s > t:
+        if isinstance(t, int) and s > t and not clipped:
             raise _err(ShapeError, f"view dim {d} is {s} but tensor '{tensor.pyname}' dim {d} "
-                       f"is only {t}", loc)
+                       f"is only {t} (a boundary tile is a clipped view)", loc)
     offs = [_index_or_err(tr, o, "a view offset") for o in offsets]
     ttype = TileType(shape, tensor.dtype, "global")
     t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
     nm = name or tensor.pyname
-    tr.emit(f'{t.name} = argus.view "{nm}" {tensor.name}[{", ".join(o.name for o in offs)}] : '
+    clip = " clipped" if clipped else ""
+    tr.emit(f'{t.name} = argus.view "{nm}" {tensor.name}[{", ".join(o.name for o in offs)}]{clip} : '
             f"{tensor.type_str} -> {ttype.mlir()}", loc)
     t.site = ("argus.view", {})
     tr.last_site = t.site

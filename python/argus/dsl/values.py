@@ -224,8 +224,8 @@ class TensorValue(Value):
     def type_str(self):
         return self.spec.mlir()
 
-    def view(self, offsets, shape, name=None) -> "Tile":
-        return _sugar["view"](self, offsets, shape, name=name)
+    def view(self, offsets, shape, name=None, clipped=False) -> "Tile":
+        return _sugar["view"](self, offsets, shape, name=name, clipped=clipped)
 
     def dim(self, k) -> IndexValue:
         """The size of dimension ``k`` (an int, or the dim's name in the
