@@ -34,7 +34,7 @@ struct DeviceResources {
 Json dims(const unsigned d[3]) {
   Json a = Json::array();
   for (int i = 0; i < 3; ++i)
-    a.push(d[i]);
+    a.push_back(d[i]);
   return a;
 }
 
@@ -47,10 +47,10 @@ Json timingStats(const std::vector<double> &samples) {
   double sum = 0;
   for (double x : s)
     sum += x;
-  t.set("median", field(percentile(s, 0.5), "derived"));
-  t.set("min", field(s.empty() ? 0.0 : s.front(), "derived"));
-  t.set("p90", field(percentile(s, 0.9), "derived"));
-  t.set("mean", field(s.empty() ? 0.0 : sum / s.size(), "derived"));
+  t["median"] = field(percentile(s, 0.5), "derived");
+  t["min"] = field(s.empty() ? 0.0 : s.front(), "derived");
+  t["p90"] = field(percentile(s, 0.9), "derived");
+  t["mean"] = field(s.empty() ? 0.0 : sum / s.size(), "derived");
   return t;
 }
 
@@ -125,22 +125,22 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
       dev.copyToDevice(tmapDev[i], &tmaps[i], sizeof(TensorMapBytes));
     }
     Json tj = Json::object();
-    tj.set("arg", static_cast<uint64_t>(i));
-    tj.set("name", a.name);
-    tj.set("buffer", static_cast<uint64_t>(t.buffer));
-    tj.set("pass", t.passPointer ? "pointer" : "value");
-    tj.set("dtype", dtypeName(buf.dtype));
+    tj["arg"] = static_cast<uint64_t>(i);
+    tj["name"] = a.name;
+    tj["buffer"] = static_cast<uint64_t>(t.buffer);
+    tj["pass"] = t.passPointer ? "pointer" : "value";
+    tj["dtype"] = dtypeName(buf.dtype);
     Json dims = Json::array(), box = Json::array();
     for (size_t k = 0; k < buf.shape.size(); ++k) {
-      dims.push(buf.shape[k]);
-      box.push(t.box[k]);
+      dims.push_back(buf.shape[k]);
+      box.push_back(t.box[k]);
     }
-    tj.set("shape", std::move(dims));
-    tj.set("box", std::move(box));
-    tj.set("swizzle", t.swizzle);
-    tj.set("oob_fill", t.oobNan ? "nan" : "zero");
-    tj.set("l2_promotion", t.l2Promotion);
-    tmReport.push(std::move(tj));
+    tj["shape"] = std::move(dims);
+    tj["box"] = std::move(box);
+    tj["swizzle"] = t.swizzle;
+    tj["oob_fill"] = t.oobNan ? "nan" : "zero";
+    tj["l2_promotion"] = t.l2Promotion;
+    tmReport.push_back(std::move(tj));
   }
 
   std::vector<void *> argPtrs;
@@ -167,11 +167,11 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
     if (blocks * ps.warpsPerBlock > 0xFFFFFFFFull ||
         argusProbeBufferSize(blocks * ps.warpsPerBlock, ps.capacity) >
             (uint64_t(1) << 34))
-      throw RuntimeError(ErrorKind::Spec,
-                         "$.probes: the probe buffer for " +
-                             std::to_string(blocks) +
-                             " blocks would exceed 2^32 slots or 16 GiB",
-                         "$.probes");
+      throw specPathError(ErrorKind::Spec,
+                          "$.probes: the probe buffer for " +
+                              std::to_string(blocks) +
+                              " blocks would exceed 2^32 slots or 16 GiB",
+                          "$.probes");
     uint32_t slots = static_cast<uint32_t>(blocks * ps.warpsPerBlock);
     probeImage = makeProbeBuffer(slots, ps.capacity, ps.warpsPerBlock,
                                  ps.warpSize, ps.clockKind);
@@ -245,62 +245,62 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
       f.write(reinterpret_cast<const char *>(out[i].data()),
               static_cast<std::streamsize>(out[i].size()));
     if (!f)
-      throw RuntimeError(ErrorKind::Runtime,
-                         "cannot write '" + a.savePath +
-                             "' (save of argument " + std::to_string(i) + ")",
-                         "$.args[" + std::to_string(i) + "].save");
+      throw specPathError(ErrorKind::Runtime,
+                          "cannot write '" + a.savePath +
+                              "' (save of argument " + std::to_string(i) + ")",
+                          "$.args[" + std::to_string(i) + "].save");
     Json sj = Json::object();
-    sj.set("arg", static_cast<uint64_t>(i));
-    sj.set("name", a.name);
-    sj.set("dtype", dtypeName(a.dtype));
-    sj.set("file", a.savePath);
-    sj.set("bytes", static_cast<uint64_t>(out[i].size()));
-    saved.push(std::move(sj));
+    sj["arg"] = static_cast<uint64_t>(i);
+    sj["name"] = a.name;
+    sj["dtype"] = dtypeName(a.dtype);
+    sj["file"] = a.savePath;
+    sj["bytes"] = static_cast<uint64_t>(out[i].size());
+    saved.push_back(std::move(sj));
   }
 
   // Report.
   Json rep = Json::object();
-  rep.set("schema", "argus.run_report/1");
-  rep.set("name", spec.name);
-  rep.set("spec", spec.specPath);
+  rep["schema"] = "argus.run_report/1";
+  rep["name"] = spec.name;
+  rep["spec"] = spec.specPath;
   Json devj = Json::object();
-  devj.set("backend", dev.backend());
-  devj.set("name", dev.name());
-  devj.set("multiprocessors", dev.limits().multiprocessors);
-  rep.set("device", std::move(devj));
+  devj["backend"] = dev.backend();
+  devj["name"] = dev.name();
+  devj["multiprocessors"] = dev.limits().multiprocessors;
+  rep["device"] = std::move(devj);
   Json kj = Json::object();
-  kj.set("module", spec.modulePath);
-  kj.set("format", moduleFormatName(spec.format));
-  kj.set("name", spec.kernel);
-  kj.set("grid", dims(cfg.grid));
+  kj["module"] = spec.modulePath;
+  kj["format"] = moduleFormatName(spec.format);
+  kj["name"] = spec.kernel;
+  kj["grid"] = dims(cfg.grid);
   if (spec.gridSms[0] || spec.gridSms[1] || spec.gridSms[2]) {
     Json g = Json::array();
     for (int i = 0; i < 3; ++i)
-      g.push(spec.gridSms[i] ? Json("sms") : Json(spec.launch.grid[i]));
-    kj.set("grid_spec", std::move(g));
+      g.push_back(spec.gridSms[i] ? Json("sms") : Json(spec.launch.grid[i]));
+    kj["grid_spec"] = std::move(g);
   }
-  kj.set("cluster", cfg.hasCluster() ? dims(cfg.cluster) : Json());
-  kj.set("block", dims(cfg.block));
-  kj.set("shared_mem", cfg.sharedMem);
-  kj.set("probe_arg", ps.enabled);
-  kj.set("tensor_maps", std::move(tmReport));
-  rep.set("kernel", std::move(kj));
-  rep.set("saved", std::move(saved));
+  kj["cluster"] = cfg.hasCluster() ? dims(cfg.cluster) : Json();
+  kj["block"] = dims(cfg.block);
+  kj["shared_mem"] = cfg.sharedMem;
+  kj["probe_arg"] = ps.enabled;
+  kj["tensor_maps"] = std::move(tmReport);
+  rep["kernel"] = std::move(kj);
+  rep["saved"] = std::move(saved);
 
   Json tj = Json::object();
-  tj.set("unit", "ms");
-  tj.set("method", "device events around each launch");
-  tj.set("warmup", spec.warmup);
-  tj.set("repetitions", spec.repetitions);
-  tj.set("probes_active", ps.enabled);
+  tj["unit"] = "ms";
+  tj["method"] = "device events around each launch";
+  tj["warmup"] = spec.warmup;
+  tj["repetitions"] = spec.repetitions;
+  tj["probes_active"] = ps.enabled;
   Json sj = Json::array();
   for (double x : samples)
-    sj.push(x);
-  tj.set("samples", field(std::move(sj), "observed"));
-  Json st = timingStats(samples);
-  for (auto &kv : st.asObject())
-    tj.set(kv.first, kv.second);
-  rep.set("timing", std::move(tj));
+    sj.push_back(x);
+  tj["samples"] = field(std::move(sj), "observed");
+  const Json st = timingStats(samples);
+  for (const auto &kv : st.items())
+    tj[kv.key()] = kv.value();
+  rep["timing"] = std::move(tj);
   {
     std::vector<double> s = samples;
     std::sort(s.begin(), s.end());
@@ -322,42 +322,42 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
     res.checked = true;
     res.checkPassed = cr.passed();
     Json cj = Json::object();
-    cj.set("kind", ck.kind);
-    cj.set("provenance", "derived");
-    cj.set("passed", cr.passed());
-    cj.set("M", ck.M);
-    cj.set("N", ck.N);
-    cj.set("K", ck.K);
-    cj.set("layout", ck.layout);
-    cj.set("reference", "host GEMM, f32 accumulation");
-    cj.set("atol", ck.atol);
-    cj.set("rtol", ck.rtol);
-    cj.set("elements", static_cast<uint64_t>(cr.elements));
-    cj.set("mismatches", static_cast<uint64_t>(cr.mismatches));
-    cj.set("non_finite", static_cast<uint64_t>(cr.nonFinite));
-    cj.set("max_abs_err", cr.maxAbsErr);
-    cj.set("max_rel_err", cr.maxRelErr);
-    cj.set("rel_fro_err", cr.relFroErr);
+    cj["kind"] = ck.kind;
+    cj["provenance"] = "derived";
+    cj["passed"] = cr.passed();
+    cj["M"] = ck.M;
+    cj["N"] = ck.N;
+    cj["K"] = ck.K;
+    cj["layout"] = ck.layout;
+    cj["reference"] = "host GEMM, f32 accumulation";
+    cj["atol"] = ck.atol;
+    cj["rtol"] = ck.rtol;
+    cj["elements"] = static_cast<uint64_t>(cr.elements);
+    cj["mismatches"] = static_cast<uint64_t>(cr.mismatches);
+    cj["non_finite"] = static_cast<uint64_t>(cr.nonFinite);
+    cj["max_abs_err"] = cr.maxAbsErr;
+    cj["max_rel_err"] = cr.maxRelErr;
+    cj["rel_fro_err"] = cr.relFroErr;
     if (cr.mismatches) {
       Json fm = Json::object();
-      fm.set("index", static_cast<uint64_t>(cr.firstMismatch));
-      fm.set("row", static_cast<uint64_t>(cr.firstMismatch / ck.N));
-      fm.set("col", static_cast<uint64_t>(cr.firstMismatch % ck.N));
-      fm.set("out", cr.firstOut);
-      fm.set("ref", cr.firstRef);
-      cj.set("first_mismatch", std::move(fm));
+      fm["index"] = static_cast<uint64_t>(cr.firstMismatch);
+      fm["row"] = static_cast<uint64_t>(cr.firstMismatch / ck.N);
+      fm["col"] = static_cast<uint64_t>(cr.firstMismatch % ck.N);
+      fm["out"] = cr.firstOut;
+      fm["ref"] = cr.firstRef;
+      cj["first_mismatch"] = std::move(fm);
     } else {
-      cj.set("first_mismatch", Json());
+      cj["first_mismatch"] = Json();
     }
-    rep.set("check", std::move(cj));
+    rep["check"] = std::move(cj);
     double flops = 2.0 * ck.M * ck.N * ck.K;
     Json th = Json::object();
-    th.set("tflops_median",
-           field(res.medianMs > 0 ? flops / (res.medianMs * 1e-3) / 1e12 : 0.0,
-                 "derived"));
-    rep.set("throughput", std::move(th));
+    th["tflops_median"] =
+        field(res.medianMs > 0 ? flops / (res.medianMs * 1e-3) / 1e12 : 0.0,
+              "derived");
+    rep["throughput"] = std::move(th);
   } else {
-    rep.set("check", Json());
+    rep["check"] = Json();
   }
 
   if (ps.enabled) {
@@ -381,7 +381,7 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
     ReportOptions ropt;
     ropt.regionNames = ps.regions;
     ropt.maxTimelineWarps = ps.timelineWarps;
-    rep.set("probes", buildRegionReport(d, ropt));
+    rep["probes"] = buildRegionReport(d, ropt);
     res.probeRecords = d.records;
     res.probeDropped = d.dropped;
     res.probeUnmatched = d.unmatchedBegin + d.unmatchedEnd;
@@ -393,7 +393,7 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
       res.trace = buildChromeTrace(d, topt);
     }
   } else {
-    rep.set("probes", Json());
+    rep["probes"] = Json();
   }
   res.report = std::move(rep);
   return res;
@@ -417,34 +417,38 @@ std::string formatSummary(const LaunchSpec &spec, const RunResult &r) {
        << l.cluster[2];
   os << " block " << l.block[0] << "x" << l.block[1] << "x" << l.block[2]
      << " smem " << l.sharedMem;
-  if (const Json *d = r.report.find("device"))
-    if (const Json *n = d->find("name"))
-      os << " on " << n->asString();
+  if (const Json *d = findMember(r.report, "device"))
+    if (const Json *n = findMember(*d, "name"))
+      os << " on " << n->get<std::string>();
   os << "\n  time: median " << fmt("%.4f", r.medianMs) << " ms, min "
      << fmt("%.4f", r.minMs) << " ms, p90 " << fmt("%.4f", r.p90Ms) << " ms ("
      << spec.repetitions << " reps, " << spec.warmup << " warm-up)";
-  if (const Json *t = r.report.find("throughput"))
-    if (const Json *tf = t->find("tflops_median"))
-      os << ", " << fmt("%.2f", tf->find("value")->asDouble()) << " TFLOP/s";
+  if (const Json *t = findMember(r.report, "throughput"))
+    if (const Json *tf = findMember(*t, "tflops_median"))
+      os << ", " << fmt("%.2f", tf->at("value").get<double>()) << " TFLOP/s";
   os << "\n";
-  if (const Json *c = r.report.find("check"))
-    if (c->isObject()) {
-      os << "  check " << c->find("kind")->asString() << " "
-         << c->find("M")->asInt() << "x" << c->find("N")->asInt() << "x"
-         << c->find("K")->asInt() << ": " << (r.checkPassed ? "PASS" : "FAIL")
-         << " (max_abs_err " << fmt("%.3g", c->find("max_abs_err")->asDouble())
-         << ", max_rel_err " << fmt("%.3g", c->find("max_rel_err")->asDouble())
-         << ", rel_fro_err " << fmt("%.3g", c->find("rel_fro_err")->asDouble())
-         << ", mismatches " << c->find("mismatches")->asInt() << ")\n";
+  // The sections below are built by runSpec; a missing key is a bug there.
+  if (const Json *c = findMember(r.report, "check"))
+    if (c->is_object()) {
+      os << "  check " << c->at("kind").get<std::string>() << " "
+         << c->at("M").get<int64_t>() << "x" << c->at("N").get<int64_t>() << "x"
+         << c->at("K").get<int64_t>() << ": "
+         << (r.checkPassed ? "PASS" : "FAIL") << " (max_abs_err "
+         << fmt("%.3g", c->at("max_abs_err").get<double>()) << ", max_rel_err "
+         << fmt("%.3g", c->at("max_rel_err").get<double>()) << ", rel_fro_err "
+         << fmt("%.3g", c->at("rel_fro_err").get<double>()) << ", mismatches "
+         << c->at("mismatches").get<int64_t>() << ")\n";
     }
-  const Json *p = r.report.find("probes");
-  if (p && p->isObject()) {
+  const Json *p = findMember(r.report, "probes");
+  if (p && p->is_object()) {
     os << "  probes: " << r.probeRecords << " records, " << r.probeDropped
        << " dropped, " << r.probeUnmatched << " unmatched";
-    const Json &an = *p->find("buffer")->find("anomalies");
-    if (an.find("clamped_slots")->asInt() || an.find("truncated")->asBool())
-      os << ", " << an.find("clamped_slots")->asInt() << " clamped slots"
-         << (an.find("truncated")->asBool() ? ", truncated" : "");
+    const Json &an = p->at("buffer").at("anomalies");
+    int64_t clamped = an.at("clamped_slots").get<int64_t>();
+    bool truncated = an.at("truncated").get<bool>();
+    if (clamped || truncated)
+      os << ", " << clamped << " clamped slots"
+         << (truncated ? ", truncated" : "");
     os << "\n";
     char line[256];
     std::snprintf(line, sizeof(line),
@@ -452,17 +456,18 @@ std::string formatSummary(const LaunchSpec &spec, const RunResult &r) {
                   "region", "id", "count", "mean", "p50", "p90", "p99", "min",
                   "max", "unit");
     os << line;
-    for (const Json &rg : p->find("regions")->asArray()) {
+    for (const Json &rg : p->at("regions")) {
       auto v = [&](const char *k) {
-        return rg.find(k)->find("value")->asDouble();
+        return rg.at(k).at("value").get<double>();
       };
       std::snprintf(line, sizeof(line),
                     "    %-14s %4lld %9.0f %10.1f %10.1f %10.1f %10.1f %10.1f "
                     "%10.1f  %s\n",
-                    rg.find("name")->asString().c_str(),
-                    static_cast<long long>(rg.find("id")->asInt()), v("count"),
-                    v("mean"), v("p50"), v("p90"), v("p99"), v("min"), v("max"),
-                    rg.find("unit")->asString().c_str());
+                    rg.at("name").get<std::string>().c_str(),
+                    static_cast<long long>(rg.at("id").get<int64_t>()),
+                    v("count"), v("mean"), v("p50"), v("p90"), v("p99"),
+                    v("min"), v("max"),
+                    rg.at("unit").get<std::string>().c_str());
       os << line;
     }
   }

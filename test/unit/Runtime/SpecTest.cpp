@@ -25,7 +25,7 @@ const char *kGood = R"({
 
 std::string specErrorPath(const std::string &mutated) {
   try {
-    parseLaunchSpec(Json::parse(mutated), "/base");
+    parseLaunchSpec(parseJson(mutated), "/base");
   } catch (const RuntimeError &e) {
     CHECK(e.kind == ErrorKind::Spec);
     return e.path;
@@ -42,7 +42,7 @@ std::string replace(std::string s, const std::string &from,
 } // namespace
 
 TEST_CASE("a good spec parses", "[spec]") {
-  LaunchSpec s = parseLaunchSpec(Json::parse(kGood), "/base");
+  LaunchSpec s = parseLaunchSpec(parseJson(kGood), "/base");
   CHECK(s.modulePath == "/base/probe_gemm.ptx");
   CHECK(s.format == ModuleFormat::PTX);
   CHECK(s.launch.grid[0] == 4);
@@ -141,7 +141,7 @@ std::string fileSpec(const std::string &argFields) {
 
 RuntimeError specError(const std::string &text, const std::string &base) {
   try {
-    parseLaunchSpec(Json::parse(text), base);
+    parseLaunchSpec(parseJson(text), base);
   } catch (const RuntimeError &e) {
     return e;
   }
@@ -157,7 +157,7 @@ TEST_CASE("init files and save paths", "[spec]") {
 
   // Relative paths resolve against the spec's folder; absolute ones stay.
   LaunchSpec s = parseLaunchSpec(
-      Json::parse(fileSpec(R"("init": {"file": "x64.bin"}, "role": "inout",
+      parseJson(fileSpec(R"("init": {"file": "x64.bin"}, "role": "inout",
                               "save": "out/x.bin")")),
       dir);
   REQUIRE(s.args.size() == 1);
@@ -168,8 +168,8 @@ TEST_CASE("init files and save paths", "[spec]") {
   REQUIRE(data.size() == 64);
   CHECK(data[63] == 63);
   s = parseLaunchSpec(
-      Json::parse(fileSpec(R"("init": {"file": ")" + tmpPath("x64.bin") +
-                           R"("}, "role": "output", "save": "/abs/y.bin")")),
+      parseJson(fileSpec(R"("init": {"file": ")" + tmpPath("x64.bin") +
+                         R"("}, "role": "output", "save": "/abs/y.bin")")),
       "/elsewhere");
   CHECK(s.args[0].initFile == dir + "/x64.bin");
   CHECK(s.args[0].savePath == "/abs/y.bin");
@@ -210,7 +210,7 @@ TEST_CASE("init files and save paths", "[spec]") {
             .path == "$.args[0].save");
 
   // The size is re-checked when the run reads the file.
-  s = parseLaunchSpec(Json::parse(fileSpec(R"("init": {"file": "x64.bin"})")),
+  s = parseLaunchSpec(parseJson(fileSpec(R"("init": {"file": "x64.bin"})")),
                       dir);
   writeBytes(tmpPath("x64.bin"), 65);
   try {
