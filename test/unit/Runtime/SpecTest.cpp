@@ -92,6 +92,49 @@ TEST_CASE("spec errors name the bad field", "[spec]") {
   CHECK(specErrorPath("[1, 2]") == "$");
 }
 
+TEST_CASE("spec errors name the field as a JSON pointer too", "[spec]") {
+  const std::string g = kGood;
+  auto pointerOf = [](const std::string &text) -> std::string {
+    try {
+      parseLaunchSpec(parseJson(text), "/base");
+    } catch (const RuntimeError &e) {
+      return e.pointer;
+    }
+    return "<no error>";
+  };
+  CHECK(pointerOf(replace(g, "\"value\": 128", "\"value\": 1.5")) ==
+        "/args/3/value");
+  CHECK(pointerOf(replace(g, "\"mma\"", "\"mma\", \"a/b\": \"x\"")) ==
+        "/probes/regions/a~1b");
+  CHECK(pointerOf(replace(g, "\"K\": 64,", "\"K\": 65,")) == "/check/A");
+  CHECK(pointerOf("[1, 2]") == "");
+  // A key that is not a plain name is quoted in the "$" path.
+  CHECK(specErrorPath(replace(g, "\"warmup\"", "\"warm.up\"")) ==
+        "$[\"warm.up\"]");
+}
+
+TEST_CASE("64-bit scalars are exact", "[spec]") {
+  const std::string g = kGood;
+  auto scalar = [&](const char *dtype, const char *value) {
+    return parseLaunchSpec(
+               parseJson(replace(
+                   g, "{\"name\": \"M\", \"dtype\": \"i32\", \"value\": 128}",
+                   std::string("{\"dtype\": \"") + dtype +
+                       "\", \"value\": " + value + "}")),
+               "/base")
+        .args[3];
+  };
+  CHECK(uint64_t(scalar("u64", "18446744073709551615").scalarInt) ==
+        UINT64_MAX);
+  CHECK(uint64_t(scalar("u64", "9007199254740993").scalarInt) ==
+        9007199254740993ull);
+  CHECK(scalar("i64", "-9223372036854775808").scalarInt == INT64_MIN);
+  CHECK(scalar("i64", "9007199254740993").scalarInt == 9007199254740993ll);
+  CHECK(specErrorPath(
+            replace(g, "\"value\": 128", "\"value\": 9223372036854775808")) ==
+        "$.args[3].value");
+}
+
 TEST_CASE("spec files: missing file and bad JSON are spec errors", "[spec]") {
   try {
     loadLaunchSpec("/nonexistent/argus/spec.json");
