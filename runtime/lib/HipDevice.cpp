@@ -1,7 +1,6 @@
 //===- HipDevice.cpp - The HIP backend (dlopen'ed libamdhip64) -----------===//
 #include "Backends.h"
 
-
 namespace argus {
 namespace rt {
 
