@@ -4,7 +4,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ clang-format
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22
-  libz3-dev z3 pybind11-dev catch2
+  libz3-dev z3 pybind11-dev catch2 nlohmann-json3-dev
   python3 python3-dev python3-pytest python3-numpy
 )
 missing=()

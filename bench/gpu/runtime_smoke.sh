@@ -3,6 +3,8 @@
 # run argus-run on the hand-written probe GEMM (bench/gpu/probe_gemm.ptx).
 #
 # Usage, from anywhere:  bash bench/gpu/runtime_smoke.sh [OUTDIR]
+# First, on the dev machine: bash bench/gpu/stage_runtime.sh, and carry
+# runtime/third_party (the nlohmann/json headers; see docs/Runtime.md).
 # OUTDIR defaults to $OUT (the device tool's folder) or ./runtime-smoke-out.
 # Needs: cmake, a C++17 compiler, the NVIDIA driver (libcuda.so.1). No MLIR,
 # no CUDA toolkit headers (the runtime dlopens the driver); python3+torch is
@@ -20,6 +22,8 @@ step "GPU"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,utilization.gpu --format=csv 2>&1 || nvidia-smi 2>&1 || echo "nvidia-smi not available"
 
 step "build the standalone runtime"
+[ -f "$ROOT/runtime/third_party/nlohmann/json.hpp" ] || [ -f /usr/include/nlohmann/json.hpp ] ||
+  echo "WARNING: no nlohmann/json headers: run bench/gpu/stage_runtime.sh on the dev machine and carry runtime/third_party"
 GEN=()
 if command -v ninja >/dev/null 2>&1; then GEN=(-G Ninja); fi
 cmake -S "$ROOT/runtime" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release >"$BUILD.cmake.log" 2>&1 \

@@ -5,7 +5,8 @@
 #
 #   here:   bash bench/lowering/compile.sh build/bin/argus-opt --size 512 --reps 1
 #           bash bench/gpu/sanitize_controls.sh build/bin/argus-opt
-#   there:  bash bench/gpu/sanitize.sh            (carry bench/lowering/ptx)
+#           bash bench/gpu/stage_runtime.sh
+#   there:  bash bench/gpu/sanitize.sh  (carry bench/lowering/ptx and runtime/third_party)
 #
 # Builds the standalone runtime, runs `argus-run` on each spec under both
 # tools and prints a table of errors / hazards per kernel (logs under $OUT).
@@ -19,6 +20,8 @@ cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>
 [ -n "$cs" ] || { echo "compute-sanitizer not found"; exit 1; }
 "$cs" --version | tail -1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+[ -f runtime/third_party/nlohmann/json.hpp ] || [ -f /usr/include/nlohmann/json.hpp ] ||
+  echo "WARNING: no nlohmann/json headers: run bench/gpu/stage_runtime.sh on the dev machine and carry runtime/third_party"
 gen=Ninja; command -v ninja >/dev/null || gen="Unix Makefiles"
 cmake -S runtime -B /tmp/argus-rt -G "$gen" -DCMAKE_BUILD_TYPE=Release >/tmp/cmake.log 2>&1 &&
   cmake --build /tmp/argus-rt -j "$(nproc)" >>/tmp/cmake.log 2>&1 ||

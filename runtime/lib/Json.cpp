@@ -1,463 +1,293 @@
-//===- Json.cpp - Minimal JSON value, parser and writer -------------------===//
+//===- Json.cpp - Project helpers over nlohmann::ordered_json -------------===//
 #include "argus/runtime/Json.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <iterator>
+#include <vector>
 
 namespace argus {
 namespace rt {
 
-const Json *Json::find(const std::string &key) const {
-  if (kind_ != Kind::Object)
-    return nullptr;
-  for (const auto &kv : o_)
-    if (kv.first == key)
-      return &kv.second;
-  return nullptr;
-}
+namespace {
 
-Json &Json::set(const std::string &key, Json value) {
-  if (kind_ == Kind::Null)
-    kind_ = Kind::Object;
-  for (auto &kv : o_)
-    if (kv.first == key) {
-      kv.second = std::move(value);
-      return kv.second;
+constexpr size_t kMaxDepth = 256;
+
+/// A char iterator that publishes how far the lexer has read: nlohmann
+/// gives the SAX handler no position, and a duplicate key found there still
+/// deserves a line and column.
+class CountingIterator {
+public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char *;
+  using reference = const char &;
+
+  CountingIterator(const char *p, const char **cursor)
+      : p_(p), cursor_(cursor) {}
+  reference operator*() const { return *p_; }
+  CountingIterator &operator++() {
+    ++p_;
+    if (cursor_)
+      *cursor_ = p_;
+    return *this;
+  }
+  bool operator==(const CountingIterator &o) const { return p_ == o.p_; }
+  bool operator!=(const CountingIterator &o) const { return p_ != o.p_; }
+
+private:
+  const char *p_;
+  const char **cursor_;
+};
+
+struct ParseFailure {
+  size_t offset; ///< index of the offending character
+  std::string message;
+};
+
+/// Builds the document like nlohmann's own DOM parser, and also rejects
+/// duplicate keys and nesting deeper than kMaxDepth.
+class StrictDomBuilder : public nlohmann::json_sax<Json> {
+public:
+  StrictDomBuilder(const char *begin, const char *const *cursor)
+      : begin_(begin), cursor_(cursor) {}
+
+  Json root;
+  bool failed = false;
+  ParseFailure failure{0, ""};
+
+  bool null() override { return put(nullptr); }
+  bool boolean(bool v) override { return put(v); }
+  bool number_integer(number_integer_t v) override { return put(v); }
+  bool number_unsigned(number_unsigned_t v) override { return put(v); }
+  bool number_float(number_float_t v, const string_t &) override {
+    return put(v);
+  }
+  bool string(string_t &v) override { return put(std::move(v)); }
+  bool binary(binary_t &v) override { return put(Json::binary(std::move(v))); }
+
+  bool start_object(std::size_t) override {
+    return open(Json::value_t::object);
+  }
+  bool key(string_t &k) override {
+    Json &obj = *stack_.back();
+    if (obj.contains(k))
+      return fail("duplicate key '" + k + "'");
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return open(Json::value_t::array); }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+
+  bool parse_error(std::size_t byte, const std::string &,
+                   const nlohmann::detail::exception &e) override {
+    // "[json.exception.parse_error.101] parse error at line 1, column 4:
+    // syntax error ..." -> "syntax error ..."; the position is ours.
+    std::string what = e.what();
+    size_t col = what.find("column ");
+    size_t colon = col == std::string::npos ? col : what.find(": ", col);
+    failed = true;
+    failure.offset = byte > 0 ? byte - 1 : 0;
+    failure.message =
+        colon == std::string::npos ? what : what.substr(colon + 2);
+    return false;
+  }
+
+private:
+  bool fail(const std::string &msg) {
+    failed = true;
+    size_t read = static_cast<size_t>(*cursor_ - begin_);
+    failure.offset = read > 0 ? read - 1 : 0;
+    failure.message = msg;
+    return false;
+  }
+
+  /// Stores a value where the parser is: the root, the next element of
+  /// the innermost array or the member named by the last key.
+  template <typename V> Json *place(V &&v) {
+    if (stack_.empty()) {
+      root = Json(std::forward<V>(v));
+      return &root;
     }
-  o_.emplace_back(key, std::move(value));
-  return o_.back().second;
-}
+    Json &top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(Json(std::forward<V>(v)));
+      return &top.back();
+    }
+    Json &slot = top[key_];
+    slot = Json(std::forward<V>(v));
+    return &slot;
+  }
+  template <typename V> bool put(V &&v) {
+    place(std::forward<V>(v));
+    return true;
+  }
+  bool open(Json::value_t t) {
+    if (stack_.size() >= kMaxDepth)
+      return fail("nesting too deep");
+    stack_.push_back(place(Json(t)));
+    return true;
+  }
 
-Json &Json::operator[](const std::string &key) {
-  if (kind_ == Kind::Null)
-    kind_ = Kind::Object;
-  for (auto &kv : o_)
-    if (kv.first == key)
-      return kv.second;
-  o_.emplace_back(key, Json());
-  return o_.back().second;
-}
+  const char *begin_;
+  const char *const *cursor_;
+  std::vector<Json *> stack_; ///< open containers, innermost last
+  std::string key_;
+};
 
-void Json::push(Json value) {
-  if (kind_ == Kind::Null)
-    kind_ = Kind::Array;
-  a_.push_back(std::move(value));
-}
-
-size_t Json::size() const {
-  if (kind_ == Kind::Array)
-    return a_.size();
-  if (kind_ == Kind::Object)
-    return o_.size();
-  return 0;
-}
-
-std::string jsonQuote(const std::string &s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\b':
-      out += "\\b";
-      break;
-    case '\f':
-      out += "\\f";
-      break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out.push_back(static_cast<char>(c));
-      }
+void lineAndColumn(const std::string &text, size_t offset, size_t &line,
+                   size_t &col) {
+  line = 1;
+  col = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
     }
   }
-  out.push_back('"');
-  return out;
 }
 
-std::string jsonNumber(double d) {
-  if (!std::isfinite(d))
-    return "null";
-  if (d == std::floor(d) && std::fabs(d) < 9.007199254740992e15) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.0f", d);
-    if (std::strcmp(buf, "-0") == 0)
-      return "0";
-    return buf;
-  }
-  char buf[40];
-  for (int prec = 15; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof(buf), "%.*g", prec, d);
-    if (std::strtod(buf, nullptr) == d)
-      break;
-  }
-  return buf;
+bool isScalar(const Json &j) { return !j.is_array() && !j.is_object(); }
+
+std::string dumpScalar(const Json &j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-static void newline(std::string &out, int indent, int depth) {
-  if (indent < 0)
-    return;
+void newline(std::string &out, int indent, int depth) {
   out.push_back('\n');
-  out.append(static_cast<size_t>(indent * depth), ' ');
+  out.append(static_cast<size_t>(indent) * depth, ' ');
 }
 
-void Json::dumpTo(std::string &out, int indent, int depth) const {
-  switch (kind_) {
-  case Kind::Null:
-    out += "null";
+void dumpIndented(std::string &out, const Json &j, int indent, int depth) {
+  if (isScalar(j) || j.empty()) {
+    out += dumpScalar(j);
     return;
-  case Kind::Bool:
-    out += b_ ? "true" : "false";
-    return;
-  case Kind::Int:
-    out += std::to_string(i_);
-    return;
-  case Kind::Double:
-    out += jsonNumber(d_);
-    return;
-  case Kind::String:
-    out += jsonQuote(s_);
-    return;
-  case Kind::Array: {
-    if (a_.empty()) {
-      out += "[]";
-      return;
-    }
-    // Arrays of scalars stay on one line to keep reports readable.
+  }
+  if (j.is_array()) {
     bool flat = true;
-    for (const auto &v : a_)
-      if (v.isArray() || v.isObject()) {
-        flat = false;
-        break;
-      }
+    for (const Json &e : j)
+      flat = flat && isScalar(e);
     out.push_back('[');
-    for (size_t i = 0; i < a_.size(); ++i) {
-      if (i)
-        out += indent >= 0 && flat ? ", " : ",";
+    bool first = true;
+    for (const Json &e : j) {
+      if (!first)
+        out += flat ? ", " : ",";
+      first = false;
       if (!flat)
         newline(out, indent, depth + 1);
-      a_[i].dumpTo(out, indent, depth + 1);
+      dumpIndented(out, e, indent, depth + 1);
     }
     if (!flat)
       newline(out, indent, depth);
     out.push_back(']');
     return;
   }
-  case Kind::Object: {
-    if (o_.empty()) {
-      out += "{}";
-      return;
-    }
-    out.push_back('{');
-    for (size_t i = 0; i < o_.size(); ++i) {
-      if (i)
-        out.push_back(',');
-      newline(out, indent, depth + 1);
-      out += jsonQuote(o_[i].first);
-      out += indent >= 0 ? ": " : ":";
-      o_[i].second.dumpTo(out, indent, depth + 1);
-    }
-    newline(out, indent, depth);
-    out.push_back('}');
-    return;
+  out.push_back('{');
+  bool first = true;
+  for (const auto &kv : j.items()) {
+    if (!first)
+      out.push_back(',');
+    first = false;
+    newline(out, indent, depth + 1);
+    out += dumpScalar(Json(kv.key()));
+    out += ": ";
+    dumpIndented(out, kv.value(), indent, depth + 1);
   }
-  }
+  newline(out, indent, depth);
+  out.push_back('}');
 }
 
-std::string Json::dump(int indent) const {
+bool isPlainName(const std::string &k) {
+  if (k.empty())
+    return false;
+  for (char c : k)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
+} // namespace
+
+Json parseJson(const std::string &text) {
+  const char *begin = text.data();
+  const char *cursor = begin;
+  StrictDomBuilder dom(begin, &cursor);
+  CountingIterator first(begin, &cursor), last(begin + text.size(), nullptr);
+  bool ok = Json::sax_parse(first, last, &dom);
+  if (!ok || dom.failed) {
+    size_t line, col;
+    lineAndColumn(text, dom.failure.offset, line, col);
+    throw JsonParseError("JSON parse error at line " + std::to_string(line) +
+                             ", column " + std::to_string(col) + ": " +
+                             dom.failure.message,
+                         line, col);
+  }
+  return std::move(dom.root);
+}
+
+std::string dumpJson(const Json &j, int indent) {
+  if (indent < 0)
+    return dumpScalar(j);
   std::string out;
-  dumpTo(out, indent, 0);
+  dumpIndented(out, j, indent, 0);
   return out;
 }
 
-namespace {
-class Parser {
-public:
-  explicit Parser(const std::string &t) : t_(t) {}
+const Json *findMember(const Json &obj, const std::string &key) {
+  if (!obj.is_object())
+    return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
 
-  Json parseDocument() {
-    skipWs();
-    Json v = parseValue(0);
-    skipWs();
-    if (p_ != t_.size())
-      fail("unexpected trailing characters");
-    return v;
-  }
+std::string memberPath(const std::string &path, const std::string &key) {
+  if (isPlainName(key))
+    return path + "." + key;
+  return path + "[" + dumpScalar(Json(key)) + "]";
+}
 
-private:
-  [[noreturn]] void fail(const std::string &msg) {
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < p_ && i < t_.size(); ++i) {
-      if (t_[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
+std::string jsonPointerOf(const std::string &specPath) {
+  Json::json_pointer ptr;
+  size_t i = specPath.compare(0, 1, "$") == 0 ? 1 : 0;
+  while (i < specPath.size()) {
+    char c = specPath[i];
+    if (c == '.') {
+      size_t end = specPath.find_first_of(".[", i + 1);
+      if (end == std::string::npos)
+        end = specPath.size();
+      ptr /= specPath.substr(i + 1, end - i - 1);
+      i = end;
+    } else if (c == '[' && i + 1 < specPath.size() && specPath[i + 1] == '"') {
+      // A quoted member: its JSON string ends at the first unescaped quote.
+      size_t end = i + 2;
+      while (end < specPath.size() && specPath[end] != '"')
+        end += specPath[end] == '\\' ? 2 : 1;
+      std::string quoted = specPath.substr(i + 1, end - i);
+      try {
+        ptr /= Json::parse(quoted).get<std::string>();
+      } catch (const Json::exception &) {
+        ptr /= quoted;
       }
-    }
-    throw JsonParseError("JSON parse error at line " + std::to_string(line) +
-                             ", column " + std::to_string(col) + ": " + msg,
-                         line, col);
-  }
-
-  void skipWs() {
-    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\t' ||
-                              t_[p_] == '\n' || t_[p_] == '\r'))
-      ++p_;
-  }
-
-  bool consume(const char *lit) {
-    size_t n = std::strlen(lit);
-    if (t_.compare(p_, n, lit) == 0) {
-      p_ += n;
-      return true;
-    }
-    return false;
-  }
-
-  Json parseValue(int depth) {
-    if (depth > 256)
-      fail("nesting too deep");
-    if (p_ >= t_.size())
-      fail("unexpected end of input");
-    char c = t_[p_];
-    if (c == '{')
-      return parseObject(depth);
-    if (c == '[')
-      return parseArray(depth);
-    if (c == '"')
-      return Json(parseString());
-    if (c == '-' || (c >= '0' && c <= '9'))
-      return parseNumber();
-    if (consume("true"))
-      return Json(true);
-    if (consume("false"))
-      return Json(false);
-    if (consume("null"))
-      return Json();
-    fail(std::string("unexpected character '") + c + "'");
-  }
-
-  Json parseObject(int depth) {
-    ++p_; // {
-    Json obj = Json::object();
-    skipWs();
-    if (p_ < t_.size() && t_[p_] == '}') {
-      ++p_;
-      return obj;
-    }
-    while (true) {
-      skipWs();
-      if (p_ >= t_.size() || t_[p_] != '"')
-        fail("expected string key");
-      std::string key = parseString();
-      skipWs();
-      if (p_ >= t_.size() || t_[p_] != ':')
-        fail("expected ':'");
-      ++p_;
-      skipWs();
-      Json v = parseValue(depth + 1);
-      if (obj.find(key))
-        fail("duplicate key '" + key + "'");
-      obj.asObject().emplace_back(std::move(key), std::move(v));
-      skipWs();
-      if (p_ < t_.size() && t_[p_] == ',') {
-        ++p_;
-        continue;
-      }
-      if (p_ < t_.size() && t_[p_] == '}') {
-        ++p_;
-        return obj;
-      }
-      fail("expected ',' or '}'");
-    }
-  }
-
-  Json parseArray(int depth) {
-    ++p_; // [
-    Json arr = Json::array();
-    skipWs();
-    if (p_ < t_.size() && t_[p_] == ']') {
-      ++p_;
-      return arr;
-    }
-    while (true) {
-      skipWs();
-      arr.push(parseValue(depth + 1));
-      skipWs();
-      if (p_ < t_.size() && t_[p_] == ',') {
-        ++p_;
-        continue;
-      }
-      if (p_ < t_.size() && t_[p_] == ']') {
-        ++p_;
-        return arr;
-      }
-      fail("expected ',' or ']'");
-    }
-  }
-
-  static void appendUtf8(std::string &out, uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      i = end + 2; // past `"]`
+    } else if (c == '[') {
+      size_t end = specPath.find(']', i);
+      if (end == std::string::npos)
+        end = specPath.size();
+      ptr /= specPath.substr(i + 1, end - i - 1);
+      i = end + 1;
     } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      ++i; // not a spec path; keep what can be read
     }
   }
-
-  uint32_t parseHex4() {
-    if (p_ + 4 > t_.size())
-      fail("truncated \\u escape");
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = t_[p_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        v |= static_cast<uint32_t>(c - 'A' + 10);
-      else
-        fail("bad hex digit in \\u escape");
-    }
-    return v;
-  }
-
-  std::string parseString() {
-    ++p_; // opening quote
-    std::string out;
-    while (true) {
-      if (p_ >= t_.size())
-        fail("unterminated string");
-      char c = t_[p_++];
-      if (c == '"')
-        return out;
-      if (static_cast<unsigned char>(c) < 0x20)
-        fail("control character in string");
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (p_ >= t_.size())
-        fail("unterminated escape");
-      char e = t_[p_++];
-      switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-        out.push_back(e);
-        break;
-      case 'b':
-        out.push_back('\b');
-        break;
-      case 'f':
-        out.push_back('\f');
-        break;
-      case 'n':
-        out.push_back('\n');
-        break;
-      case 'r':
-        out.push_back('\r');
-        break;
-      case 't':
-        out.push_back('\t');
-        break;
-      case 'u': {
-        uint32_t cp = parseHex4();
-        if (cp >= 0xD800 && cp < 0xDC00 && p_ + 1 < t_.size() &&
-            t_[p_] == '\\' && t_[p_ + 1] == 'u') {
-          p_ += 2;
-          uint32_t lo = parseHex4();
-          if (lo >= 0xDC00 && lo < 0xE000)
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        appendUtf8(out, cp);
-        break;
-      }
-      default:
-        fail(std::string("bad escape '\\") + e + "'");
-      }
-    }
-  }
-
-  Json parseNumber() {
-    size_t start = p_;
-    bool isInt = true;
-    if (t_[p_] == '-')
-      ++p_;
-    if (p_ >= t_.size() || !(t_[p_] >= '0' && t_[p_] <= '9'))
-      fail("bad number");
-    while (p_ < t_.size() && t_[p_] >= '0' && t_[p_] <= '9')
-      ++p_;
-    if (p_ < t_.size() && t_[p_] == '.') {
-      isInt = false;
-      ++p_;
-      if (p_ >= t_.size() || !(t_[p_] >= '0' && t_[p_] <= '9'))
-        fail("bad number: digit expected after '.'");
-      while (p_ < t_.size() && t_[p_] >= '0' && t_[p_] <= '9')
-        ++p_;
-    }
-    if (p_ < t_.size() && (t_[p_] == 'e' || t_[p_] == 'E')) {
-      isInt = false;
-      ++p_;
-      if (p_ < t_.size() && (t_[p_] == '+' || t_[p_] == '-'))
-        ++p_;
-      if (p_ >= t_.size() || !(t_[p_] >= '0' && t_[p_] <= '9'))
-        fail("bad number: digit expected in exponent");
-      while (p_ < t_.size() && t_[p_] >= '0' && t_[p_] <= '9')
-        ++p_;
-    }
-    std::string s = t_.substr(start, p_ - start);
-    if (isInt) {
-      errno = 0;
-      char *end = nullptr;
-      long long v = std::strtoll(s.c_str(), &end, 10);
-      if (errno == 0)
-        return Json(static_cast<int64_t>(v));
-    }
-    return Json(std::strtod(s.c_str(), nullptr));
-  }
-
-  const std::string &t_;
-  size_t p_ = 0;
-};
-} // namespace
-
-Json Json::parse(const std::string &text) {
-  Parser p(text);
-  return p.parseDocument();
+  return ptr.to_string();
 }
 
 } // namespace rt

@@ -269,8 +269,8 @@ std::string regionName(const std::map<uint32_t, std::string> &names,
 
 Json field(Json value, const char *provenance) {
   Json f = Json::object();
-  f.set("value", std::move(value));
-  f.set("provenance", provenance);
+  f["value"] = std::move(value);
+  f["provenance"] = provenance;
   return f;
 }
 
@@ -279,67 +279,67 @@ static Json iterationJson(uint32_t it) {
 }
 
 static void putStats(Json &obj, const Stats &s) {
-  obj.set("count", field(s.count, "derived"));
-  obj.set("total", field(s.total, "derived"));
-  obj.set("mean", field(s.mean, "derived"));
-  obj.set("min", field(s.min, "derived"));
-  obj.set("max", field(s.max, "derived"));
-  obj.set("p50", field(s.p50, "derived"));
-  obj.set("p90", field(s.p90, "derived"));
-  obj.set("p99", field(s.p99, "derived"));
+  obj["count"] = field(s.count, "derived");
+  obj["total"] = field(s.total, "derived");
+  obj["mean"] = field(s.mean, "derived");
+  obj["min"] = field(s.min, "derived");
+  obj["max"] = field(s.max, "derived");
+  obj["p50"] = field(s.p50, "derived");
+  obj["p90"] = field(s.p90, "derived");
+  obj["p99"] = field(s.p99, "derived");
 }
 
 Json buildRegionReport(const DecodedProbes &d, const ReportOptions &opts) {
   const ArgusProbeHeader &h = d.header;
   Json rep = Json::object();
-  rep.set("schema", "argus.region_report/1");
+  rep["schema"] = "argus.region_report/1";
   Json legend = Json::object();
-  legend.set("observed", "read directly from the device: probe records, "
-                         "slot counters, event timings");
-  legend.set("attributed",
-             "apportioned to a region from evidence gathered at another "
-             "granularity (not produced by this runtime)");
-  legend.set("derived", "computed from observed values: durations, "
-                        "matching, statistics");
-  rep.set("provenance_legend", std::move(legend));
+  legend["observed"] = "read directly from the device: probe records, "
+                       "slot counters, event timings";
+  legend["attributed"] =
+      "apportioned to a region from evidence gathered at another "
+      "granularity (not produced by this runtime)";
+  legend["derived"] = "computed from observed values: durations, "
+                      "matching, statistics";
+  rep["provenance_legend"] = std::move(legend);
 
   Json clock = Json::object();
-  clock.set("kind", clockKindName(h.clock_kind));
-  clock.set("unit", clockUnit(h.clock_kind));
-  clock.set("t0", field(d.t0, "observed"));
-  rep.set("clock", std::move(clock));
+  clock["kind"] = clockKindName(h.clock_kind);
+  clock["unit"] = clockUnit(h.clock_kind);
+  clock["t0"] = field(d.t0, "observed");
+  rep["clock"] = std::move(clock);
 
   Json buf = Json::object();
   Json hdr = Json::object();
-  hdr.set("valid", d.headerValid);
-  hdr.set("magic", h.magic);
-  hdr.set("version", h.version);
-  hdr.set("num_slots", h.num_slots);
-  hdr.set("capacity", h.capacity);
-  hdr.set("record_size", h.record_size);
-  hdr.set("clock_kind", h.clock_kind);
-  hdr.set("warps_per_block", h.warps_per_block);
-  hdr.set("warp_size", h.warp_size);
-  hdr.set("provenance", "observed");
-  buf.set("header", std::move(hdr));
-  buf.set("records", field(d.records, "observed"));
-  buf.set("dropped", field(d.dropped, "observed"));
-  buf.set("slots_with_drops", field(d.slotsWithDrops, "derived"));
+  hdr["valid"] = d.headerValid;
+  hdr["magic"] = h.magic;
+  hdr["version"] = h.version;
+  hdr["num_slots"] = h.num_slots;
+  hdr["capacity"] = h.capacity;
+  hdr["record_size"] = h.record_size;
+  hdr["clock_kind"] = h.clock_kind;
+  hdr["warps_per_block"] = h.warps_per_block;
+  hdr["warp_size"] = h.warp_size;
+  hdr["provenance"] = "observed";
+  buf["header"] = std::move(hdr);
+  buf["records"] = field(d.records, "observed");
+  buf["dropped"] = field(d.dropped, "observed");
+  buf["slots_with_drops"] = field(d.slotsWithDrops, "derived");
   Json an = Json::object();
-  an.set("provenance", "derived");
-  an.set("truncated", d.truncated);
-  an.set("clamped_slots", d.clampedSlots);
-  an.set("unmatched_begin", d.unmatchedBegin);
-  an.set("unmatched_end", d.unmatchedEnd);
-  an.set("slot_mismatch", d.slotMismatch);
-  an.set("negative_duration", d.negativeDuration);
-  an.set("unknown_flags", d.unknownFlags);
+  an["provenance"] = "derived";
+  an["truncated"] = d.truncated;
+  an["clamped_slots"] = d.clampedSlots;
+  an["unmatched_begin"] = d.unmatchedBegin;
+  an["unmatched_end"] = d.unmatchedEnd;
+  an["slot_mismatch"] = d.slotMismatch;
+  an["negative_duration"] = d.negativeDuration;
+  an["unknown_flags"] = d.unknownFlags;
   Json msgs = Json::array();
   for (const auto &m : d.messages)
-    msgs.push(m);
-  an.set("messages", std::move(msgs));
-  buf.set("anomalies", std::move(an));
-  rep.set("buffer", std::move(buf));
+    msgs.push_back(m);
+  an["messages"] = std::move(msgs);
+  buf["anomalies"] = std::move(an);
+  rep["buffer"] = std::move(buf);
 
   // Group intervals by region.
   std::map<uint32_t, std::vector<const ProbeInterval *>> byRegion;
@@ -355,13 +355,13 @@ Json buildRegionReport(const DecodedProbes &d, const ReportOptions &opts) {
     uint32_t id = kv.first;
     const auto &ivs = kv.second;
     Json r = Json::object();
-    r.set("id", id);
-    r.set("name", regionName(opts.regionNames, id));
-    r.set("name_source", opts.regionNames.count(id) ? "spec" : "default");
-    r.set("unit", clockUnit(h.clock_kind));
+    r["id"] = id;
+    r["name"] = regionName(opts.regionNames, id);
+    r["name_source"] = opts.regionNames.count(id) ? "spec" : "default";
+    r["unit"] = clockUnit(h.clock_kind);
     auto b = d.begins.find(id), e = d.ends.find(id);
-    r.set("begins", field(b != d.begins.end() ? b->second : 0, "observed"));
-    r.set("ends", field(e != d.ends.end() ? e->second : 0, "observed"));
+    r["begins"] = field(b != d.begins.end() ? b->second : 0, "observed");
+    r["ends"] = field(e != d.ends.end() ? e->second : 0, "observed");
 
     std::vector<double> durs;
     durs.reserve(ivs.size());
@@ -376,34 +376,34 @@ Json buildRegionReport(const DecodedProbes &d, const ReportOptions &opts) {
       warps.insert({iv->block, iv->warp});
     }
     putStats(r, computeStats(durs));
-    r.set("warps", field(static_cast<uint64_t>(warps.size()), "derived"));
+    r["warps"] = field(static_cast<uint64_t>(warps.size()), "derived");
     Json hwj = Json::array();
     for (uint32_t x : hw)
-      hwj.push(x);
-    r.set("hw_ids", field(std::move(hwj), "observed"));
+      hwj.push_back(x);
+    r["hw_ids"] = field(std::move(hwj), "observed");
 
     Json pi = Json::object();
-    pi.set("provenance", "derived");
+    pi["provenance"] = "derived";
     Json iters = Json::array();
     for (auto &ikv : perIter) {
       Stats s = computeStats(ikv.second);
       Json it = Json::object();
-      it.set("iteration", iterationJson(ikv.first));
-      it.set("count", s.count);
-      it.set("mean", s.mean);
-      it.set("min", s.min);
-      it.set("max", s.max);
-      it.set("p50", s.p50);
-      it.set("p90", s.p90);
-      iters.push(std::move(it));
+      it["iteration"] = iterationJson(ikv.first);
+      it["count"] = s.count;
+      it["mean"] = s.mean;
+      it["min"] = s.min;
+      it["max"] = s.max;
+      it["p50"] = s.p50;
+      it["p90"] = s.p90;
+      iters.push_back(std::move(it));
     }
-    pi.set("iterations", std::move(iters));
-    r.set("per_iteration", std::move(pi));
+    pi["iterations"] = std::move(iters);
+    r["per_iteration"] = std::move(pi);
 
     // Per-warp timelines: intervals are in slot order, so contiguous.
     Json tl = Json::object();
-    tl.set("provenance", "observed");
-    tl.set("time_base", "t0");
+    tl["provenance"] = "observed";
+    tl["time_base"] = "t0";
     Json tw = Json::array();
     size_t nWarps = 0;
     bool truncated = false;
@@ -418,27 +418,27 @@ Json buildRegionReport(const DecodedProbes &d, const ReportOptions &opts) {
       }
       ++nWarps;
       Json w = Json::object();
-      w.set("block", ivs[i]->block);
-      w.set("warp", ivs[i]->warp);
-      w.set("hw_id", ivs[i]->hwId);
+      w["block"] = ivs[i]->block;
+      w["warp"] = ivs[i]->warp;
+      w["hw_id"] = ivs[i]->hwId;
       Json list = Json::array();
       for (size_t k = i; k < j; ++k) {
         Json t = Json::array();
-        t.push(ivs[k]->begin - d.t0);
-        t.push(ivs[k]->end - d.t0);
-        t.push(iterationJson(ivs[k]->iteration));
-        list.push(std::move(t));
+        t.push_back(ivs[k]->begin - d.t0);
+        t.push_back(ivs[k]->end - d.t0);
+        t.push_back(iterationJson(ivs[k]->iteration));
+        list.push_back(std::move(t));
       }
-      w.set("intervals", std::move(list));
-      tw.push(std::move(w));
+      w["intervals"] = std::move(list);
+      tw.push_back(std::move(w));
       i = j;
     }
-    tl.set("truncated", truncated);
-    tl.set("warps", std::move(tw));
-    r.set("timelines", std::move(tl));
-    regions.push(std::move(r));
+    tl["truncated"] = truncated;
+    tl["warps"] = std::move(tw);
+    r["timelines"] = std::move(tl);
+    regions.push_back(std::move(r));
   }
-  rep.set("regions", std::move(regions));
+  rep["regions"] = std::move(regions);
   return rep;
 }
 
@@ -451,54 +451,54 @@ Json buildChromeTrace(const DecodedProbes &d, const TraceOptions &opts) {
     if (iv.block >= opts.maxBlocks)
       continue;
     Json e = Json::object();
-    e.set("name", regionName(opts.regionNames, iv.regionId));
-    e.set("cat", "region");
-    e.set("ph", "X");
-    e.set("pid", iv.block);
-    e.set("tid", iv.warp);
-    e.set("ts", static_cast<double>(iv.begin - d.t0) / tpu);
-    e.set("dur", static_cast<double>(iv.end - iv.begin) / tpu);
+    e["name"] = regionName(opts.regionNames, iv.regionId);
+    e["cat"] = "region";
+    e["ph"] = "X";
+    e["pid"] = iv.block;
+    e["tid"] = iv.warp;
+    e["ts"] = static_cast<double>(iv.begin - d.t0) / tpu;
+    e["dur"] = static_cast<double>(iv.end - iv.begin) / tpu;
     Json args = Json::object();
-    args.set("region_id", iv.regionId);
-    args.set("iteration", iterationJson(iv.iteration));
-    args.set("hw_id", iv.hwId);
-    e.set("args", std::move(args));
-    events.push(std::move(e));
+    args["region_id"] = iv.regionId;
+    args["iteration"] = iterationJson(iv.iteration);
+    args["hw_id"] = iv.hwId;
+    e["args"] = std::move(args);
+    events.push_back(std::move(e));
     blockHw.emplace(iv.block, iv.hwId);
     threads.insert({iv.block, iv.warp});
   }
   for (const auto &kv : blockHw) {
     Json m = Json::object();
-    m.set("name", "process_name");
-    m.set("ph", "M");
-    m.set("pid", kv.first);
+    m["name"] = "process_name";
+    m["ph"] = "M";
+    m["pid"] = kv.first;
     Json a = Json::object();
-    a.set("name", opts.processPrefix + " " + std::to_string(kv.first) +
-                      " (hw " + std::to_string(kv.second) + ")");
-    m.set("args", std::move(a));
-    events.push(std::move(m));
+    a["name"] = opts.processPrefix + " " + std::to_string(kv.first) + " (hw " +
+                std::to_string(kv.second) + ")";
+    m["args"] = std::move(a);
+    events.push_back(std::move(m));
   }
   for (const auto &t : threads) {
     Json m = Json::object();
-    m.set("name", "thread_name");
-    m.set("ph", "M");
-    m.set("pid", t.first);
-    m.set("tid", t.second);
+    m["name"] = "thread_name";
+    m["ph"] = "M";
+    m["pid"] = t.first;
+    m["tid"] = t.second;
     Json a = Json::object();
-    a.set("name", "warp " + std::to_string(t.second));
-    m.set("args", std::move(a));
-    events.push(std::move(m));
+    a["name"] = "warp " + std::to_string(t.second);
+    m["args"] = std::move(a);
+    events.push_back(std::move(m));
   }
   Json tr = Json::object();
-  tr.set("traceEvents", std::move(events));
-  tr.set("displayTimeUnit", "ns");
+  tr["traceEvents"] = std::move(events);
+  tr["displayTimeUnit"] = "ns";
   Json other = Json::object();
-  other.set("generator", "argus-run");
-  other.set("clock_kind", clockKindName(d.header.clock_kind));
-  other.set("ticks_per_us", tpu);
-  other.set("t0", d.t0);
-  other.set("dropped_records", d.dropped);
-  tr.set("otherData", std::move(other));
+  other["generator"] = "argus-run";
+  other["clock_kind"] = clockKindName(d.header.clock_kind);
+  other["ticks_per_us"] = tpu;
+  other["t0"] = d.t0;
+  other["dropped_records"] = d.dropped;
+  tr["otherData"] = std::move(other);
   return tr;
 }
 

@@ -34,7 +34,7 @@ struct DeviceResources {
 Json dims(const unsigned d[3]) {
   Json a = Json::array();
   for (int i = 0; i < 3; ++i)
-    a.push(d[i]);
+    a.push_back(d[i]);
   return a;
 }
 
@@ -47,36 +47,68 @@ Json timingStats(const std::vector<double> &samples) {
   double sum = 0;
   for (double x : s)
     sum += x;
-  t.set("median", field(percentile(s, 0.5), "derived"));
-  t.set("min", field(s.empty() ? 0.0 : s.front(), "derived"));
-  t.set("p90", field(percentile(s, 0.9), "derived"));
-  t.set("mean", field(s.empty() ? 0.0 : sum / s.size(), "derived"));
+  t["median"] = field(percentile(s, 0.5), "derived");
+  t["min"] = field(s.empty() ? 0.0 : s.front(), "derived");
+  t["p90"] = field(percentile(s, 0.9), "derived");
+  t["mean"] = field(s.empty() ? 0.0 : sum / s.size(), "derived");
   return t;
 }
 
-RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
-  RunResult res;
-  const LaunchConfig cfg = resolveLaunch(spec, dev.limits());
-  validateLaunch(cfg, dev.limits());
-  res.launch = cfg;
+namespace {
 
-  std::string image = readFile(spec.modulePath, ErrorKind::Module);
-  DeviceResources rs(dev);
-  rs.module = dev.loadModule(std::vector<char>(image.begin(), image.end()),
-                             spec.format);
-  FunctionHandle fn = dev.getFunction(rs.module, spec.kernel);
+/// The state one run builds up, phase by phase. Each phase below reads what
+/// the earlier ones left here; the device resources are freed on every exit
+/// path by `rs`.
+struct RunState {
+  RunState(Device &d, const LaunchSpec &s)
+      : dev(d), spec(s), rs(d), host(s.args.size()), devPtr(s.args.size(), 0),
+        scalarStore(s.args.size() + 1, 0), tmaps(s.args.size()),
+        tmapDev(s.args.size(), 0), out(s.args.size()) {}
 
-  // Host images and device buffers.
-  const size_t nargs = spec.args.size();
-  std::vector<std::vector<uint8_t>> host(nargs);
-  std::vector<DevicePtr> devPtr(nargs, 0);
-  std::vector<uint64_t> scalarStore(nargs + 1, 0);
-  for (size_t i = 0; i < nargs; ++i) {
-    const ArgSpec &a = spec.args[i];
+  Device &dev;
+  const LaunchSpec &spec;
+  LaunchConfig cfg; ///< "sms" resolved
+  DeviceResources rs;
+  FunctionHandle fn;
+  std::vector<std::vector<uint8_t>> host; ///< initial contents per buffer
+  std::vector<DevicePtr> devPtr;          ///< per buffer argument
+  std::vector<uint64_t> scalarStore;      ///< per scalar argument
+  std::vector<TensorMapBytes> tmaps;      ///< per tensor-map argument
+  std::vector<DevicePtr> tmapDev;         ///< "pass": "pointer" copies
+  std::vector<void *> argPtrs;            ///< kernelParams
+  std::vector<uint8_t> probeImage;        ///< initial probe buffer
+  DevicePtr probePtr = 0;
+  size_t probeResetBytes = 0;            ///< header + slot counters
+  std::vector<double> samples;           ///< ms per timed launch
+  std::vector<std::vector<uint8_t>> out; ///< outputs of the checked run
+
+  void resetProbes() {
+    if (spec.probes.enabled)
+      dev.copyToDevice(probePtr, probeImage.data(), probeResetBytes);
+  }
+};
+
+/// The launch configuration and the kernel, first: a grid the device cannot
+/// run or a module it cannot load should fail before any buffer is filled.
+void loadKernel(RunState &st) {
+  st.cfg = resolveLaunch(st.spec, st.dev.limits());
+  validateLaunch(st.cfg, st.dev.limits());
+  std::string image = readFile(st.spec.modulePath, ErrorKind::Module);
+  st.rs.module = st.dev.loadModule(
+      std::vector<char>(image.begin(), image.end()), st.spec.format);
+  st.fn = st.dev.getFunction(st.rs.module, st.spec.kernel);
+}
+
+/// Scalars in the width the kernel reads and the host images of the
+/// buffers. The images outlive the upload: they are the check's inputs and
+/// what an "inout" buffer is restored to before the checked run.
+void prepareHostData(RunState &st) {
+  for (size_t i = 0; i < st.spec.args.size(); ++i) {
+    const ArgSpec &a = st.spec.args[i];
     if (a.isTensorMap)
       continue;
     if (!a.isBuffer) {
-      uint8_t *slot = reinterpret_cast<uint8_t *>(&scalarStore[i]);
+      uint8_t *slot = reinterpret_cast<uint8_t *>(&st.scalarStore[i]);
       if (isFloat(a.dtype))
         storeElement(slot, a.dtype, 0, a.scalar);
       else if (a.dtype == DType::I64 || a.dtype == DType::U64)
@@ -86,315 +118,375 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
       continue;
     }
     if (a.init == "file")
-      host[i] = readInitFile(a, "$.args[" + std::to_string(i) + "].init.file");
+      st.host[i] =
+          readInitFile(a, "$.args[" + std::to_string(i) + "].init.file");
     else if (a.init == "random")
-      fillUniform(host[i], a.dtype, a.elements,
+      fillUniform(st.host[i], a.dtype, a.elements,
                   a.seed ? a.seed : 0x9E3779B9ull * (i + 1), a.lo, a.hi);
     else
-      fillConstant(host[i], a.dtype, a.elements,
+      fillConstant(st.host[i], a.dtype, a.elements,
                    a.init == "const" ? a.initValue : 0.0);
-    devPtr[i] = dev.alloc(host[i].size());
-    rs.buffers.push_back(devPtr[i]);
-    dev.copyToDevice(devPtr[i], host[i].data(), host[i].size());
   }
+}
 
-  // Tensor maps hold their buffer's device address, so they are encoded
-  // after the allocation above (every run allocates afresh). "value": the
-  // kernel parameter is the 128-byte map itself (kernelParams points at the
-  // host copy); "pointer": a u64 device address of a copy (MLIR nvgpu ABI).
-  std::vector<TensorMapBytes> tmaps(nargs);
-  std::vector<DevicePtr> tmapDev(nargs, 0);
+/// One device allocation per buffer, filled from its host image. Every run
+/// allocates afresh, so nothing of an earlier run can leak into this one.
+void uploadBuffers(RunState &st) {
+  for (size_t i = 0; i < st.spec.args.size(); ++i) {
+    if (!st.spec.args[i].isBuffer)
+      continue;
+    st.devPtr[i] = st.dev.alloc(st.host[i].size());
+    st.rs.buffers.push_back(st.devPtr[i]);
+    st.dev.copyToDevice(st.devPtr[i], st.host[i].data(), st.host[i].size());
+  }
+}
+
+/// Tensor maps hold their buffer's device address, so they are encoded
+/// after the upload. "value": the kernel parameter is the 128-byte map
+/// itself (kernelParams points at the host copy); "pointer": a u64 device
+/// address of a copy (MLIR nvgpu ABI). Returns the report's "tensor_maps".
+Json encodeTensorMaps(RunState &st) {
   Json tmReport = Json::array();
-  for (size_t i = 0; i < nargs; ++i) {
-    const ArgSpec &a = spec.args[i];
+  for (size_t i = 0; i < st.spec.args.size(); ++i) {
+    const ArgSpec &a = st.spec.args[i];
     if (!a.isTensorMap)
       continue;
     const std::string path = "$.args[" + std::to_string(i) + "]";
     const TensorMapSpec &t = a.tensorMap;
-    const ArgSpec &buf = spec.args[t.buffer];
-    TensorMapDesc d = tensorMapDesc(a, buf, devPtr[t.buffer], path);
-    dev.encodeTensorMap(d, tmaps[i],
-                        "argument " + std::to_string(i) +
-                            (a.name.empty() ? "" : " ('" + a.name + "')"));
+    const ArgSpec &buf = st.spec.args[t.buffer];
+    TensorMapDesc d = tensorMapDesc(a, buf, st.devPtr[t.buffer], path);
+    st.dev.encodeTensorMap(d, st.tmaps[i],
+                           "argument " + std::to_string(i) +
+                               (a.name.empty() ? "" : " ('" + a.name + "')"));
     if (t.passPointer) {
       // Over-allocate so the copy is 128-byte aligned whatever the
       // allocator returns (TMA needs 64).
-      DevicePtr raw = dev.alloc(sizeof(TensorMapBytes) + 128);
-      rs.buffers.push_back(raw);
-      tmapDev[i] = (raw + 127) & ~DevicePtr(127);
-      dev.copyToDevice(tmapDev[i], &tmaps[i], sizeof(TensorMapBytes));
+      DevicePtr raw = st.dev.alloc(sizeof(TensorMapBytes) + 128);
+      st.rs.buffers.push_back(raw);
+      st.tmapDev[i] = (raw + 127) & ~DevicePtr(127);
+      st.dev.copyToDevice(st.tmapDev[i], &st.tmaps[i], sizeof(TensorMapBytes));
     }
     Json tj = Json::object();
-    tj.set("arg", static_cast<uint64_t>(i));
-    tj.set("name", a.name);
-    tj.set("buffer", static_cast<uint64_t>(t.buffer));
-    tj.set("pass", t.passPointer ? "pointer" : "value");
-    tj.set("dtype", dtypeName(buf.dtype));
-    Json dims = Json::array(), box = Json::array();
+    tj["arg"] = static_cast<uint64_t>(i);
+    tj["name"] = a.name;
+    tj["buffer"] = static_cast<uint64_t>(t.buffer);
+    tj["pass"] = t.passPointer ? "pointer" : "value";
+    tj["dtype"] = dtypeName(buf.dtype);
+    Json shape = Json::array(), box = Json::array();
     for (size_t k = 0; k < buf.shape.size(); ++k) {
-      dims.push(buf.shape[k]);
-      box.push(t.box[k]);
+      shape.push_back(buf.shape[k]);
+      box.push_back(t.box[k]);
     }
-    tj.set("shape", std::move(dims));
-    tj.set("box", std::move(box));
-    tj.set("swizzle", t.swizzle);
-    tj.set("oob_fill", t.oobNan ? "nan" : "zero");
-    tj.set("l2_promotion", t.l2Promotion);
-    tmReport.push(std::move(tj));
+    tj["shape"] = std::move(shape);
+    tj["box"] = std::move(box);
+    tj["swizzle"] = t.swizzle;
+    tj["oob_fill"] = t.oobNan ? "nan" : "zero";
+    tj["l2_promotion"] = t.l2Promotion;
+    tmReport.push_back(std::move(tj));
   }
+  return tmReport;
+}
 
-  std::vector<void *> argPtrs;
-  for (size_t i = 0; i < nargs; ++i) {
-    const ArgSpec &a = spec.args[i];
+/// kernelParams in the kernel's parameter order; "param": false buffers
+/// are not parameters.
+void collectKernelArgs(RunState &st) {
+  for (size_t i = 0; i < st.spec.args.size(); ++i) {
+    const ArgSpec &a = st.spec.args[i];
     if (a.isTensorMap)
-      argPtrs.push_back(a.tensorMap.passPointer
-                            ? static_cast<void *>(&tmapDev[i])
-                            : static_cast<void *>(&tmaps[i]));
+      st.argPtrs.push_back(a.tensorMap.passPointer
+                               ? static_cast<void *>(&st.tmapDev[i])
+                               : static_cast<void *>(&st.tmaps[i]));
     else if (!a.isBuffer)
-      argPtrs.push_back(&scalarStore[i]);
-    else if (a.kernelParam) // "param": false buffers are not parameters
-      argPtrs.push_back(&devPtr[i]);
+      st.argPtrs.push_back(&st.scalarStore[i]);
+    else if (a.kernelParam)
+      st.argPtrs.push_back(&st.devPtr[i]);
   }
+}
 
-  // Probe buffer: appended as the last kernel parameter.
-  std::vector<uint8_t> probeImage;
-  DevicePtr probePtr = 0;
-  size_t probeResetBytes = 0;
-  const ProbeSpec &ps = spec.probes;
-  if (ps.enabled) {
-    // The resolved grid: "sms" is only known now.
-    uint64_t blocks = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
-    if (blocks * ps.warpsPerBlock > 0xFFFFFFFFull ||
-        argusProbeBufferSize(blocks * ps.warpsPerBlock, ps.capacity) >
-            (uint64_t(1) << 34))
-      throw RuntimeError(ErrorKind::Spec,
-                         "$.probes: the probe buffer for " +
-                             std::to_string(blocks) +
-                             " blocks would exceed 2^32 slots or 16 GiB",
-                         "$.probes");
-    uint32_t slots = static_cast<uint32_t>(blocks * ps.warpsPerBlock);
-    probeImage = makeProbeBuffer(slots, ps.capacity, ps.warpsPerBlock,
-                                 ps.warpSize, ps.clockKind);
-    probeResetBytes = static_cast<size_t>(argusProbeRecordsOffset(slots));
-    probePtr = dev.alloc(probeImage.size());
-    rs.buffers.push_back(probePtr);
-    dev.copyToDevice(probePtr, probeImage.data(), probeImage.size());
-    argPtrs.push_back(&probePtr);
-  }
-  auto resetProbes = [&] {
-    if (ps.enabled)
-      dev.copyToDevice(probePtr, probeImage.data(), probeResetBytes);
-  };
+/// The probe buffer, appended as the last kernel parameter. Sized from the
+/// resolved grid: with "sms" the block count is only known now.
+void setUpProbes(RunState &st) {
+  const ProbeSpec &ps = st.spec.probes;
+  if (!ps.enabled)
+    return;
+  const LaunchConfig &cfg = st.cfg;
+  uint64_t blocks = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
+  if (blocks * ps.warpsPerBlock > 0xFFFFFFFFull ||
+      argusProbeBufferSize(blocks * ps.warpsPerBlock, ps.capacity) >
+          (uint64_t(1) << 34))
+    throw specPathError(ErrorKind::Spec,
+                        "$.probes: the probe buffer for " +
+                            std::to_string(blocks) +
+                            " blocks would exceed 2^32 slots or 16 GiB",
+                        "$.probes");
+  uint32_t slots = static_cast<uint32_t>(blocks * ps.warpsPerBlock);
+  st.probeImage = makeProbeBuffer(slots, ps.capacity, ps.warpsPerBlock,
+                                  ps.warpSize, ps.clockKind);
+  st.probeResetBytes = static_cast<size_t>(argusProbeRecordsOffset(slots));
+  st.probePtr = st.dev.alloc(st.probeImage.size());
+  st.rs.buffers.push_back(st.probePtr);
+  st.dev.copyToDevice(st.probePtr, st.probeImage.data(), st.probeImage.size());
+  st.argPtrs.push_back(&st.probePtr);
+}
 
-  // Warm-up (the first launch is synchronised so errors surface early).
-  for (int w = 0; w < spec.warmup; ++w) {
-    resetProbes();
-    dev.launch(fn, cfg, argPtrs);
+/// Warm-up, then `repetitions` launches with one event pair each. The first
+/// warm-up launch is synchronised so launch errors surface early, not as a
+/// bad event time; probe slots are reset before every launch so a full
+/// buffer does not change what the kernel does while it is timed.
+void warmUpAndTime(RunState &st) {
+  Device &dev = st.dev;
+  for (int w = 0; w < st.spec.warmup; ++w) {
+    st.resetProbes();
+    dev.launch(st.fn, st.cfg, st.argPtrs);
     if (w == 0)
       dev.synchronize();
   }
   dev.synchronize();
 
-  // Timed repetitions, one event pair each.
   void *evStart = dev.createEvent();
-  rs.events.push_back(evStart);
+  st.rs.events.push_back(evStart);
   void *evStop = dev.createEvent();
-  rs.events.push_back(evStop);
-  std::vector<double> samples;
-  for (int r = 0; r < spec.repetitions; ++r) {
-    resetProbes();
+  st.rs.events.push_back(evStop);
+  for (int r = 0; r < st.spec.repetitions; ++r) {
+    st.resetProbes();
     dev.recordEvent(evStart);
-    dev.launch(fn, cfg, argPtrs);
+    dev.launch(st.fn, st.cfg, st.argPtrs);
     dev.recordEvent(evStop);
-    samples.push_back(dev.elapsedMs(evStart, evStop));
+    st.samples.push_back(dev.elapsedMs(evStart, evStop));
   }
   dev.synchronize();
+}
 
-  // Verification / probe run: original inputs, poisoned outputs (NaN),
-  // fresh probe slots.
+/// One more launch whose results are checked: the original inputs, outputs
+/// poisoned with NaN (0xFF bytes) so an element the kernel never writes
+/// cannot pass, and fresh probe slots. Then the outputs come back.
+void runCheckedAndReadBack(RunState &st) {
+  Device &dev = st.dev;
+  const size_t nargs = st.spec.args.size();
   for (size_t i = 0; i < nargs; ++i) {
-    const ArgSpec &a = spec.args[i];
+    const ArgSpec &a = st.spec.args[i];
     if (!a.isBuffer)
       continue;
     if (a.role == "output")
-      dev.memset8(devPtr[i], 0xFF, host[i].size());
+      dev.memset8(st.devPtr[i], 0xFF, st.host[i].size());
     else if (a.role == "inout")
-      dev.copyToDevice(devPtr[i], host[i].data(), host[i].size());
+      dev.copyToDevice(st.devPtr[i], st.host[i].data(), st.host[i].size());
   }
-  resetProbes();
-  dev.launch(fn, cfg, argPtrs);
+  st.resetProbes();
+  dev.launch(st.fn, st.cfg, st.argPtrs);
   dev.synchronize();
 
-  std::vector<std::vector<uint8_t>> out(nargs);
   for (size_t i = 0; i < nargs; ++i) {
-    const ArgSpec &a = spec.args[i];
+    const ArgSpec &a = st.spec.args[i];
     if (!a.isBuffer || a.role == "input")
       continue;
-    out[i].resize(host[i].size());
-    dev.copyToHost(out[i].data(), devPtr[i], out[i].size());
+    st.out[i].resize(st.host[i].size());
+    dev.copyToHost(st.out[i].data(), st.devPtr[i], st.out[i].size());
   }
+}
 
-  // "save": the checked run's output buffers, as raw bytes.
+/// "save": the checked run's output buffers, as raw bytes. Returns the
+/// report's "saved" list.
+Json saveOutputs(const RunState &st) {
   Json saved = Json::array();
-  for (size_t i = 0; i < nargs; ++i) {
-    const ArgSpec &a = spec.args[i];
+  for (size_t i = 0; i < st.spec.args.size(); ++i) {
+    const ArgSpec &a = st.spec.args[i];
     if (!a.isBuffer || a.savePath.empty())
       continue;
     std::ofstream f(a.savePath, std::ios::binary | std::ios::trunc);
     if (f)
-      f.write(reinterpret_cast<const char *>(out[i].data()),
-              static_cast<std::streamsize>(out[i].size()));
+      f.write(reinterpret_cast<const char *>(st.out[i].data()),
+              static_cast<std::streamsize>(st.out[i].size()));
     if (!f)
-      throw RuntimeError(ErrorKind::Runtime,
-                         "cannot write '" + a.savePath +
-                             "' (save of argument " + std::to_string(i) + ")",
-                         "$.args[" + std::to_string(i) + "].save");
+      throw specPathError(ErrorKind::Runtime,
+                          "cannot write '" + a.savePath +
+                              "' (save of argument " + std::to_string(i) + ")",
+                          "$.args[" + std::to_string(i) + "].save");
     Json sj = Json::object();
-    sj.set("arg", static_cast<uint64_t>(i));
-    sj.set("name", a.name);
-    sj.set("dtype", dtypeName(a.dtype));
-    sj.set("file", a.savePath);
-    sj.set("bytes", static_cast<uint64_t>(out[i].size()));
-    saved.push(std::move(sj));
+    sj["arg"] = static_cast<uint64_t>(i);
+    sj["name"] = a.name;
+    sj["dtype"] = dtypeName(a.dtype);
+    sj["file"] = a.savePath;
+    sj["bytes"] = static_cast<uint64_t>(st.out[i].size());
+    saved.push_back(std::move(sj));
   }
+  return saved;
+}
 
-  // Report.
-  Json rep = Json::object();
-  rep.set("schema", "argus.run_report/1");
-  rep.set("name", spec.name);
-  rep.set("spec", spec.specPath);
+/// The report's "device" and "kernel": what ran where, as launched.
+void reportLaunch(const RunState &st, Json tensorMaps, Json &rep) {
+  const LaunchSpec &spec = st.spec;
+  const LaunchConfig &cfg = st.cfg;
   Json devj = Json::object();
-  devj.set("backend", dev.backend());
-  devj.set("name", dev.name());
-  devj.set("multiprocessors", dev.limits().multiprocessors);
-  rep.set("device", std::move(devj));
+  devj["backend"] = st.dev.backend();
+  devj["name"] = st.dev.name();
+  devj["multiprocessors"] = st.dev.limits().multiprocessors;
+  rep["device"] = std::move(devj);
   Json kj = Json::object();
-  kj.set("module", spec.modulePath);
-  kj.set("format", moduleFormatName(spec.format));
-  kj.set("name", spec.kernel);
-  kj.set("grid", dims(cfg.grid));
+  kj["module"] = spec.modulePath;
+  kj["format"] = moduleFormatName(spec.format);
+  kj["name"] = spec.kernel;
+  kj["grid"] = dims(cfg.grid);
   if (spec.gridSms[0] || spec.gridSms[1] || spec.gridSms[2]) {
     Json g = Json::array();
     for (int i = 0; i < 3; ++i)
-      g.push(spec.gridSms[i] ? Json("sms") : Json(spec.launch.grid[i]));
-    kj.set("grid_spec", std::move(g));
+      g.push_back(spec.gridSms[i] ? Json("sms") : Json(spec.launch.grid[i]));
+    kj["grid_spec"] = std::move(g);
   }
-  kj.set("cluster", cfg.hasCluster() ? dims(cfg.cluster) : Json());
-  kj.set("block", dims(cfg.block));
-  kj.set("shared_mem", cfg.sharedMem);
-  kj.set("probe_arg", ps.enabled);
-  kj.set("tensor_maps", std::move(tmReport));
-  rep.set("kernel", std::move(kj));
-  rep.set("saved", std::move(saved));
+  kj["cluster"] = cfg.hasCluster() ? dims(cfg.cluster) : Json();
+  kj["block"] = dims(cfg.block);
+  kj["shared_mem"] = cfg.sharedMem;
+  kj["probe_arg"] = spec.probes.enabled;
+  kj["tensor_maps"] = std::move(tensorMaps);
+  rep["kernel"] = std::move(kj);
+}
 
+/// The report's "timing" (every sample and their statistics) and the
+/// summary numbers of the result.
+void reportTiming(const RunState &st, RunResult &res, Json &rep) {
   Json tj = Json::object();
-  tj.set("unit", "ms");
-  tj.set("method", "device events around each launch");
-  tj.set("warmup", spec.warmup);
-  tj.set("repetitions", spec.repetitions);
-  tj.set("probes_active", ps.enabled);
+  tj["unit"] = "ms";
+  tj["method"] = "device events around each launch";
+  tj["warmup"] = st.spec.warmup;
+  tj["repetitions"] = st.spec.repetitions;
+  tj["probes_active"] = st.spec.probes.enabled;
   Json sj = Json::array();
-  for (double x : samples)
-    sj.push(x);
-  tj.set("samples", field(std::move(sj), "observed"));
-  Json st = timingStats(samples);
-  for (auto &kv : st.asObject())
-    tj.set(kv.first, kv.second);
-  rep.set("timing", std::move(tj));
-  {
-    std::vector<double> s = samples;
-    std::sort(s.begin(), s.end());
-    res.medianMs = percentile(s, 0.5);
-    res.minMs = s.empty() ? 0 : s.front();
-    res.p90Ms = percentile(s, 0.9);
-  }
+  for (double x : st.samples)
+    sj.push_back(x);
+  tj["samples"] = field(std::move(sj), "observed");
+  const Json stats = timingStats(st.samples);
+  for (const auto &kv : stats.items())
+    tj[kv.key()] = kv.value();
+  rep["timing"] = std::move(tj);
+  std::vector<double> s = st.samples;
+  std::sort(s.begin(), s.end());
+  res.medianMs = percentile(s, 0.5);
+  res.minMs = s.empty() ? 0 : s.front();
+  res.p90Ms = percentile(s, 0.9);
+}
 
-  if (spec.check.enabled) {
-    const CheckSpec &ck = spec.check;
-    std::vector<float> ref =
-        referenceGemm(host[ck.a].data(), spec.args[ck.a].dtype,
-                      host[ck.b].data(), spec.args[ck.b].dtype, ck.M, ck.N,
-                      ck.K, ck.aTransposed, ck.bTransposed);
-    const std::vector<uint8_t> &cOut =
-        out[ck.c].empty() ? host[ck.c] : out[ck.c];
-    CompareResult cr = compareToReference(cOut.data(), spec.args[ck.c].dtype,
-                                          ref, ck.atol, ck.rtol);
-    res.checked = true;
-    res.checkPassed = cr.passed();
-    Json cj = Json::object();
-    cj.set("kind", ck.kind);
-    cj.set("provenance", "derived");
-    cj.set("passed", cr.passed());
-    cj.set("M", ck.M);
-    cj.set("N", ck.N);
-    cj.set("K", ck.K);
-    cj.set("layout", ck.layout);
-    cj.set("reference", "host GEMM, f32 accumulation");
-    cj.set("atol", ck.atol);
-    cj.set("rtol", ck.rtol);
-    cj.set("elements", static_cast<uint64_t>(cr.elements));
-    cj.set("mismatches", static_cast<uint64_t>(cr.mismatches));
-    cj.set("non_finite", static_cast<uint64_t>(cr.nonFinite));
-    cj.set("max_abs_err", cr.maxAbsErr);
-    cj.set("max_rel_err", cr.maxRelErr);
-    cj.set("rel_fro_err", cr.relFroErr);
-    if (cr.mismatches) {
-      Json fm = Json::object();
-      fm.set("index", static_cast<uint64_t>(cr.firstMismatch));
-      fm.set("row", static_cast<uint64_t>(cr.firstMismatch / ck.N));
-      fm.set("col", static_cast<uint64_t>(cr.firstMismatch % ck.N));
-      fm.set("out", cr.firstOut);
-      fm.set("ref", cr.firstRef);
-      cj.set("first_mismatch", std::move(fm));
-    } else {
-      cj.set("first_mismatch", Json());
-    }
-    rep.set("check", std::move(cj));
-    double flops = 2.0 * ck.M * ck.N * ck.K;
-    Json th = Json::object();
-    th.set("tflops_median",
-           field(res.medianMs > 0 ? flops / (res.medianMs * 1e-3) / 1e12 : 0.0,
-                 "derived"));
-    rep.set("throughput", std::move(th));
-  } else {
-    rep.set("check", Json());
+/// The GEMM check against the host reference computed from the host
+/// images (the inputs the checked run saw), and the throughput it implies.
+void checkResult(const RunState &st, RunResult &res, Json &rep) {
+  const LaunchSpec &spec = st.spec;
+  if (!spec.check.enabled) {
+    rep["check"] = Json();
+    return;
   }
+  const CheckSpec &ck = spec.check;
+  std::vector<float> ref = referenceGemm(
+      st.host[ck.a].data(), spec.args[ck.a].dtype, st.host[ck.b].data(),
+      spec.args[ck.b].dtype, ck.M, ck.N, ck.K, ck.aTransposed, ck.bTransposed);
+  const std::vector<uint8_t> &cOut =
+      st.out[ck.c].empty() ? st.host[ck.c] : st.out[ck.c];
+  CompareResult cr = compareToReference(cOut.data(), spec.args[ck.c].dtype, ref,
+                                        ck.atol, ck.rtol);
+  res.checked = true;
+  res.checkPassed = cr.passed();
+  Json cj = Json::object();
+  cj["kind"] = ck.kind;
+  cj["provenance"] = "derived";
+  cj["passed"] = cr.passed();
+  cj["M"] = ck.M;
+  cj["N"] = ck.N;
+  cj["K"] = ck.K;
+  cj["layout"] = ck.layout;
+  cj["reference"] = "host GEMM, f32 accumulation";
+  cj["atol"] = ck.atol;
+  cj["rtol"] = ck.rtol;
+  cj["elements"] = static_cast<uint64_t>(cr.elements);
+  cj["mismatches"] = static_cast<uint64_t>(cr.mismatches);
+  cj["non_finite"] = static_cast<uint64_t>(cr.nonFinite);
+  cj["max_abs_err"] = cr.maxAbsErr;
+  cj["max_rel_err"] = cr.maxRelErr;
+  cj["rel_fro_err"] = cr.relFroErr;
+  if (cr.mismatches) {
+    Json fm = Json::object();
+    fm["index"] = static_cast<uint64_t>(cr.firstMismatch);
+    fm["row"] = static_cast<uint64_t>(cr.firstMismatch / ck.N);
+    fm["col"] = static_cast<uint64_t>(cr.firstMismatch % ck.N);
+    fm["out"] = cr.firstOut;
+    fm["ref"] = cr.firstRef;
+    cj["first_mismatch"] = std::move(fm);
+  } else {
+    cj["first_mismatch"] = Json();
+  }
+  rep["check"] = std::move(cj);
+  double flops = 2.0 * ck.M * ck.N * ck.K;
+  Json th = Json::object();
+  th["tflops_median"] = field(
+      res.medianMs > 0 ? flops / (res.medianMs * 1e-3) / 1e12 : 0.0, "derived");
+  rep["throughput"] = std::move(th);
+}
 
-  if (ps.enabled) {
-    std::vector<uint8_t> pb(probeImage.size());
-    dev.copyToHost(pb.data(), probePtr, pb.size());
-    if (!opts.dumpProbesPath.empty()) {
-      std::ofstream f(opts.dumpProbesPath, std::ios::binary);
-      if (f)
-        f.write(reinterpret_cast<const char *>(pb.data()),
-                static_cast<std::streamsize>(pb.size()));
-      if (!f)
-        throw RuntimeError(ErrorKind::Runtime,
-                           "cannot write the probe buffer to '" +
-                               opts.dumpProbesPath + "'",
-                           opts.dumpProbesPath);
-    }
-    DecodeOptions dopt;
-    dopt.haveExpected = true;
-    std::memcpy(&dopt.expected, probeImage.data(), sizeof(ArgusProbeHeader));
-    DecodedProbes d = decodeProbeBuffer(pb.data(), pb.size(), dopt);
-    ReportOptions ropt;
-    ropt.regionNames = ps.regions;
-    ropt.maxTimelineWarps = ps.timelineWarps;
-    rep.set("probes", buildRegionReport(d, ropt));
-    res.probeRecords = d.records;
-    res.probeDropped = d.dropped;
-    res.probeUnmatched = d.unmatchedBegin + d.unmatchedEnd;
-    if (opts.buildTrace) {
-      TraceOptions topt;
-      topt.regionNames = ps.regions;
-      topt.maxBlocks = opts.traceMaxBlocks;
-      topt.clockHz = ps.clockHz;
-      res.trace = buildChromeTrace(d, topt);
-    }
-  } else {
-    rep.set("probes", Json());
+/// The probe buffer of the checked run: optionally dumped raw, decoded
+/// against the geometry the host allocated (a kernel may clobber the
+/// header), summarised per region and, if asked, as a Chrome trace.
+void decodeProbes(const RunState &st, const RunOptions &opts, RunResult &res,
+                  Json &rep) {
+  const ProbeSpec &ps = st.spec.probes;
+  if (!ps.enabled) {
+    rep["probes"] = Json();
+    return;
   }
+  std::vector<uint8_t> pb(st.probeImage.size());
+  st.dev.copyToHost(pb.data(), st.probePtr, pb.size());
+  if (!opts.dumpProbesPath.empty()) {
+    std::ofstream f(opts.dumpProbesPath, std::ios::binary);
+    if (f)
+      f.write(reinterpret_cast<const char *>(pb.data()),
+              static_cast<std::streamsize>(pb.size()));
+    if (!f)
+      throw RuntimeError(ErrorKind::Runtime,
+                         "cannot write the probe buffer to '" +
+                             opts.dumpProbesPath + "'",
+                         opts.dumpProbesPath);
+  }
+  DecodeOptions dopt;
+  dopt.haveExpected = true;
+  std::memcpy(&dopt.expected, st.probeImage.data(), sizeof(ArgusProbeHeader));
+  DecodedProbes d = decodeProbeBuffer(pb.data(), pb.size(), dopt);
+  ReportOptions ropt;
+  ropt.regionNames = ps.regions;
+  ropt.maxTimelineWarps = ps.timelineWarps;
+  rep["probes"] = buildRegionReport(d, ropt);
+  res.probeRecords = d.records;
+  res.probeDropped = d.dropped;
+  res.probeUnmatched = d.unmatchedBegin + d.unmatchedEnd;
+  if (opts.buildTrace) {
+    TraceOptions topt;
+    topt.regionNames = ps.regions;
+    topt.maxBlocks = opts.traceMaxBlocks;
+    topt.clockHz = ps.clockHz;
+    res.trace = buildChromeTrace(d, topt);
+  }
+}
+
+} // namespace
+
+RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
+  RunState st(dev, spec);
+  loadKernel(st);
+  prepareHostData(st);
+  uploadBuffers(st);
+  Json tensorMaps = encodeTensorMaps(st);
+  collectKernelArgs(st);
+  setUpProbes(st);
+  warmUpAndTime(st);
+  runCheckedAndReadBack(st);
+
+  RunResult res;
+  res.launch = st.cfg;
+  Json saved = saveOutputs(st);
+  Json rep = Json::object();
+  rep["schema"] = "argus.run_report/1";
+  rep["name"] = spec.name;
+  rep["spec"] = spec.specPath;
+  reportLaunch(st, std::move(tensorMaps), rep);
+  rep["saved"] = std::move(saved);
+  reportTiming(st, res, rep);
+  checkResult(st, res, rep);
+  decodeProbes(st, opts, res, rep);
   res.report = std::move(rep);
   return res;
 }
@@ -417,34 +509,38 @@ std::string formatSummary(const LaunchSpec &spec, const RunResult &r) {
        << l.cluster[2];
   os << " block " << l.block[0] << "x" << l.block[1] << "x" << l.block[2]
      << " smem " << l.sharedMem;
-  if (const Json *d = r.report.find("device"))
-    if (const Json *n = d->find("name"))
-      os << " on " << n->asString();
+  if (const Json *d = findMember(r.report, "device"))
+    if (const Json *n = findMember(*d, "name"))
+      os << " on " << n->get<std::string>();
   os << "\n  time: median " << fmt("%.4f", r.medianMs) << " ms, min "
      << fmt("%.4f", r.minMs) << " ms, p90 " << fmt("%.4f", r.p90Ms) << " ms ("
      << spec.repetitions << " reps, " << spec.warmup << " warm-up)";
-  if (const Json *t = r.report.find("throughput"))
-    if (const Json *tf = t->find("tflops_median"))
-      os << ", " << fmt("%.2f", tf->find("value")->asDouble()) << " TFLOP/s";
+  if (const Json *t = findMember(r.report, "throughput"))
+    if (const Json *tf = findMember(*t, "tflops_median"))
+      os << ", " << fmt("%.2f", tf->at("value").get<double>()) << " TFLOP/s";
   os << "\n";
-  if (const Json *c = r.report.find("check"))
-    if (c->isObject()) {
-      os << "  check " << c->find("kind")->asString() << " "
-         << c->find("M")->asInt() << "x" << c->find("N")->asInt() << "x"
-         << c->find("K")->asInt() << ": " << (r.checkPassed ? "PASS" : "FAIL")
-         << " (max_abs_err " << fmt("%.3g", c->find("max_abs_err")->asDouble())
-         << ", max_rel_err " << fmt("%.3g", c->find("max_rel_err")->asDouble())
-         << ", rel_fro_err " << fmt("%.3g", c->find("rel_fro_err")->asDouble())
-         << ", mismatches " << c->find("mismatches")->asInt() << ")\n";
+  // The sections below are built by runSpec; a missing key is a bug there.
+  if (const Json *c = findMember(r.report, "check"))
+    if (c->is_object()) {
+      os << "  check " << c->at("kind").get<std::string>() << " "
+         << c->at("M").get<int64_t>() << "x" << c->at("N").get<int64_t>() << "x"
+         << c->at("K").get<int64_t>() << ": "
+         << (r.checkPassed ? "PASS" : "FAIL") << " (max_abs_err "
+         << fmt("%.3g", c->at("max_abs_err").get<double>()) << ", max_rel_err "
+         << fmt("%.3g", c->at("max_rel_err").get<double>()) << ", rel_fro_err "
+         << fmt("%.3g", c->at("rel_fro_err").get<double>()) << ", mismatches "
+         << c->at("mismatches").get<int64_t>() << ")\n";
     }
-  const Json *p = r.report.find("probes");
-  if (p && p->isObject()) {
+  const Json *p = findMember(r.report, "probes");
+  if (p && p->is_object()) {
     os << "  probes: " << r.probeRecords << " records, " << r.probeDropped
        << " dropped, " << r.probeUnmatched << " unmatched";
-    const Json &an = *p->find("buffer")->find("anomalies");
-    if (an.find("clamped_slots")->asInt() || an.find("truncated")->asBool())
-      os << ", " << an.find("clamped_slots")->asInt() << " clamped slots"
-         << (an.find("truncated")->asBool() ? ", truncated" : "");
+    const Json &an = p->at("buffer").at("anomalies");
+    int64_t clamped = an.at("clamped_slots").get<int64_t>();
+    bool truncated = an.at("truncated").get<bool>();
+    if (clamped || truncated)
+      os << ", " << clamped << " clamped slots"
+         << (truncated ? ", truncated" : "");
     os << "\n";
     char line[256];
     std::snprintf(line, sizeof(line),
@@ -452,17 +548,18 @@ std::string formatSummary(const LaunchSpec &spec, const RunResult &r) {
                   "region", "id", "count", "mean", "p50", "p90", "p99", "min",
                   "max", "unit");
     os << line;
-    for (const Json &rg : p->find("regions")->asArray()) {
+    for (const Json &rg : p->at("regions")) {
       auto v = [&](const char *k) {
-        return rg.find(k)->find("value")->asDouble();
+        return rg.at(k).at("value").get<double>();
       };
       std::snprintf(line, sizeof(line),
                     "    %-14s %4lld %9.0f %10.1f %10.1f %10.1f %10.1f %10.1f "
                     "%10.1f  %s\n",
-                    rg.find("name")->asString().c_str(),
-                    static_cast<long long>(rg.find("id")->asInt()), v("count"),
-                    v("mean"), v("p50"), v("p90"), v("p99"), v("min"), v("max"),
-                    rg.find("unit")->asString().c_str());
+                    rg.at("name").get<std::string>().c_str(),
+                    static_cast<long long>(rg.at("id").get<int64_t>()),
+                    v("count"), v("mean"), v("p50"), v("p90"), v("p99"),
+                    v("min"), v("max"),
+                    rg.at("unit").get<std::string>().c_str());
       os << line;
     }
   }

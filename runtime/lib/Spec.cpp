@@ -35,69 +35,85 @@ std::string readFile(const std::string &path, ErrorKind kind) {
   return ss.str();
 }
 
+RuntimeError specPathError(ErrorKind kind, const std::string &msg,
+                           const std::string &path) {
+  RuntimeError e(kind, msg, path);
+  e.pointer = jsonPointerOf(path);
+  return e;
+}
+
 namespace {
 
 [[noreturn]] void bad(const std::string &path, const std::string &msg) {
-  throw RuntimeError(ErrorKind::Spec, path + ": " + msg, path);
+  throw specPathError(ErrorKind::Spec, path + ": " + msg, path);
 }
 
 const char *kindName(const Json &j) {
-  switch (j.kind()) {
-  case Json::Kind::Null:
+  switch (j.type()) {
+  case Json::value_t::null:
+  case Json::value_t::discarded:
     return "null";
-  case Json::Kind::Bool:
+  case Json::value_t::boolean:
     return "a boolean";
-  case Json::Kind::Int:
-  case Json::Kind::Double:
+  case Json::value_t::number_integer:
+  case Json::value_t::number_unsigned:
+  case Json::value_t::number_float:
     return "a number";
-  case Json::Kind::String:
+  case Json::value_t::string:
     return "a string";
-  case Json::Kind::Array:
+  case Json::value_t::array:
     return "an array";
-  case Json::Kind::Object:
+  case Json::value_t::object:
     return "an object";
+  case Json::value_t::binary:
+    return "binary data";
   }
   return "?";
 }
 
 void checkKeys(const Json &obj, const std::string &path,
                std::initializer_list<const char *> allowed) {
-  for (const auto &kv : obj.asObject()) {
-    if (!kv.first.empty() && (kv.first[0] == '_' || kv.first == "comment"))
+  for (const auto &kv : obj.items()) {
+    const std::string &key = kv.key();
+    if (!key.empty() && (key[0] == '_' || key == "comment"))
       continue;
     bool ok = false;
     for (const char *a : allowed)
-      if (kv.first == a)
+      if (key == a)
         ok = true;
     if (!ok) {
       std::string list;
       for (const char *a : allowed)
         list += std::string(list.empty() ? "" : ", ") + a;
-      bad(path + "." + kv.first,
+      bad(memberPath(path, key),
           "unknown field (expected one of: " + list + ")");
     }
   }
 }
 
 const Json &require(const Json &obj, const std::string &path, const char *key) {
-  const Json *v = obj.find(key);
+  const Json *v = findMember(obj, key);
   if (!v)
     bad(path + "." + key, "required field is missing");
   return *v;
 }
 
 std::string getString(const Json &v, const std::string &path) {
-  if (!v.isString())
+  if (!v.is_string())
     bad(path, std::string("expected a string, got ") + kindName(v));
-  return v.asString();
+  return v.get<std::string>();
 }
 
 int64_t getInt(const Json &v, const std::string &path, int64_t lo, int64_t hi) {
-  if (!v.isNumber() || (!v.isInt() && v.asDouble() != std::floor(v.asDouble())))
+  if (!v.is_number() ||
+      (v.is_number_float() && v.get<double>() != std::floor(v.get<double>())))
     bad(path, std::string("expected an integer, got ") + kindName(v));
-  if (!v.isInt() && std::fabs(v.asDouble()) > 9.0e18)
+  // Integers above INT64_MAX parse as uint64 (exact), larger ones as
+  // doubles; neither fits an int64_t.
+  if ((v.is_number_float() && std::fabs(v.get<double>()) > 9.0e18) ||
+      (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
     bad(path, "integer out of range");
-  int64_t x = v.asInt();
+  int64_t x = v.get<int64_t>();
   if (x < lo || x > hi)
     bad(path, "value " + std::to_string(x) + " out of range [" +
                   std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -105,22 +121,22 @@ int64_t getInt(const Json &v, const std::string &path, int64_t lo, int64_t hi) {
 }
 
 double getNumber(const Json &v, const std::string &path) {
-  if (!v.isNumber())
+  if (!v.is_number())
     bad(path, std::string("expected a number, got ") + kindName(v));
-  return v.asDouble();
+  return v.get<double>();
 }
 
 void getDims(const Json &v, const std::string &path, unsigned out[3]) {
   out[0] = out[1] = out[2] = 1;
-  if (v.isNumber()) {
+  if (v.is_number()) {
     out[0] = static_cast<unsigned>(getInt(v, path, 0, 0xFFFFFFFFll));
     return;
   }
-  if (!v.isArray() || v.size() == 0 || v.size() > 3)
+  if (!v.is_array() || v.size() == 0 || v.size() > 3)
     bad(path, "expected an integer or an array of 1 to 3 integers");
   for (size_t i = 0; i < v.size(); ++i)
-    out[i] = static_cast<unsigned>(getInt(
-        v.asArray()[i], path + "[" + std::to_string(i) + "]", 0, 0xFFFFFFFFll));
+    out[i] = static_cast<unsigned>(
+        getInt(v[i], path + "[" + std::to_string(i) + "]", 0, 0xFFFFFFFFll));
 }
 
 /// "grid": like getDims, but an entry (or the whole value) may be "sms":
@@ -130,11 +146,11 @@ void getGrid(const Json &v, const std::string &path, unsigned out[3],
              bool sms[3]) {
   sms[0] = sms[1] = sms[2] = false;
   auto one = [&](const Json &e, const std::string &p, int i) {
-    if (e.isString()) {
-      if (e.asString() != "sms")
+    if (e.is_string()) {
+      if (e.get<std::string>() != "sms")
         bad(p, "expected an integer or \"sms\" (the multiprocessor count), "
                "got \"" +
-                   e.asString() + "\"");
+                   e.get<std::string>() + "\"");
       sms[i] = true;
       out[i] = 0;
       return;
@@ -142,15 +158,14 @@ void getGrid(const Json &v, const std::string &path, unsigned out[3],
     out[i] = static_cast<unsigned>(getInt(e, p, 0, 0xFFFFFFFFll));
   };
   out[0] = out[1] = out[2] = 1;
-  if (v.isNumber() || v.isString()) {
+  if (v.is_number() || v.is_string()) {
     one(v, path, 0);
     return;
   }
-  if (!v.isArray() || v.size() == 0 || v.size() > 3)
+  if (!v.is_array() || v.size() == 0 || v.size() > 3)
     bad(path, "expected an integer, \"sms\" or an array of 1 to 3 of them");
   for (size_t i = 0; i < v.size(); ++i)
-    one(v.asArray()[i], path + "[" + std::to_string(i) + "]",
-        static_cast<int>(i));
+    one(v[i], path + "[" + std::to_string(i) + "]", static_cast<int>(i));
 }
 
 std::string resolvePath(const std::string &p, const std::string &baseDir) {
@@ -181,14 +196,14 @@ ArgSpec parseTensorMapArg(const Json &a, const std::string &path) {
   s.isBuffer = false;
   s.isTensorMap = true;
   TensorMapSpec &t = s.tensorMap;
-  if (const Json *n = a.find("name"))
+  if (const Json *n = findMember(a, "name"))
     s.name = getString(*n, path + ".name");
   const Json &b = require(a, path, "buffer");
-  if (b.isString()) {
-    t.bufferName = b.asString();
+  if (b.is_string()) {
+    t.bufferName = b.get<std::string>();
     if (t.bufferName.empty())
       bad(path + ".buffer", "empty buffer name");
-  } else if (b.isNumber()) {
+  } else if (b.is_number()) {
     t.buffer = static_cast<int>(getInt(b, path + ".buffer", 0, INT32_MAX));
   } else {
     bad(path + ".buffer",
@@ -196,33 +211,33 @@ ArgSpec parseTensorMapArg(const Json &a, const std::string &path) {
             kindName(b));
   }
   const Json &box = require(a, path, "box");
-  if (!box.isArray() || box.size() == 0)
+  if (!box.is_array() || box.size() == 0)
     bad(path + ".box", "expected a non-empty array of integers in [1, 256]");
   for (size_t i = 0; i < box.size(); ++i)
-    t.box.push_back(getInt(box.asArray()[i],
-                           path + ".box[" + std::to_string(i) + "]", 1, 256));
-  if (const Json *sw = a.find("swizzle")) {
+    t.box.push_back(
+        getInt(box[i], path + ".box[" + std::to_string(i) + "]", 1, 256));
+  if (const Json *sw = findMember(a, "swizzle")) {
     int64_t v = getInt(*sw, path + ".swizzle", 0, 128);
     if (v != 0 && v != 32 && v != 64 && v != 128)
       bad(path + ".swizzle",
           "expected 0 (none), 32, 64 or 128 (bytes), got " + std::to_string(v));
     t.swizzle = static_cast<unsigned>(v);
   }
-  if (const Json *o = a.find("oob_fill")) {
+  if (const Json *o = findMember(a, "oob_fill")) {
     std::string v = getString(*o, path + ".oob_fill");
     if (v != "zero" && v != "nan")
       bad(path + ".oob_fill",
           "expected \"zero\" or \"nan\", got \"" + v + "\"");
     t.oobNan = v == "nan";
   }
-  if (const Json *l = a.find("l2_promotion")) {
+  if (const Json *l = findMember(a, "l2_promotion")) {
     int64_t v = getInt(*l, path + ".l2_promotion", 0, 256);
     if (v != 0 && v != 64 && v != 128 && v != 256)
       bad(path + ".l2_promotion",
           "expected 0, 64, 128 or 256 (bytes), got " + std::to_string(v));
     t.l2Promotion = static_cast<unsigned>(v);
   }
-  if (const Json *p = a.find("pass")) {
+  if (const Json *p = findMember(a, "pass")) {
     std::string v = getString(*p, path + ".pass");
     if (v != "value" && v != "pointer")
       bad(path + ".pass",
@@ -234,20 +249,20 @@ ArgSpec parseTensorMapArg(const Json &a, const std::string &path) {
 
 ArgSpec parseArg(const Json &a, const std::string &path,
                  const std::string &baseDir) {
-  if (!a.isObject())
+  if (!a.is_object())
     bad(path, std::string("expected an object, got ") + kindName(a));
   std::string kind;
-  if (const Json *k = a.find("kind")) {
+  if (const Json *k = findMember(a, "kind")) {
     kind = getString(*k, path + ".kind");
     if (kind != "buffer" && kind != "scalar" && kind != "tensor_map")
       bad(path + ".kind", "expected \"buffer\", \"scalar\" or "
                           "\"tensor_map\", got \"" +
                               kind + "\"");
   } else {
-    kind = a.find("shape")   ? "buffer"
-           : a.find("value") ? "scalar"
-           : a.find("box")   ? "tensor_map"
-                             : "";
+    kind = findMember(a, "shape")   ? "buffer"
+           : findMember(a, "value") ? "scalar"
+           : findMember(a, "box")   ? "tensor_map"
+                                    : "";
     if (kind.empty())
       bad(path, "cannot tell a buffer (needs \"shape\") from a scalar "
                 "(needs \"value\"); add \"kind\"");
@@ -258,7 +273,7 @@ ArgSpec parseArg(const Json &a, const std::string &path,
             {"name", "kind", "dtype", "shape", "init", "seed", "range", "value",
              "role", "save", "param"});
   ArgSpec s;
-  if (const Json *n = a.find("name"))
+  if (const Json *n = findMember(a, "name"))
     s.name = getString(*n, path + ".name");
   s.isBuffer = kind == "buffer";
   std::string dt = getString(require(a, path, "dtype"), path + ".dtype");
@@ -269,7 +284,7 @@ ArgSpec parseArg(const Json &a, const std::string &path,
   if (!s.isBuffer) {
     for (const char *k :
          {"shape", "init", "seed", "range", "role", "save", "param"})
-      if (a.find(k))
+      if (findMember(a, k))
         bad(path + "." + k, "not allowed for a scalar argument");
     const Json &v = require(a, path, "value");
     if (s.dtype == DType::F16 || s.dtype == DType::BF16 ||
@@ -285,6 +300,14 @@ ArgSpec parseArg(const Json &a, const std::string &path,
                                  " is out of range for f32 (largest finite "
                                  "magnitude 3.4028235e38)");
     } else {
+      // u64 scalars take the whole range, exactly: scalarInt holds the
+      // bit pattern the kernel receives.
+      if (s.dtype == DType::U64 && v.is_number_unsigned()) {
+        uint64_t u = v.get<uint64_t>();
+        s.scalarInt = static_cast<int64_t>(u);
+        s.scalar = static_cast<double>(u);
+        return s;
+      }
       int64_t lo = INT64_MIN, hi = INT64_MAX;
       if (s.dtype == DType::I32) {
         lo = INT32_MIN;
@@ -297,31 +320,32 @@ ArgSpec parseArg(const Json &a, const std::string &path,
       }
       s.scalarInt = getInt(v, path + ".value", INT64_MIN, INT64_MAX);
       if (s.scalarInt < lo || s.scalarInt > hi)
-        bad(path + ".value", "value " + std::to_string(s.scalarInt) +
-                                 " is out of range for " + dtypeName(s.dtype) +
-                                 " [" + std::to_string(lo) + ", " +
-                                 std::to_string(hi) + "]");
+        bad(path + ".value",
+            "value " + std::to_string(s.scalarInt) + " is out of range for " +
+                dtypeName(s.dtype) + " [" + std::to_string(lo) + ", " +
+                (s.dtype == DType::U64 ? std::to_string(UINT64_MAX)
+                                       : std::to_string(hi)) +
+                "]");
       s.scalar = static_cast<double>(s.scalarInt);
     }
     return s;
   }
-  if (a.find("value"))
+  if (findMember(a, "value"))
     bad(path + ".value", "not allowed for a buffer (use \"init\")");
   const Json &shape = require(a, path, "shape");
-  if (!shape.isArray() || shape.size() == 0)
+  if (!shape.is_array() || shape.size() == 0)
     bad(path + ".shape", "expected a non-empty array of positive integers");
   uint64_t n = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    int64_t d =
-        getInt(shape.asArray()[i], path + ".shape[" + std::to_string(i) + "]",
-               1, int64_t(1) << 40);
+    int64_t d = getInt(shape[i], path + ".shape[" + std::to_string(i) + "]", 1,
+                       int64_t(1) << 40);
     s.shape.push_back(d);
     n *= static_cast<uint64_t>(d);
     if (n * dtypeSize(s.dtype) > (uint64_t(1) << 40))
       bad(path + ".shape", "buffer larger than 1 TiB");
   }
   s.elements = static_cast<size_t>(n);
-  if (const Json *r = a.find("role")) {
+  if (const Json *r = findMember(a, "role")) {
     s.role = getString(*r, path + ".role");
     if (s.role != "input" && s.role != "output" && s.role != "inout")
       bad(path + ".role", "expected \"input\", \"output\" or \"inout\", got "
@@ -329,8 +353,8 @@ ArgSpec parseArg(const Json &a, const std::string &path,
                               s.role + "\"");
   }
   s.init = s.role == "output" ? "zeros" : "random";
-  if (const Json *i = a.find("init")) {
-    if (i->isObject()) {
+  if (const Json *i = findMember(a, "init")) {
+    if (i->is_object()) {
       checkKeys(*i, path + ".init", {"file"});
       std::string f =
           getString(require(*i, path + ".init", "file"), path + ".init.file");
@@ -339,9 +363,9 @@ ArgSpec parseArg(const Json &a, const std::string &path,
       s.init = "file";
       s.initFile = resolvePath(f, baseDir);
       checkInitFileSize(s, path + ".init.file");
-    } else if (i->isNumber()) {
+    } else if (i->is_number()) {
       s.init = "const";
-      s.initValue = i->asDouble();
+      s.initValue = i->get<double>();
     } else {
       s.init = getString(*i, path + ".init");
       if (s.init == "ones") {
@@ -353,7 +377,7 @@ ArgSpec parseArg(const Json &a, const std::string &path,
                                 s.init + "\"");
     }
   }
-  if (const Json *sv = a.find("save")) {
+  if (const Json *sv = findMember(a, "save")) {
     std::string f = getString(*sv, path + ".save");
     if (f.empty())
       bad(path + ".save", "empty file path");
@@ -362,19 +386,19 @@ ArgSpec parseArg(const Json &a, const std::string &path,
                           "\"role\": \"output\" or \"inout\")");
     s.savePath = resolvePath(f, baseDir);
   }
-  if (const Json *pm = a.find("param")) {
-    if (!pm->isBool())
+  if (const Json *pm = findMember(a, "param")) {
+    if (!pm->is_boolean())
       bad(path + ".param",
           std::string("expected true or false, got ") + kindName(*pm));
-    s.kernelParam = pm->asBool();
+    s.kernelParam = pm->get<bool>();
   }
-  if (const Json *sd = a.find("seed"))
+  if (const Json *sd = findMember(a, "seed"))
     s.seed = static_cast<uint64_t>(getInt(*sd, path + ".seed", 0, INT64_MAX));
-  if (const Json *r = a.find("range")) {
-    if (!r->isArray() || r->size() != 2)
+  if (const Json *r = findMember(a, "range")) {
+    if (!r->is_array() || r->size() != 2)
       bad(path + ".range", "expected [lo, hi]");
-    s.lo = getNumber(r->asArray()[0], path + ".range[0]");
-    s.hi = getNumber(r->asArray()[1], path + ".range[1]");
+    s.lo = getNumber((*r)[0], path + ".range[0]");
+    s.hi = getNumber((*r)[1], path + ".range[1]");
     if (!(s.lo < s.hi))
       bad(path + ".range", "expected lo < hi");
   }
@@ -386,7 +410,7 @@ ArgSpec parseArg(const Json &a, const std::string &path,
 LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
                            const std::string &specPath) {
   const std::string root = "$";
-  if (!j.isObject())
+  if (!j.is_object())
     bad(root, std::string("expected an object, got ") + kindName(j));
   checkKeys(j, root,
             {"name", "module", "format", "kernel", "grid", "block", "cluster",
@@ -394,14 +418,14 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
              "device", "backend"});
   LaunchSpec s;
   s.specPath = specPath;
-  if (const Json *n = j.find("name"))
+  if (const Json *n = findMember(j, "name"))
     s.name = getString(*n, "$.name");
   std::string mod = getString(require(j, root, "module"), "$.module");
   if (mod.empty())
     bad("$.module", "empty module path");
   s.modulePath = (mod[0] == '/' || baseDir.empty()) ? mod : baseDir + "/" + mod;
   s.format = moduleFormatFromPath(mod);
-  if (const Json *f = j.find("format")) {
+  if (const Json *f = findMember(j, "format")) {
     std::string fs = getString(*f, "$.format");
     if (fs == "ptx")
       s.format = ModuleFormat::PTX;
@@ -419,14 +443,14 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
     bad("$.kernel", "empty kernel name");
   getGrid(require(j, root, "grid"), "$.grid", s.launch.grid, s.gridSms);
   getDims(require(j, root, "block"), "$.block", s.launch.block);
-  if (const Json *cl = j.find("cluster")) {
+  if (const Json *cl = findMember(j, "cluster")) {
     const std::string p = "$.cluster";
-    if (!cl->isArray() || cl->size() == 0 || cl->size() > 3)
+    if (!cl->is_array() || cl->size() == 0 || cl->size() > 3)
       bad(p, "expected an array of 1 to 3 positive integers [x, y, z]");
     uint64_t blocks = 1;
     for (size_t i = 0; i < cl->size(); ++i) {
       s.launch.cluster[i] = static_cast<unsigned>(
-          getInt(cl->asArray()[i], p + "[" + std::to_string(i) + "]", 1, 8));
+          getInt((*cl)[i], p + "[" + std::to_string(i) + "]", 1, 8));
       blocks *= s.launch.cluster[i];
     }
     if (blocks > kMaxPortableClusterBlocks)
@@ -442,27 +466,27 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
                 " is not a multiple of cluster." + axis[i] + " = " +
                 std::to_string(s.launch.cluster[i]));
   }
-  if (const Json *sm = j.find("shared_mem"))
+  if (const Json *sm = findMember(j, "shared_mem"))
     s.launch.sharedMem =
         static_cast<unsigned>(getInt(*sm, "$.shared_mem", 0, 0x7FFFFFFF));
-  if (const Json *w = j.find("warmup"))
+  if (const Json *w = findMember(j, "warmup"))
     s.warmup = static_cast<int>(getInt(*w, "$.warmup", 0, 100000));
-  if (const Json *r = j.find("repetitions"))
+  if (const Json *r = findMember(j, "repetitions"))
     s.repetitions = static_cast<int>(getInt(*r, "$.repetitions", 1, 1000000));
-  if (const Json *d = j.find("device"))
+  if (const Json *d = findMember(j, "device"))
     s.device = static_cast<int>(getInt(*d, "$.device", 0, 1024));
-  if (const Json *b = j.find("backend")) {
+  if (const Json *b = findMember(j, "backend")) {
     s.backend = getString(*b, "$.backend");
     if (s.backend != "auto" && s.backend != "cuda" && s.backend != "hip")
       bad("$.backend", "expected \"auto\", \"cuda\" or \"hip\"");
   }
 
   const Json &args = require(j, root, "args");
-  if (!args.isArray())
+  if (!args.is_array())
     bad("$.args", std::string("expected an array, got ") + kindName(args));
   for (size_t i = 0; i < args.size(); ++i)
-    s.args.push_back(parseArg(args.asArray()[i],
-                              "$.args[" + std::to_string(i) + "]", baseDir));
+    s.args.push_back(
+        parseArg(args[i], "$.args[" + std::to_string(i) + "]", baseDir));
   // Tensor maps name their buffer by name or index, before or after them.
   for (size_t i = 0; i < s.args.size(); ++i) {
     if (!s.args[i].isTensorMap)
@@ -497,9 +521,9 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
     tensorMapDesc(s.args[i], b, 0, p); // validates the box and the strides
   }
 
-  if (const Json *c = j.find("check")) {
+  if (const Json *c = findMember(j, "check")) {
     const std::string p = "$.check";
-    if (!c->isObject())
+    if (!c->is_object())
       bad(p, std::string("expected an object, got ") + kindName(*c));
     checkKeys(*c, p,
               {"kind", "A", "B", "C", "M", "N", "K", "layout", "b_layout",
@@ -527,7 +551,7 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
     ck.M = getInt(require(*c, p, "M"), p + ".M", 1, int64_t(1) << 31);
     ck.N = getInt(require(*c, p, "N"), p + ".N", 1, int64_t(1) << 31);
     ck.K = getInt(require(*c, p, "K"), p + ".K", 1, int64_t(1) << 31);
-    if (const Json *l = c->find("layout")) {
+    if (const Json *l = findMember(*c, "layout")) {
       ck.layout = getString(*l, p + ".layout");
       if (ck.layout == "row-major" || ck.layout == "nn") {
       } else if (ck.layout == "nt") {
@@ -544,7 +568,7 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
     }
     // "b_layout" says how B is stored on its own: "col-major" is B as N x K
     // row-major (a "TN" GEMM in BLAS terms), the same as layout "nt".
-    if (const Json *bl = c->find("b_layout")) {
+    if (const Json *bl = findMember(*c, "b_layout")) {
       std::string v = getString(*bl, p + ".b_layout");
       if (v != "row-major" && v != "col-major")
         bad(p + ".b_layout",
@@ -552,17 +576,17 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
             "K), got \"" +
                 v + "\"");
       bool bT = v == "col-major";
-      if (c->find("layout") && bT != ck.bTransposed)
+      if (findMember(*c, "layout") && bT != ck.bTransposed)
         bad(p + ".b_layout",
             "\"" + v + "\" contradicts \"layout\": \"" + ck.layout + "\"");
-      if (!c->find("layout") && bT)
+      if (!findMember(*c, "layout") && bT)
         ck.layout = "nt";
       ck.bTransposed = bT;
     }
     defaultGemmTolerance(s.args[ck.c].dtype, ck.atol, ck.rtol);
-    if (const Json *v = c->find("atol"))
+    if (const Json *v = findMember(*c, "atol"))
       ck.atol = getNumber(*v, p + ".atol");
-    if (const Json *v = c->find("rtol"))
+    if (const Json *v = findMember(*c, "rtol"))
       ck.rtol = getNumber(*v, p + ".rtol");
     auto needElems = [&](int idx, uint64_t n, const char *k) {
       if (s.args[idx].elements < n)
@@ -578,9 +602,9 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
   }
 
   unsigned threads = s.launch.block[0] * s.launch.block[1] * s.launch.block[2];
-  if (const Json *pr = j.find("probes")) {
+  if (const Json *pr = findMember(j, "probes")) {
     const std::string p = "$.probes";
-    if (!pr->isObject())
+    if (!pr->is_object())
       bad(p, std::string("expected an object, got ") + kindName(*pr));
     checkKeys(*pr, p,
               {"capacity_per_warp", "warps_per_block", "warp_size", "clock",
@@ -590,14 +614,14 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
     ps.capacity =
         static_cast<uint32_t>(getInt(require(*pr, p, "capacity_per_warp"),
                                      p + ".capacity_per_warp", 1, 1 << 24));
-    if (const Json *w = pr->find("warp_size"))
+    if (const Json *w = findMember(*pr, "warp_size"))
       ps.warpSize =
           static_cast<uint32_t>(getInt(*w, p + ".warp_size", 1, 1024));
     ps.warpsPerBlock = (threads + ps.warpSize - 1) / ps.warpSize;
-    if (const Json *w = pr->find("warps_per_block"))
+    if (const Json *w = findMember(*pr, "warps_per_block"))
       ps.warpsPerBlock =
           static_cast<uint32_t>(getInt(*w, p + ".warps_per_block", 1, 1024));
-    if (const Json *ck = pr->find("clock")) {
+    if (const Json *ck = findMember(*pr, "clock")) {
       std::string cs = getString(*ck, p + ".clock");
       if (cs == "globaltimer")
         ps.clockKind = 0;
@@ -611,21 +635,22 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
         bad(p + ".clock", "expected \"globaltimer\", \"clock64\", "
                           "\"s_memtime\" or \"s_memrealtime\"");
     }
-    if (const Json *hz = pr->find("clock_hz"))
+    if (const Json *hz = findMember(*pr, "clock_hz"))
       ps.clockHz = getNumber(*hz, p + ".clock_hz");
-    if (const Json *tw = pr->find("timeline_warps"))
+    if (const Json *tw = findMember(*pr, "timeline_warps"))
       ps.timelineWarps =
           static_cast<size_t>(getInt(*tw, p + ".timeline_warps", 0, INT32_MAX));
-    if (const Json *rg = pr->find("regions")) {
-      if (!rg->isObject())
+    if (const Json *rg = findMember(*pr, "regions")) {
+      if (!rg->is_object())
         bad(p + ".regions", "expected an object {\"id\": \"name\"}");
-      for (const auto &kv : rg->asObject()) {
-        const std::string rp = p + ".regions." + kv.first;
+      for (const auto &kv : rg->items()) {
+        const std::string &key = kv.key();
+        const std::string rp = memberPath(p + ".regions", key);
         char *end = nullptr;
-        unsigned long id = std::strtoul(kv.first.c_str(), &end, 10);
-        if (kv.first.empty() || *end != '\0' || id > 0xFFFFFFFFul)
+        unsigned long id = std::strtoul(key.c_str(), &end, 10);
+        if (key.empty() || *end != '\0' || id > 0xFFFFFFFFul)
           bad(rp, "region keys must be decimal ids");
-        ps.regions[static_cast<uint32_t>(id)] = getString(kv.second, rp);
+        ps.regions[static_cast<uint32_t>(id)] = getString(kv.value(), rp);
       }
     }
     uint64_t blocks =
@@ -778,10 +803,10 @@ TensorMapDesc tensorMapDesc(const ArgSpec &tm, const ArgSpec &buf,
                       : 3; // CU_TENSOR_MAP_L2_PROMOTION_{NONE,L2_64B,..256B}
   d.oobFill = t.oobNan ? 1 : 0; // CU_TENSOR_MAP_FLOAT_OOB_FILL_*
   if (addr % 16 != 0)
-    throw RuntimeError(ErrorKind::Launch,
-                       label + ": device address is not 16-byte aligned, as "
-                               "TMA requires",
-                       p);
+    throw specPathError(ErrorKind::Launch,
+                        label + ": device address is not 16-byte aligned, as "
+                                "TMA requires",
+                        p);
   return d;
 }
 
@@ -789,9 +814,9 @@ LaunchSpec loadLaunchSpec(const std::string &file) {
   std::string text = readFile(file, ErrorKind::Spec);
   Json j;
   try {
-    j = Json::parse(text);
+    j = parseJson(text);
   } catch (const JsonParseError &e) {
-    throw RuntimeError(ErrorKind::Spec, file + ": " + e.what(), "$");
+    throw specPathError(ErrorKind::Spec, file + ": " + e.what(), "$");
   }
   std::string dir;
   size_t slash = file.find_last_of('/');

@@ -104,19 +104,30 @@ bool checkWritable(const std::string &path, std::string &err) {
   return true;
 }
 
+/// Whether the error names a place in the spec (path "$...", with its JSON
+/// pointer); other errors may carry a file name as their path.
+bool hasSpecPointer(const RuntimeError &e) {
+  return !e.path.empty() && e.path[0] == '$';
+}
+
 void printError(const RuntimeError &e) {
   std::cerr << "argus-run: error (" << errorKindName(e.kind)
             << "): " << e.what() << "\n";
+  // The message names the field as "$.args[3].value"; tools that edit the
+  // spec want the RFC 6901 form. The root ("") adds nothing to the message.
+  if (hasSpecPointer(e) && !e.pointer.empty())
+    std::cerr << "  at JSON pointer " << e.pointer << "\n";
   if (!e.log.empty())
     std::cerr << "---- JIT log ----\n" << e.log << "\n-----------------\n";
 }
 
 Json errorJson(const RuntimeError &e) {
   Json j = Json::object();
-  j.set("kind", errorKindName(e.kind));
-  j.set("message", e.what());
-  j.set("path", e.path.empty() ? Json() : Json(e.path));
-  j.set("log", e.log.empty() ? Json() : Json(e.log));
+  j["kind"] = errorKindName(e.kind);
+  j["message"] = e.what();
+  j["path"] = e.path.empty() ? Json() : Json(e.path);
+  j["pointer"] = hasSpecPointer(e) ? Json(e.pointer) : Json();
+  j["log"] = e.log.empty() ? Json() : Json(e.log);
   return j;
 }
 
@@ -151,13 +162,13 @@ Device &getDevice(const Cli &cli, const LaunchSpec &spec) {
 int runOne(const Cli &cli, const std::string &specFile,
            const std::string &reportPath, const std::string &tracePath,
            Json &entry) {
-  entry.set("spec", specFile);
+  entry["spec"] = specFile;
   try {
     LaunchSpec spec = loadLaunchSpec(specFile);
-    entry.set("name", spec.name);
+    entry["name"] = spec.name;
     if (cli.validateOnly) {
-      entry.set("status", "valid");
-      entry.set("exit_code", 0);
+      entry["status"] = "valid";
+      entry["exit_code"] = 0;
       if (!cli.quiet)
         std::cout << "argus-run: " << specFile << ": spec is valid\n";
       return 0;
@@ -170,58 +181,58 @@ int runOne(const Cli &cli, const std::string &specFile,
     RunResult r = runSpec(dev, spec, ro);
     std::string err;
     if (!reportPath.empty()) {
-      if (!writeText(reportPath, r.report.dump(1) + "\n", err))
+      if (!writeText(reportPath, dumpJson(r.report, 1) + "\n", err))
         throw RuntimeError(ErrorKind::Runtime, err);
-      entry.set("report", reportPath);
+      entry["report"] = reportPath;
     }
-    if (!tracePath.empty() && !r.trace.isNull()) {
-      if (!writeText(tracePath, r.trace.dump() + "\n", err))
+    if (!tracePath.empty() && !r.trace.is_null()) {
+      if (!writeText(tracePath, dumpJson(r.trace) + "\n", err))
         throw RuntimeError(ErrorKind::Runtime, err);
-      entry.set("trace", tracePath);
+      entry["trace"] = tracePath;
     }
     if (!cli.quiet)
       std::cout << formatSummary(spec, r);
     int code = r.checked && !r.checkPassed ? 6 : 0;
-    entry.set("status", code == 0 ? "ok" : "check_failed");
-    entry.set("exit_code", code);
+    entry["status"] = code == 0 ? "ok" : "check_failed";
+    entry["exit_code"] = code;
     Json t = Json::object();
-    t.set("median", r.medianMs);
-    t.set("min", r.minMs);
-    t.set("p90", r.p90Ms);
-    entry.set("time_ms", std::move(t));
-    if (const Json *c = r.report.find("check"))
-      if (c->isObject()) {
+    t["median"] = r.medianMs;
+    t["min"] = r.minMs;
+    t["p90"] = r.p90Ms;
+    entry["time_ms"] = std::move(t);
+    if (const Json *c = findMember(r.report, "check"))
+      if (c->is_object()) {
         Json cj = Json::object();
         for (const char *k : {"passed", "mismatches", "max_abs_err",
                               "max_rel_err", "rel_fro_err"})
-          cj.set(k, *c->find(k));
-        entry.set("check", std::move(cj));
+          cj[k] = c->at(k);
+        entry["check"] = std::move(cj);
       }
-    if (const Json *th = r.report.find("throughput"))
-      entry.set("tflops", *th->find("tflops_median")->find("value"));
-    if (!r.trace.isNull() || r.probeRecords) {
+    if (const Json *th = findMember(r.report, "throughput"))
+      entry["tflops"] = th->at("tflops_median").at("value");
+    if (!r.trace.is_null() || r.probeRecords) {
       Json pj = Json::object();
-      pj.set("records", r.probeRecords);
-      pj.set("dropped", r.probeDropped);
-      pj.set("unmatched", r.probeUnmatched);
-      entry.set("probes", std::move(pj));
+      pj["records"] = r.probeRecords;
+      pj["dropped"] = r.probeDropped;
+      pj["unmatched"] = r.probeUnmatched;
+      entry["probes"] = std::move(pj);
     }
-    entry.set("error", Json());
+    entry["error"] = Json();
     if (code == 6)
       std::cerr << "argus-run: " << specFile
                 << ": result check FAILED (see report)\n";
     return code;
   } catch (const RuntimeError &e) {
     printError(e);
-    entry.set("status", "error");
-    entry.set("exit_code", static_cast<int>(e.kind));
-    entry.set("error", errorJson(e));
+    entry["status"] = "error";
+    entry["exit_code"] = static_cast<int>(e.kind);
+    entry["error"] = errorJson(e);
     return static_cast<int>(e.kind);
   } catch (const std::exception &e) {
     std::cerr << "argus-run: internal error: " << e.what() << "\n";
-    entry.set("status", "error");
-    entry.set("exit_code", 1);
-    entry.set("error", errorJson(RuntimeError(ErrorKind::Runtime, e.what())));
+    entry["status"] = "error";
+    entry["exit_code"] = 1;
+    entry["error"] = errorJson(RuntimeError(ErrorKind::Runtime, e.what()));
     return 1;
   }
 }
@@ -262,18 +273,18 @@ int runBatch(const Cli &cli) {
     (code == 0 ? ok : failed)++;
     if (code != 3)
       allNoDriver = false;
-    results.push(std::move(entry));
+    results.push_back(std::move(entry));
   }
   Json doc = Json::object();
-  doc.set("schema", "argus.batch_results/1");
-  doc.set("dir", cli.batchDir);
-  doc.set("total", static_cast<uint64_t>(files.size()));
-  doc.set("ok", ok);
-  doc.set("failed", failed);
-  doc.set("results", std::move(results));
+  doc["schema"] = "argus.batch_results/1";
+  doc["dir"] = cli.batchDir;
+  doc["total"] = static_cast<uint64_t>(files.size());
+  doc["ok"] = ok;
+  doc["failed"] = failed;
+  doc["results"] = std::move(results);
   std::string err;
   std::string path = cli.batchDir + "/results.json";
-  if (!writeText(path, doc.dump(1) + "\n", err)) {
+  if (!writeText(path, dumpJson(doc, 1) + "\n", err)) {
     std::cerr << "argus-run: " << err << "\n";
     return 1;
   }

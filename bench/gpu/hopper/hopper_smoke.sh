@@ -7,6 +7,8 @@
 # Usage: bash bench/gpu/hopper/hopper_smoke.sh [OUTDIR]   (default $OUT or ./hopper-smoke-out)
 # Needs cmake, a C++17 compiler and the NVIDIA driver. hopper_smoke.ptx is
 # built from hopper_smoke.cu with: nvcc -arch=sm_90a -ptx hopper_smoke.cu
+# First, on the dev machine: bash bench/gpu/stage_runtime.sh, and carry
+# runtime/third_party (the nlohmann/json headers; see docs/Runtime.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -19,6 +21,8 @@ pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1
+[ -f "$ROOT/runtime/third_party/nlohmann/json.hpp" ] || [ -f /usr/include/nlohmann/json.hpp ] ||
+  echo "WARNING: no nlohmann/json headers: run bench/gpu/stage_runtime.sh on the dev machine and carry runtime/third_party"
 GEN=()
 if command -v ninja >/dev/null 2>&1; then GEN=(-G Ninja); fi
 cmake -S "$ROOT/runtime" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release >"$BUILD.cmake.log" 2>&1 \

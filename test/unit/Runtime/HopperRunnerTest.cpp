@@ -56,7 +56,7 @@ struct FakeRecords {
 };
 
 LaunchSpec parse(const std::string &text) {
-  return parseLaunchSpec(Json::parse(text), ARGUS_TEST_TMPDIR);
+  return parseLaunchSpec(parseJson(text), ARGUS_TEST_TMPDIR);
 }
 
 /// Sets an environment variable for one scope.
@@ -138,12 +138,12 @@ TEST_CASE("a tensor map passed by value", "[runner][hopper]") {
   CHECK(l.sharedMem == 65536);
   // The map led the kernel to A: out is a copy of it.
   CHECK(readBytes(tmp("tma_out.bin")) == in);
-  const Json &tm = *r.report.find("kernel")->find("tensor_maps");
+  const Json &tm = r.report.at("kernel").at("tensor_maps");
   REQUIRE(tm.size() == 1);
-  CHECK(tm.asArray()[0].find("arg")->asInt() == 1);
-  CHECK(tm.asArray()[0].find("buffer")->asInt() == 0);
-  CHECK(tm.asArray()[0].find("pass")->asString() == "value");
-  CHECK(tm.asArray()[0].find("swizzle")->asInt() == 128);
+  CHECK(tm[0].at("arg").get<int64_t>() == 1);
+  CHECK(tm[0].at("buffer").get<int64_t>() == 0);
+  CHECK(tm[0].at("pass").get<std::string>() == "value");
+  CHECK(tm[0].at("swizzle").get<int64_t>() == 128);
 }
 
 TEST_CASE("a tensor map passed by device pointer", "[runner][hopper]") {
@@ -210,9 +210,9 @@ TEST_CASE("cluster launches go through cuLaunchKernelEx", "[runner][hopper]") {
   CHECK(rec.launch->cluster[2] == 1);
   CHECK(rec.launch->grid[0] == 8);
   CHECK(rec.launch->grid[1] == 2);
-  const Json &cl = *r.report.find("kernel")->find("cluster");
-  REQUIRE(cl.isArray());
-  CHECK(cl.asArray()[0].asInt() == 2);
+  const Json &cl = r.report.at("kernel").at("cluster");
+  REQUIRE(cl.is_array());
+  CHECK(cl[0].get<int64_t>() == 2);
   CHECK(formatSummary(parse(spec), r).find("cluster 2x1x1") !=
         std::string::npos);
 
@@ -224,7 +224,7 @@ TEST_CASE("cluster launches go through cuLaunchKernelEx", "[runner][hopper]") {
   RunResult rp = runSpec(*dev, parse(plain));
   CHECK(rec.launch->calls == calls + 4);
   CHECK(rec.launch->exCalls == ex);
-  CHECK(rp.report.find("kernel")->find("cluster")->isNull());
+  CHECK(rp.report.at("kernel").at("cluster").is_null());
 }
 
 TEST_CASE("\"sms\" grids resolve on the device, probes included",
@@ -246,11 +246,11 @@ TEST_CASE("\"sms\" grids resolve on the device, probes included",
   CHECK(r.launch.grid[0] == 4);
   CHECK(rec.launch->grid[0] == 4);
   CHECK(rec.launch->cluster[0] == 4);
-  const Json &k = *r.report.find("kernel");
-  CHECK(k.find("grid")->asArray()[0].asInt() == 4);
-  CHECK(k.find("grid_spec")->asArray()[0].asString() == "sms");
-  const Json &hdr = *r.report.find("probes")->find("buffer")->find("header");
-  CHECK(hdr.find("num_slots")->asInt() == 4 * 4); // blocks x warps
+  const Json &k = r.report.at("kernel");
+  CHECK(k.at("grid")[0].get<int64_t>() == 4);
+  CHECK(k.at("grid_spec")[0].get<std::string>() == "sms");
+  const Json &hdr = r.report.at("probes").at("buffer").at("header");
+  CHECK(hdr.at("num_slots").get<int64_t>() == 4 * 4); // blocks x warps
   std::string summary = formatSummary(parse(spec), r);
   CHECK(summary.find("grid 4x1x1 (sms) cluster 4x1x1") != std::string::npos);
 
@@ -261,11 +261,11 @@ TEST_CASE("\"sms\" grids resolve on the device, probes included",
     "probes": {"capacity_per_warp": 2}, "repetitions": 1})"));
   CHECK(r4.launch.grid[0] == 4);
   CHECK(r4.launch.grid[1] == 3);
-  CHECK(r4.report.find("probes")
-            ->find("buffer")
-            ->find("header")
-            ->find("num_slots")
-            ->asInt() == 4 * 3 * 2);
+  CHECK(r4.report.at("probes")
+            .at("buffer")
+            .at("header")
+            .at("num_slots")
+            .get<int64_t>() == 4 * 3 * 2);
 }
 
 TEST_CASE("dynamic shared memory up to the opt-in maximum",
@@ -337,16 +337,16 @@ TEST_CASE("bf16 TN GEMM check", "[runner][hopper]") {
   RunResult ok = runSpec(*dev, spec(", \"b_layout\": \"col-major\""));
   CHECK(ok.checked);
   CHECK(ok.checkPassed);
-  const Json &c = *ok.report.find("check");
-  CHECK(c.find("rtol")->asDouble() == 0.015625);
-  CHECK(c.find("layout")->asString() == "nt");
+  const Json &c = ok.report.at("check");
+  CHECK(c.at("rtol").get<double>() == 0.015625);
+  CHECK(c.at("layout").get<std::string>() == "nt");
   // The output is rounded to bf16: it differs from the f32 reference.
-  CHECK(c.find("max_abs_err")->asDouble() > 0);
+  CHECK(c.at("max_abs_err").get<double>() > 0);
   // Too tight for bf16, or B read the wrong way round: the check fails.
   RunResult tight = runSpec(
       *dev, spec(", \"b_layout\": \"col-major\", \"atol\": 0, \"rtol\": 1e-5"));
   CHECK_FALSE(tight.checkPassed);
-  CHECK(tight.report.find("check")->find("mismatches")->asInt() > 0);
+  CHECK(tight.report.at("check").at("mismatches").get<int64_t>() > 0);
   RunResult wrong = runSpec(*dev, spec(", \"b_layout\": \"row-major\""));
   CHECK_FALSE(wrong.checkPassed);
 }

@@ -24,7 +24,7 @@ const char *kTma = R"({
 
 std::string errorOf(const std::string &text, std::string *message = nullptr) {
   try {
-    parseLaunchSpec(Json::parse(text), "/base");
+    parseLaunchSpec(parseJson(text), "/base");
   } catch (const RuntimeError &e) {
     CHECK(e.kind == ErrorKind::Spec);
     if (message)
@@ -47,7 +47,7 @@ bool contains(const std::string &s, const std::string &needle) {
 } // namespace
 
 TEST_CASE("tensor_map arguments parse", "[spec][hopper]") {
-  LaunchSpec s = parseLaunchSpec(Json::parse(kTma), "/base");
+  LaunchSpec s = parseLaunchSpec(parseJson(kTma), "/base");
   REQUIRE(s.args.size() == 6);
   CHECK_FALSE(s.args[0].kernelParam);
   CHECK(s.args[4].kernelParam);
@@ -71,13 +71,13 @@ TEST_CASE("tensor_map arguments parse", "[spec][hopper]") {
   std::string later = R"({"module": "k.ptx", "kernel": "k", "grid": 1,
     "block": 32, "args": [{"buffer": "X", "box": [8]},
                           {"name": "X", "dtype": "f32", "shape": [100]}]})";
-  LaunchSpec l = parseLaunchSpec(Json::parse(later), "");
+  LaunchSpec l = parseLaunchSpec(parseJson(later), "");
   CHECK(l.args[0].isTensorMap);
   CHECK(l.args[0].tensorMap.buffer == 1);
 }
 
 TEST_CASE("tensor map descriptors are innermost first", "[spec][hopper]") {
-  LaunchSpec s = parseLaunchSpec(Json::parse(kTma), "/base");
+  LaunchSpec s = parseLaunchSpec(parseJson(kTma), "/base");
   TensorMapDesc d =
       tensorMapDesc(s.args[1], s.args[0], 0x7f0000001000ull, "$.args[1]");
   CHECK(d.dataType == 6); // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -105,7 +105,7 @@ TEST_CASE("tensor map descriptors are innermost first", "[spec][hopper]") {
   std::string r3 = R"({"module": "k.ptx", "kernel": "k", "grid": 1,
     "block": 32, "args": [{"name": "T", "dtype": "f32", "shape": [4, 8, 12]},
       {"kind": "tensor_map", "buffer": "T", "box": [1, 2, 4]}]})";
-  LaunchSpec t = parseLaunchSpec(Json::parse(r3), "");
+  LaunchSpec t = parseLaunchSpec(parseJson(r3), "");
   TensorMapDesc d3 = tensorMapDesc(t.args[1], t.args[0], 0x100, "$.args[1]");
   CHECK(d3.dataType == 7);
   CHECK(d3.rank == 3);
@@ -206,8 +206,8 @@ TEST_CASE("bad tensor maps name their field", "[spec][hopper]") {
 TEST_CASE("\"sms\" grids and clusters", "[spec][hopper]") {
   std::string g = kTma, m;
   LaunchSpec s = parseLaunchSpec(
-      Json::parse(replace(g, "\"grid\": [4, 2]",
-                          "\"grid\": [\"sms\", 2], \"cluster\": [2, 1]")),
+      parseJson(replace(g, "\"grid\": [4, 2]",
+                        "\"grid\": [\"sms\", 2], \"cluster\": [2, 1]")),
       "");
   CHECK(s.gridSms[0]);
   CHECK_FALSE(s.gridSms[1]);
@@ -236,7 +236,7 @@ TEST_CASE("\"sms\" grids and clusters", "[spec][hopper]") {
   }
 
   LaunchSpec whole = parseLaunchSpec(
-      Json::parse(replace(g, "\"grid\": [4, 2]", "\"grid\": \"sms\"")), "");
+      parseJson(replace(g, "\"grid\": [4, 2]", "\"grid\": \"sms\"")), "");
   CHECK(whole.gridSms[0]);
   lim.multiprocessors = 78;
   LaunchConfig w = resolveLaunch(whole, lim);
@@ -265,8 +265,8 @@ TEST_CASE("\"sms\" grids and clusters", "[spec][hopper]") {
         "$.cluster");
   // [1, 1, 1] is no cluster at all.
   LaunchSpec one = parseLaunchSpec(
-      Json::parse(replace(g, "\"grid\": [4, 2]",
-                          "\"grid\": [4, 2], \"cluster\": [1, 1, 1]")),
+      parseJson(replace(g, "\"grid\": [4, 2]",
+                        "\"grid\": [4, 2], \"cluster\": [1, 1, 1]")),
       "");
   CHECK_FALSE(one.launch.hasCluster());
 }
@@ -278,7 +278,7 @@ TEST_CASE("gemm check: b_layout and bf16 tolerances", "[spec][hopper]") {
       {"dtype": "bf16", "shape": [32, 16], "role": "output"}],
     "check": {"kind": "gemm", "A": 0, "B": 1, "C": 2, "M": 32, "N": 16,
               "K": 64, "b_layout": "col-major"}})";
-  LaunchSpec s = parseLaunchSpec(Json::parse(base), "");
+  LaunchSpec s = parseLaunchSpec(parseJson(base), "");
   CHECK(s.check.bTransposed);
   CHECK_FALSE(s.check.aTransposed);
   CHECK(s.check.layout == "nt");
@@ -286,21 +286,20 @@ TEST_CASE("gemm check: b_layout and bf16 tolerances", "[spec][hopper]") {
   CHECK(s.check.atol == 1e-2);
   std::string g = base, m;
   LaunchSpec rm = parseLaunchSpec(
-      Json::parse(replace(g, "\"col-major\"", "\"row-major\"")), "");
+      parseJson(replace(g, "\"col-major\"", "\"row-major\"")), "");
   CHECK_FALSE(rm.check.bTransposed);
   LaunchSpec f32 = parseLaunchSpec(
-      Json::parse(replace(g, "{\"dtype\": \"bf16\", \"shape\": [32, 16]",
-                          "{\"dtype\": \"f32\", \"shape\": [32, 16]")),
+      parseJson(replace(g, "{\"dtype\": \"bf16\", \"shape\": [32, 16]",
+                        "{\"dtype\": \"f32\", \"shape\": [32, 16]")),
       "");
   CHECK(f32.check.rtol == 1e-2);
   LaunchSpec given = parseLaunchSpec(
-      Json::parse(replace(g, "\"b_layout\"", "\"rtol\": 1e-3, \"b_layout\"")),
+      parseJson(replace(g, "\"b_layout\"", "\"rtol\": 1e-3, \"b_layout\"")),
       "");
   CHECK(given.check.rtol == 1e-3);
-  LaunchSpec agree =
-      parseLaunchSpec(Json::parse(replace(g, "\"b_layout\"",
-                                          "\"layout\": \"nt\", \"b_layout\"")),
-                      "");
+  LaunchSpec agree = parseLaunchSpec(
+      parseJson(replace(g, "\"b_layout\"", "\"layout\": \"nt\", \"b_layout\"")),
+      "");
   CHECK(agree.check.bTransposed);
   CHECK(errorOf(replace(g, "\"col-major\"", "\"diagonal\"")) ==
         "$.check.b_layout");

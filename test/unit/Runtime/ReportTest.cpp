@@ -57,8 +57,8 @@ DecodedProbes sample() {
 }
 
 const Json &regionById(const Json &rep, int64_t id) {
-  for (const Json &r : rep.find("regions")->asArray())
-    if (r.find("id")->asInt() == id)
+  for (const Json &r : rep.at("regions"))
+    if (r.at("id").get<int64_t>() == id)
       return r;
   FAIL("region not found");
   static Json none;
@@ -72,46 +72,46 @@ TEST_CASE("region report statistics and provenance", "[report]") {
   ReportOptions ro;
   ro.regionNames = {{1, "load_tile"}, {2, "mma"}};
   Json rep = buildRegionReport(d, ro);
-  CHECK(rep.find("schema")->asString() == "argus.region_report/1");
+  CHECK(rep.at("schema").get<std::string>() == "argus.region_report/1");
   const Json &r1 = regionById(rep, 1);
-  CHECK(r1.find("name")->asString() == "load_tile");
-  CHECK(r1.find("name_source")->asString() == "spec");
-  CHECK(r1.find("count")->find("value")->asInt() == 16);
-  CHECK(r1.find("count")->find("provenance")->asString() == "derived");
-  CHECK(r1.find("begins")->find("provenance")->asString() == "observed");
+  CHECK(r1.at("name").get<std::string>() == "load_tile");
+  CHECK(r1.at("name_source").get<std::string>() == "spec");
+  CHECK(r1.at("count").at("value").get<int64_t>() == 16);
+  CHECK(r1.at("count").at("provenance").get<std::string>() == "derived");
+  CHECK(r1.at("begins").at("provenance").get<std::string>() == "observed");
   // durations of region 1: 10 + it, it = 0..3, four warps each
-  CHECK(r1.find("min")->find("value")->asDouble() == 10);
-  CHECK(r1.find("max")->find("value")->asDouble() == 13);
-  CHECK(r1.find("mean")->find("value")->asDouble() == Approx(11.5));
-  CHECK(r1.find("total")->find("value")->asDouble() == Approx(184));
-  const Json &iters = *r1.find("per_iteration")->find("iterations");
+  CHECK(r1.at("min").at("value").get<double>() == 10);
+  CHECK(r1.at("max").at("value").get<double>() == 13);
+  CHECK(r1.at("mean").at("value").get<double>() == Approx(11.5));
+  CHECK(r1.at("total").at("value").get<double>() == Approx(184));
+  const Json &iters = r1.at("per_iteration").at("iterations");
   REQUIRE(iters.size() == 4);
-  CHECK(iters.asArray()[2].find("iteration")->asInt() == 2);
-  CHECK(iters.asArray()[2].find("mean")->asDouble() == Approx(12));
-  const Json &tl = *r1.find("timelines");
-  CHECK(tl.find("provenance")->asString() == "observed");
-  CHECK(tl.find("warps")->size() == 4);
-  const Json &w0 = tl.find("warps")->asArray()[0];
-  REQUIRE(w0.find("intervals")->size() == 4);
-  const Json &first = w0.find("intervals")->asArray()[0];
-  CHECK(rep.find("clock")->find("t0")->find("value")->asInt() == 5020);
-  CHECK(first.asArray()[0].asInt() == 0); // 5020 - t0
-  CHECK(first.asArray()[1].asInt() == 10);
-  CHECK(first.asArray()[2].asInt() == 0);
-  CHECK(rep.find("buffer")->find("dropped")->find("provenance")->asString() ==
+  CHECK(iters[2].at("iteration").get<int64_t>() == 2);
+  CHECK(iters[2].at("mean").get<double>() == Approx(12));
+  const Json &tl = r1.at("timelines");
+  CHECK(tl.at("provenance").get<std::string>() == "observed");
+  CHECK(tl.at("warps").size() == 4);
+  const Json &w0 = tl.at("warps")[0];
+  REQUIRE(w0.at("intervals").size() == 4);
+  const Json &first = w0.at("intervals")[0];
+  CHECK(rep.at("clock").at("t0").at("value").get<int64_t>() == 5020);
+  CHECK(first[0].get<int64_t>() == 0); // 5020 - t0
+  CHECK(first[1].get<int64_t>() == 10);
+  CHECK(first[2].get<int64_t>() == 0);
+  CHECK(rep.at("buffer").at("dropped").at("provenance").get<std::string>() ==
         "observed");
   // Unnamed region falls back to a default name.
   ReportOptions none;
   Json rep2 = buildRegionReport(d, none);
-  CHECK(regionById(rep2, 2).find("name")->asString() == "region_2");
-  CHECK(regionById(rep2, 2).find("name_source")->asString() == "default");
+  CHECK(regionById(rep2, 2).at("name").get<std::string>() == "region_2");
+  CHECK(regionById(rep2, 2).at("name_source").get<std::string>() == "default");
   // Timeline truncation.
   ReportOptions small;
   small.maxTimelineWarps = 1;
   Json rep3 = buildRegionReport(d, small);
-  CHECK(regionById(rep3, 1).find("timelines")->find("truncated")->asBool());
+  CHECK(regionById(rep3, 1).at("timelines").at("truncated").get<bool>());
   // The report serialises and parses back.
-  Json back = Json::parse(rep.dump(2));
+  Json back = parseJson(dumpJson(rep, 2));
   CHECK(back.dump() == rep.dump());
 }
 
@@ -119,24 +119,24 @@ TEST_CASE("chrome trace is well formed", "[trace]") {
   DecodedProbes d = sample();
   TraceOptions to;
   to.regionNames = {{1, "load_tile"}, {2, "mma"}};
-  Json tr = Json::parse(buildChromeTrace(d, to).dump());
-  const Json *ev = tr.find("traceEvents");
+  Json tr = parseJson(dumpJson(buildChromeTrace(d, to)));
+  const Json *ev = findMember(tr, "traceEvents");
   REQUIRE(ev);
-  REQUIRE(ev->isArray());
+  REQUIRE(ev->is_array());
   size_t x = 0, m = 0;
-  for (const Json &e : ev->asArray()) {
-    REQUIRE(e.isObject());
-    const std::string &ph = e.find("ph")->asString();
-    REQUIRE(e.find("pid"));
-    REQUIRE(e.find("name")->isString());
+  for (const Json &e : *ev) {
+    REQUIRE(e.is_object());
+    const std::string &ph = e.at("ph").get<std::string>();
+    REQUIRE(findMember(e, "pid"));
+    REQUIRE(e.at("name").is_string());
     if (ph == "X") {
       ++x;
-      CHECK(e.find("ts")->isNumber());
-      CHECK(e.find("dur")->asDouble() >= 0);
-      CHECK(e.find("tid")->isNumber());
-      CHECK(e.find("args")->find("iteration")->isNumber());
-      CHECK(e.find("args")->find("region_id")->isNumber());
-      std::string n = e.find("name")->asString();
+      CHECK(e.at("ts").is_number());
+      CHECK(e.at("dur").get<double>() >= 0);
+      CHECK(e.at("tid").is_number());
+      CHECK(e.at("args").at("iteration").is_number());
+      CHECK(e.at("args").at("region_id").is_number());
+      std::string n = e.at("name").get<std::string>();
       CHECK((n == "load_tile" || n == "mma"));
     } else {
       CHECK(ph == "M");
@@ -146,21 +146,21 @@ TEST_CASE("chrome trace is well formed", "[trace]") {
   CHECK(x == 32);
   CHECK(m == 2 + 4); // 2 blocks, 4 warps
   // mma of block 0 warp 0, iteration 1: begins 120 ns after t0, lasts 21 ns.
-  const Json &e0 = ev->asArray()[0];
-  CHECK(e0.find("ts")->asDouble() == Approx(0.0));
-  const Json &e3 = ev->asArray()[3];
-  CHECK(e3.find("name")->asString() == "mma");
-  CHECK(e3.find("ts")->asDouble() == Approx(0.120));
-  CHECK(e3.find("dur")->asDouble() == Approx(0.021));
-  CHECK(e0.find("dur")->asDouble() == Approx(0.010));
+  const Json &e0 = (*ev)[0];
+  CHECK(e0.at("ts").get<double>() == Approx(0.0));
+  const Json &e3 = (*ev)[3];
+  CHECK(e3.at("name").get<std::string>() == "mma");
+  CHECK(e3.at("ts").get<double>() == Approx(0.120));
+  CHECK(e3.at("dur").get<double>() == Approx(0.021));
+  CHECK(e0.at("dur").get<double>() == Approx(0.010));
   TraceOptions one = to;
   one.maxBlocks = 1;
   Json tr1 = buildChromeTrace(d, one);
   size_t x1 = 0;
-  for (const Json &e : tr1.find("traceEvents")->asArray())
-    if (e.find("ph")->asString() == "X") {
+  for (const Json &e : tr1.at("traceEvents"))
+    if (e.at("ph").get<std::string>() == "X") {
       ++x1;
-      CHECK(e.find("pid")->asInt() == 0);
+      CHECK(e.at("pid").get<int64_t>() == 0);
     }
   CHECK(x1 == 16);
 }

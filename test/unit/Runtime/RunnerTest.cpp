@@ -51,7 +51,7 @@ LaunchSpec gemmSpec(unsigned capacity, const std::string &module = "fake.ptx",
                      std::to_string(capacity) + R"(,
                "regions": {"1": "load_tile", "2": "mma"}},
     "warmup": 2, "repetitions": 7})";
-  return parseLaunchSpec(Json::parse(spec), ARGUS_TEST_TMPDIR);
+  return parseLaunchSpec(parseJson(spec), ARGUS_TEST_TMPDIR);
 }
 } // namespace
 
@@ -66,15 +66,15 @@ TEST_CASE("end to end through the fake driver", "[runner]") {
   CHECK(r.probeDropped == 0);
   CHECK(r.probeUnmatched == 0);
   const Json &rep = r.report;
-  CHECK(rep.find("schema")->asString() == "argus.run_report/1");
-  CHECK(rep.find("timing")->find("samples")->find("value")->size() == 7);
-  CHECK(rep.find("check")->find("passed")->asBool());
-  const Json &regions = *rep.find("probes")->find("regions");
+  CHECK(rep.at("schema").get<std::string>() == "argus.run_report/1");
+  CHECK(rep.at("timing").at("samples").at("value").size() == 7);
+  CHECK(rep.at("check").at("passed").get<bool>());
+  const Json &regions = rep.at("probes").at("regions");
   REQUIRE(regions.size() == 2);
-  CHECK(regions.asArray()[0].find("name")->asString() == "load_tile");
-  CHECK(regions.asArray()[0].find("count")->find("value")->asInt() == 32);
-  CHECK(regions.asArray()[1].find("min")->find("value")->asDouble() == 12);
-  CHECK(r.trace.find("traceEvents")->size() == 64 + 4 + 16);
+  CHECK(regions[0].at("name").get<std::string>() == "load_tile");
+  CHECK(regions[0].at("count").at("value").get<int64_t>() == 32);
+  CHECK(regions[1].at("min").at("value").get<double>() == 12);
+  CHECK(r.trace.at("traceEvents").size() == 64 + 4 + 16);
   std::string summary = formatSummary(gemmSpec(8), r);
   CHECK(summary.find("PASS") != std::string::npos);
   CHECK(summary.find("load_tile") != std::string::npos);
@@ -126,7 +126,7 @@ TEST_CASE("a GEMM without probes has no probe parameter", "[runner]") {
     "warmup": 0, "repetitions": 2})";
   auto dev = fakeDevice();
   RunResult r =
-      runSpec(*dev, parseLaunchSpec(Json::parse(text), ARGUS_TEST_TMPDIR));
+      runSpec(*dev, parseLaunchSpec(parseJson(text), ARGUS_TEST_TMPDIR));
   CHECK(r.checked);
   CHECK(r.checkPassed);
   CHECK(r.probeRecords == 0);
@@ -212,7 +212,7 @@ TEST_CASE("file-initialised inputs reach the device and outputs are saved",
     "warmup": 1, "repetitions": 2})";
   auto dev = fakeDevice();
   RunResult r =
-      runSpec(*dev, parseLaunchSpec(Json::parse(spec), ARGUS_TEST_TMPDIR));
+      runSpec(*dev, parseLaunchSpec(parseJson(spec), ARGUS_TEST_TMPDIR));
   // The host reference used the file contents and agrees exactly.
   CHECK(r.checked);
   CHECK(r.checkPassed);
@@ -228,12 +228,12 @@ TEST_CASE("file-initialised inputs reach the device and outputs are saved",
     }
   CHECK(std::memcmp(got.data(), want.data(), got.size()) == 0);
   CHECK(want[0] != 0.0f);
-  const Json &saved = *r.report.find("saved");
+  const Json &saved = r.report.at("saved");
   REQUIRE(saved.size() == 1);
-  CHECK(saved.asArray()[0].find("arg")->asInt() == 2);
-  CHECK(saved.asArray()[0].find("name")->asString() == "C");
-  CHECK(saved.asArray()[0].find("bytes")->asInt() == M * N * 4);
-  CHECK(saved.asArray()[0].find("file")->asString() == tmp("out_C.f32"));
+  CHECK(saved[0].at("arg").get<int64_t>() == 2);
+  CHECK(saved[0].at("name").get<std::string>() == "C");
+  CHECK(saved[0].at("bytes").get<int64_t>() == M * N * 4);
+  CHECK(saved[0].at("file").get<std::string>() == tmp("out_C.f32"));
 }
 
 TEST_CASE("inout buffers round-trip through init file and save", "[runner]") {
@@ -258,10 +258,10 @@ TEST_CASE("inout buffers round-trip through init file and save", "[runner]") {
     "warmup": 0, "repetitions": 1})";
   auto dev = fakeDevice();
   RunResult r =
-      runSpec(*dev, parseLaunchSpec(Json::parse(spec), ARGUS_TEST_TMPDIR));
+      runSpec(*dev, parseLaunchSpec(parseJson(spec), ARGUS_TEST_TMPDIR));
   CHECK(readBytes(tmp("io_h.out")) == readBytes(tmp("io_h.bin")));
   CHECK(readBytes(tmp("io_d.out")) == readBytes(tmp("io_d.bin")));
-  CHECK(r.report.find("saved")->size() == 2);
+  CHECK(r.report.at("saved").size() == 2);
 
   // An output buffer without init is poisoned before the checked run: a
   // kernel that writes nothing leaves NaN bytes (0xFF), which are saved.
@@ -269,7 +269,7 @@ TEST_CASE("inout buffers round-trip through init file and save", "[runner]") {
     "module": "noop.ptx", "kernel": "noop", "grid": 1, "block": 32,
     "args": [{"dtype": "f32", "shape": [8], "role": "output",
               "save": "poison.out"}], "repetitions": 1})";
-  runSpec(*dev, parseLaunchSpec(Json::parse(spec2), ARGUS_TEST_TMPDIR));
+  runSpec(*dev, parseLaunchSpec(parseJson(spec2), ARGUS_TEST_TMPDIR));
   CHECK(readBytes(tmp("poison.out")) == std::vector<uint8_t>(32, 0xFF));
 
   // A save path that cannot be written is a runtime error naming the arg.
@@ -278,7 +278,7 @@ TEST_CASE("inout buffers round-trip through init file and save", "[runner]") {
     "args": [{"dtype": "f32", "shape": [8], "role": "output",
               "save": "/nonexistent/argus/dir/x.out"}], "repetitions": 1})";
   try {
-    runSpec(*dev, parseLaunchSpec(Json::parse(spec3), ARGUS_TEST_TMPDIR));
+    runSpec(*dev, parseLaunchSpec(parseJson(spec3), ARGUS_TEST_TMPDIR));
     FAIL("unwritable save path accepted");
   } catch (const RuntimeError &e) {
     CHECK(e.kind == ErrorKind::Runtime);

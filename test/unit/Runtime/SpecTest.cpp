@@ -25,7 +25,7 @@ const char *kGood = R"({
 
 std::string specErrorPath(const std::string &mutated) {
   try {
-    parseLaunchSpec(Json::parse(mutated), "/base");
+    parseLaunchSpec(parseJson(mutated), "/base");
   } catch (const RuntimeError &e) {
     CHECK(e.kind == ErrorKind::Spec);
     return e.path;
@@ -42,7 +42,7 @@ std::string replace(std::string s, const std::string &from,
 } // namespace
 
 TEST_CASE("a good spec parses", "[spec]") {
-  LaunchSpec s = parseLaunchSpec(Json::parse(kGood), "/base");
+  LaunchSpec s = parseLaunchSpec(parseJson(kGood), "/base");
   CHECK(s.modulePath == "/base/probe_gemm.ptx");
   CHECK(s.format == ModuleFormat::PTX);
   CHECK(s.launch.grid[0] == 4);
@@ -90,6 +90,49 @@ TEST_CASE("spec errors name the bad field", "[spec]") {
   CHECK(specErrorPath(replace(g, "\"value\": 128", "\"value\": 1.5")) ==
         "$.args[3].value");
   CHECK(specErrorPath("[1, 2]") == "$");
+}
+
+TEST_CASE("spec errors name the field as a JSON pointer too", "[spec]") {
+  const std::string g = kGood;
+  auto pointerOf = [](const std::string &text) -> std::string {
+    try {
+      parseLaunchSpec(parseJson(text), "/base");
+    } catch (const RuntimeError &e) {
+      return e.pointer;
+    }
+    return "<no error>";
+  };
+  CHECK(pointerOf(replace(g, "\"value\": 128", "\"value\": 1.5")) ==
+        "/args/3/value");
+  CHECK(pointerOf(replace(g, "\"mma\"", "\"mma\", \"a/b\": \"x\"")) ==
+        "/probes/regions/a~1b");
+  CHECK(pointerOf(replace(g, "\"K\": 64,", "\"K\": 65,")) == "/check/A");
+  CHECK(pointerOf("[1, 2]") == "");
+  // A key that is not a plain name is quoted in the "$" path.
+  CHECK(specErrorPath(replace(g, "\"warmup\"", "\"warm.up\"")) ==
+        "$[\"warm.up\"]");
+}
+
+TEST_CASE("64-bit scalars are exact", "[spec]") {
+  const std::string g = kGood;
+  auto scalar = [&](const char *dtype, const char *value) {
+    return parseLaunchSpec(
+               parseJson(replace(
+                   g, "{\"name\": \"M\", \"dtype\": \"i32\", \"value\": 128}",
+                   std::string("{\"dtype\": \"") + dtype +
+                       "\", \"value\": " + value + "}")),
+               "/base")
+        .args[3];
+  };
+  CHECK(uint64_t(scalar("u64", "18446744073709551615").scalarInt) ==
+        UINT64_MAX);
+  CHECK(uint64_t(scalar("u64", "9007199254740993").scalarInt) ==
+        9007199254740993ull);
+  CHECK(scalar("i64", "-9223372036854775808").scalarInt == INT64_MIN);
+  CHECK(scalar("i64", "9007199254740993").scalarInt == 9007199254740993ll);
+  CHECK(specErrorPath(
+            replace(g, "\"value\": 128", "\"value\": 9223372036854775808")) ==
+        "$.args[3].value");
 }
 
 TEST_CASE("spec files: missing file and bad JSON are spec errors", "[spec]") {
@@ -141,7 +184,7 @@ std::string fileSpec(const std::string &argFields) {
 
 RuntimeError specError(const std::string &text, const std::string &base) {
   try {
-    parseLaunchSpec(Json::parse(text), base);
+    parseLaunchSpec(parseJson(text), base);
   } catch (const RuntimeError &e) {
     return e;
   }
@@ -157,7 +200,7 @@ TEST_CASE("init files and save paths", "[spec]") {
 
   // Relative paths resolve against the spec's folder; absolute ones stay.
   LaunchSpec s = parseLaunchSpec(
-      Json::parse(fileSpec(R"("init": {"file": "x64.bin"}, "role": "inout",
+      parseJson(fileSpec(R"("init": {"file": "x64.bin"}, "role": "inout",
                               "save": "out/x.bin")")),
       dir);
   REQUIRE(s.args.size() == 1);
@@ -168,8 +211,8 @@ TEST_CASE("init files and save paths", "[spec]") {
   REQUIRE(data.size() == 64);
   CHECK(data[63] == 63);
   s = parseLaunchSpec(
-      Json::parse(fileSpec(R"("init": {"file": ")" + tmpPath("x64.bin") +
-                           R"("}, "role": "output", "save": "/abs/y.bin")")),
+      parseJson(fileSpec(R"("init": {"file": ")" + tmpPath("x64.bin") +
+                         R"("}, "role": "output", "save": "/abs/y.bin")")),
       "/elsewhere");
   CHECK(s.args[0].initFile == dir + "/x64.bin");
   CHECK(s.args[0].savePath == "/abs/y.bin");
@@ -210,7 +253,7 @@ TEST_CASE("init files and save paths", "[spec]") {
             .path == "$.args[0].save");
 
   // The size is re-checked when the run reads the file.
-  s = parseLaunchSpec(Json::parse(fileSpec(R"("init": {"file": "x64.bin"})")),
+  s = parseLaunchSpec(parseJson(fileSpec(R"("init": {"file": "x64.bin"})")),
                       dir);
   writeBytes(tmpPath("x64.bin"), 65);
   try {

@@ -27,8 +27,9 @@ public:
       : std::runtime_error(msg), kind(kind), path(std::move(path)),
         log(std::move(log)) {}
   ErrorKind kind;
-  std::string path; ///< JSON path of the offending spec field, if any
-  std::string log;  ///< JIT / driver log, if any
+  std::string path;    ///< JSON path of the offending spec field, if any
+  std::string pointer; ///< the same place as an RFC 6901 JSON pointer
+  std::string log;     ///< JIT / driver log, if any
 };
 
 } // namespace rt

@@ -1,109 +1,57 @@
-//===- Json.h - Minimal JSON value, parser and writer ---------------------===//
+//===- Json.h - The runtime's JSON type and its project helpers -----------===//
 //
-// A small self-contained JSON library for the argus runtime: objects keep
-// insertion order, integers are kept exact (int64), parse errors carry
-// line:column.
+// JSON is nlohmann::ordered_json: objects keep insertion order (reports read
+// in the order they are built) and integers stay exact int64/uint64. The
+// helpers below add what argus-run needs on top: strict parsing with
+// line:column errors, report-friendly output, member lookup by pointer and
+// JSON pointers for spec paths.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_RUNTIME_JSON_H
 #define ARGUS_RUNTIME_JSON_H
 
-#include <cstdint>
-#include <initializer_list>
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace argus {
 namespace rt {
 
-class Json;
-using JsonObject = std::vector<std::pair<std::string, Json>>;
-using JsonArray = std::vector<Json>;
+using Json = nlohmann::ordered_json;
 
 class JsonParseError : public std::runtime_error {
 public:
   JsonParseError(const std::string &msg, size_t line, size_t col)
       : std::runtime_error(msg), line(line), col(col) {}
-  size_t line, col;
+  size_t line, col; ///< 1-based
 };
 
-class Json {
-public:
-  enum class Kind { Null, Bool, Int, Double, String, Array, Object };
+/// Parse a whole document. Stricter than nlohmann's default: a key repeated
+/// in one object is an error (a spec that says "warmup" twice is a mistake,
+/// not "the last one wins") and nesting is limited to 256 levels. Throws
+/// JsonParseError "JSON parse error at line L, column C: ...".
+Json parseJson(const std::string &text);
 
-  Json() = default;
-  Json(std::nullptr_t) {}
-  Json(bool b) : kind_(Kind::Bool), b_(b) {}
-  Json(int v) : kind_(Kind::Int), i_(v) {}
-  Json(unsigned v) : kind_(Kind::Int), i_(v) {}
-  Json(long v) : kind_(Kind::Int), i_(v) {}
-  Json(unsigned long v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}
-  Json(long long v) : kind_(Kind::Int), i_(v) {}
-  Json(unsigned long long v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}
-  Json(double d) : kind_(Kind::Double), d_(d) {}
-  Json(const char *s) : kind_(Kind::String), s_(s) {}
-  Json(std::string s) : kind_(Kind::String), s_(std::move(s)) {}
-  Json(JsonArray a) : kind_(Kind::Array), a_(std::move(a)) {}
-  Json(JsonObject o) : kind_(Kind::Object), o_(std::move(o)) {}
+/// Serialise. indent < 0: one line, as Json::dump(). Otherwise like
+/// dump(indent), except that arrays of scalars stay on one line (timing
+/// samples and timeline triples would otherwise take a line per number).
+/// Invalid UTF-8 in strings (file names) becomes U+FFFD instead of throwing.
+std::string dumpJson(const Json &j, int indent = -1);
 
-  static Json object() { return Json(JsonObject{}); }
-  static Json array() { return Json(JsonArray{}); }
+/// The member `key` of an object; nullptr when absent or `obj` is not an
+/// object (nlohmann's find returns an iterator, awkward for optional keys).
+const Json *findMember(const Json &obj, const std::string &key);
 
-  Kind kind() const { return kind_; }
-  bool isNull() const { return kind_ == Kind::Null; }
-  bool isBool() const { return kind_ == Kind::Bool; }
-  bool isInt() const { return kind_ == Kind::Int; }
-  bool isNumber() const { return kind_ == Kind::Int || kind_ == Kind::Double; }
-  bool isString() const { return kind_ == Kind::String; }
-  bool isArray() const { return kind_ == Kind::Array; }
-  bool isObject() const { return kind_ == Kind::Object; }
+/// The RFC 6901 JSON pointer ("/args/3/value") of a spec path as the runtime
+/// writes them ("$.args[3].value", "$.probes.regions[\"a.b\"]"): "$" is the
+/// root, ".name" and ["name"] members, [N] array elements.
+std::string jsonPointerOf(const std::string &specPath);
 
-  bool asBool() const { return b_; }
-  int64_t asInt() const {
-    return kind_ == Kind::Int ? i_ : static_cast<int64_t>(d_);
-  }
-  double asDouble() const {
-    return kind_ == Kind::Int ? static_cast<double>(i_) : d_;
-  }
-  const std::string &asString() const { return s_; }
-  const JsonArray &asArray() const { return a_; }
-  JsonArray &asArray() { return a_; }
-  const JsonObject &asObject() const { return o_; }
-  JsonObject &asObject() { return o_; }
-
-  /// Object lookup; nullptr when absent or not an object.
-  const Json *find(const std::string &key) const;
-  /// Object insert-or-assign (keeps position of an existing key).
-  Json &set(const std::string &key, Json value);
-  /// Object access, inserting null when absent (turns null into an object).
-  Json &operator[](const std::string &key);
-  /// Array append (turns null into an array).
-  void push(Json value);
-  size_t size() const;
-
-  /// Serialise. indent < 0: compact single line.
-  std::string dump(int indent = -1) const;
-
-  static Json parse(const std::string &text);
-
-private:
-  void dumpTo(std::string &out, int indent, int depth) const;
-
-  Kind kind_ = Kind::Null;
-  bool b_ = false;
-  int64_t i_ = 0;
-  double d_ = 0;
-  std::string s_;
-  JsonArray a_;
-  JsonObject o_;
-};
-
-/// Quote and escape a string as a JSON string literal.
-std::string jsonQuote(const std::string &s);
-/// Shortest decimal form that round-trips a double ("null" for NaN/inf).
-std::string jsonNumber(double d);
+/// The spec path of member `key` under `path`: ".key" for plain names,
+/// ["key"] (a JSON string) for keys that would be ambiguous after a dot.
+std::string memberPath(const std::string &path, const std::string &key);
 
 } // namespace rt
 } // namespace argus

@@ -48,7 +48,7 @@ struct ArgSpec {
   bool kernelParam = true;
   // Scalars.
   double scalar = 0;
-  int64_t scalarInt = 0;
+  int64_t scalarInt = 0; ///< integer dtypes (u64: the value's bit pattern)
 };
 
 struct CheckSpec {
@@ -90,7 +90,8 @@ struct LaunchSpec {
 };
 
 /// Parse a spec object. Throws RuntimeError(Spec) whose path names the
-/// offending field ("$.args[2].dtype"). baseDir resolves relative paths.
+/// offending field ("$.args[2].dtype", JSON pointer "/args/2/dtype").
+/// baseDir resolves relative paths.
 LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
                            const std::string &specPath = "");
 /// Read, parse and validate a spec file (Spec errors for I/O and JSON).
@@ -107,6 +108,11 @@ LaunchConfig resolveLaunch(const LaunchSpec &spec, const DeviceLimits &lim);
 /// names `jsonPath`) and RuntimeError(Launch) for a misaligned address.
 TensorMapDesc tensorMapDesc(const ArgSpec &tm, const ArgSpec &buf,
                             DevicePtr addr, const std::string &jsonPath);
+
+/// A RuntimeError about the spec field at `path` ("$.args[2].dtype"): it
+/// carries the path and its JSON pointer ("/args/2/dtype").
+RuntimeError specPathError(ErrorKind kind, const std::string &msg,
+                           const std::string &path);
 
 /// Read a whole file; throws RuntimeError(kind) when it cannot.
 std::string readFile(const std::string &path, ErrorKind kind);
