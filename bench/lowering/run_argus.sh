@@ -8,6 +8,8 @@
 # argus-run.log.
 #
 #   bench/lowering/run_argus.sh [--size 4096]
+# The runtime needs the nlohmann/json headers: run bench/gpu/stage_runtime.sh
+# here first and carry runtime/third_party.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 here=bench/lowering
