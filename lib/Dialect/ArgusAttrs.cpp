@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LayoutAttrStorage.h"
+
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Dialect/Instructions.h"
 #include "argus/Dialect/Targets.h"
@@ -73,25 +75,22 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-::argus::layout::SwizzledLayout LayoutAttr::getLayout() const {
-  llvm::Expected<::argus::layout::SwizzledLayout> layout =
-      ::argus::layout::parseLayout(getText());
+StringRef LayoutAttr::getText() const { return getImpl()->text; }
+
+const ::argus::layout::SwizzledLayout &LayoutAttr::getLayout() const {
   // The attribute verifier guarantees the text parses.
-  if (!layout) {
-    llvm::consumeError(layout.takeError());
+  if (!getImpl()->layout)
     llvm::report_fatal_error("argus: unverified #argus.layout");
-  }
-  return std::move(*layout);
+  return *getImpl()->layout;
 }
 
 //===----------------------------------------------------------------------===//
 // FragmentAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-FragmentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     StringRef instr, MmaOperand operand,
-                     ArrayRef<int64_t> warps) {
+LogicalResult FragmentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   StringRef instr, MmaOperand operand,
+                                   ArrayRef<int64_t> warps) {
   if (failed(lookupInstruction(instr, emitError)))
     return failure();
   if (warps.size() != 2 || warps[0] <= 0 || warps[1] <= 0)

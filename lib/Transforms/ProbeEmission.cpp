@@ -10,10 +10,53 @@
 
 #include "LoweringPatterns.h"
 
+#include "argus/runtime/ProbeFormat.h"
+
+#include <cstddef>
+
 using namespace mlir;
 using namespace mlir::argus;
 
 namespace {
+
+/// Every size and byte offset the emitted code uses, taken from the C structs
+/// of ProbeFormat.h that the host runtime decodes, so the two cannot disagree.
+namespace probe_format {
+constexpr int64_t kHeaderSize = ARGUS_PROBE_HEADER_SIZE;
+constexpr int64_t kNumSlotsOffset = offsetof(ArgusProbeHeader, num_slots);
+constexpr int64_t kCapacityOffset = offsetof(ArgusProbeHeader, capacity);
+constexpr int64_t kSlotSize = ARGUS_PROBE_SLOT_SIZE;
+constexpr int64_t kCountOffset = offsetof(ArgusProbeSlot, count);
+constexpr int64_t kDroppedOffset = offsetof(ArgusProbeSlot, dropped);
+constexpr int64_t kRecordsAlign = ARGUS_PROBE_RECORDS_ALIGN;
+constexpr int64_t kRecordSize = ARGUS_PROBE_RECORD_SIZE;
+/// A record is written as two 16-byte vector stores of four i32 each:
+/// {region_id, flags, block, warp} and {iteration, hw_id, timestamp lo, hi}.
+constexpr int64_t kFirstHalfOffset = offsetof(ArgusProbeRecord, region_id);
+constexpr int64_t kSecondHalfOffset = offsetof(ArgusProbeRecord, iteration);
+constexpr int64_t kHalfSize = 16;
+constexpr int64_t kNoIteration = ARGUS_PROBE_NO_ITERATION;
+constexpr int64_t kFlagEnd = ARGUS_PROBE_FLAG_END;
+
+// The header and slot fields are loaded (and stored) as i32.
+static_assert(sizeof(ArgusProbeHeader::num_slots) == 4 &&
+              sizeof(ArgusProbeHeader::capacity) == 4 &&
+              sizeof(ArgusProbeSlot::count) == 4 &&
+              sizeof(ArgusProbeSlot::dropped) == 4);
+// The two vector stores cover the record exactly, field by field.
+static_assert(kFirstHalfOffset == 0 && kSecondHalfOffset == kHalfSize &&
+              2 * kHalfSize == kRecordSize);
+static_assert(offsetof(ArgusProbeRecord, flags) == kFirstHalfOffset + 4 &&
+              offsetof(ArgusProbeRecord, block) == kFirstHalfOffset + 8 &&
+              offsetof(ArgusProbeRecord, warp) == kFirstHalfOffset + 12);
+static_assert(offsetof(ArgusProbeRecord, hw_id) == kSecondHalfOffset + 4 &&
+              offsetof(ArgusProbeRecord, timestamp) == kSecondHalfOffset + 8 &&
+              sizeof(ArgusProbeRecord::timestamp) == 8);
+// Record halves are stored with 16-byte alignment.
+static_assert(kRecordsAlign % kHalfSize == 0 && kRecordSize % kHalfSize == 0);
+// The records offset is rounded up with a mask.
+static_assert((kRecordsAlign & (kRecordsAlign - 1)) == 0);
+} // namespace probe_format
 
 /// The kernel's probe plan (argus_probes, see argus-insert-probes).
 struct ProbePlan {
@@ -54,6 +97,24 @@ static ProbePlan getProbePlan(Operation *fn) {
 static Value bytePtr(OpBuilder &b, Location loc, Value base, Value byteOff) {
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{byteOff});
+}
+
+/// The address of the slot field at `fieldOffset` (the slot pointer itself
+/// for the first field, so no zero-offset address is emitted).
+static Value slotField(OpBuilder &b, Location loc, const ProbeContext &pc,
+                       int64_t fieldOffset) {
+  if (fieldOffset == 0)
+    return pc.slotPtr;
+  return bytePtr(b, loc, pc.slotPtr, constI64(b, loc, fieldOffset));
+}
+
+/// The address of the first or second 16-byte half of the record at `rec`.
+static Value recordHalf(OpBuilder &b, Location loc, Value rec, bool second) {
+  int64_t off =
+      second ? probe_format::kSecondHalfOffset : probe_format::kFirstHalfOffset;
+  if (off == 0)
+    return rec;
+  return bytePtr(b, loc, rec, constI64(b, loc, off));
 }
 
 /// Whether this thread writes its warp's slot: lane 0 of a warp with a slot.
@@ -122,10 +183,11 @@ static ProbeContext emitProbePrelude(OpBuilder &b, Location loc, Value buf,
   pc.lane = arith::RemUIOp::create(b, loc, tid, cidx(b, loc, k.warpSize));
   pc.block = linearBlockId(b, loc, k);
   int64_t wpb = k.numWarps();
-  Value numSlots =
-      LLVM::LoadOp::create(b, loc, i32, bytePtr(b, loc, buf, c64(8)));
-  pc.capacity =
-      LLVM::LoadOp::create(b, loc, i32, bytePtr(b, loc, buf, c64(12)));
+  using namespace probe_format;
+  Value numSlots = LLVM::LoadOp::create(
+      b, loc, i32, bytePtr(b, loc, buf, c64(kNumSlotsOffset)));
+  pc.capacity = LLVM::LoadOp::create(
+      b, loc, i32, bytePtr(b, loc, buf, c64(kCapacityOffset)));
   Value slot = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, pc.block, cidx(b, loc, wpb)),
       pc.warp);
@@ -133,24 +195,26 @@ static ProbeContext emitProbePrelude(OpBuilder &b, Location loc, Value buf,
   pc.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, slot32,
                                    numSlots);
   Value slot64 = arith::ExtUIOp::create(b, loc, i64, slot32);
-  pc.slotPtr = bytePtr(
-      b, loc, buf,
-      arith::AddIOp::create(b, loc, c64(64),
-                            arith::MulIOp::create(b, loc, slot64, c64(8))));
+  pc.slotPtr =
+      bytePtr(b, loc, buf,
+              arith::AddIOp::create(
+                  b, loc, c64(kHeaderSize),
+                  arith::MulIOp::create(b, loc, slot64, c64(kSlotSize))));
   Value numSlots64 = arith::ExtUIOp::create(b, loc, i64, numSlots);
   Value recordsOff = arith::AndIOp::create(
       b, loc,
-      arith::AddIOp::create(b, loc,
-                            arith::MulIOp::create(b, loc, numSlots64, c64(8)),
-                            c64(64 + 31)),
-      c64(~int64_t(31)));
-  Value cap64 = arith::ExtUIOp::create(b, loc, i64, pc.capacity);
-  pc.recBase = bytePtr(
-      b, loc, buf,
       arith::AddIOp::create(
-          b, loc, recordsOff,
-          arith::MulIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, slot64, cap64), c64(32))));
+          b, loc, arith::MulIOp::create(b, loc, numSlots64, c64(kSlotSize)),
+          c64(kHeaderSize + kRecordsAlign - 1)),
+      c64(~(kRecordsAlign - 1)));
+  Value cap64 = arith::ExtUIOp::create(b, loc, i64, pc.capacity);
+  pc.recBase =
+      bytePtr(b, loc, buf,
+              arith::AddIOp::create(
+                  b, loc, recordsOff,
+                  arith::MulIOp::create(
+                      b, loc, arith::MulIOp::create(b, loc, slot64, cap64),
+                      c64(kRecordSize))));
   // The warp's counters in shared memory: (count, dropped) per warp.
   MemRefType countsType = sharedArrayType(2 * wpb, i32);
   std::string name = ("__argus_probe_counts_" + fnName).str();
@@ -164,9 +228,10 @@ static ProbeContext emitProbePrelude(OpBuilder &b, Location loc, Value buf,
   pc.counts = memref::GetGlobalOp::create(b, loc, countsType, name);
   OpBuilder::InsertionGuard g(b);
   enterSlotWriter(b, loc, pc);
-  Value c = LLVM::LoadOp::create(b, loc, i32, pc.slotPtr);
+  Value c =
+      LLVM::LoadOp::create(b, loc, i32, slotField(b, loc, pc, kCountOffset));
   Value d =
-      LLVM::LoadOp::create(b, loc, i32, bytePtr(b, loc, pc.slotPtr, c64(4)));
+      LLVM::LoadOp::create(b, loc, i32, slotField(b, loc, pc, kDroppedOffset));
   Value w2 = arith::MulIOp::create(b, loc, pc.warp, cidx(b, loc, 2));
   memref::StoreOp::create(b, loc, c, pc.counts, ValueRange{w2});
   memref::StoreOp::create(
@@ -185,9 +250,10 @@ static void emitProbeEpilogue(OpBuilder &b, Location loc,
   Value d = memref::LoadOp::create(
       b, loc, pc.counts,
       ValueRange{arith::AddIOp::create(b, loc, w2, cidx(b, loc, 1))});
-  LLVM::StoreOp::create(b, loc, c, pc.slotPtr);
-  Value dp = bytePtr(b, loc, pc.slotPtr, constI64(b, loc, 4));
-  LLVM::StoreOp::create(b, loc, d, dp);
+  LLVM::StoreOp::create(b, loc, c,
+                        slotField(b, loc, pc, probe_format::kCountOffset));
+  LLVM::StoreOp::create(b, loc, d,
+                        slotField(b, loc, pc, probe_format::kDroppedOffset));
 }
 
 /// Expand one probed marker into the record-writing code of ProbeFormat.h:
@@ -217,7 +283,7 @@ static void emitProbe(OpBuilder &b, Operation *marker, int64_t id, bool isEnd,
   if (!plan.blocks.empty())
     cond = arith::AndIOp::create(b, loc, cond, anyOf(pc.block, plan.blocks));
   // Iteration of the innermost enclosing loop of the kernel.
-  Value iter = c32(0xFFFFFFFFll);
+  Value iter = c32(probe_format::kNoIteration);
   auto loop = marker->getParentOfType<scf::ForOp>();
   if (loop && fnOp->isProperAncestor(loop)) {
     Value rel = arith::SubIOp::create(b, loc, loop.getInductionVar(),
@@ -272,8 +338,9 @@ static void emitProbe(OpBuilder &b, Operation *marker, int64_t id, bool isEnd,
                             pc.counts, ValueRange{w21});
   }
   b.setInsertionPointToStart(&fullIf.getElseRegion().front());
-  Value off = arith::MulIOp::create(
-      b, loc, arith::ExtUIOp::create(b, loc, i64, count), constI64(b, loc, 32));
+  Value off =
+      arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, count),
+                            constI64(b, loc, probe_format::kRecordSize));
   Value rec = bytePtr(b, loc, pc.recBase, off);
   // Two 16-byte stores: {id, flags, block, warp}, {iteration, hw, ts}.
   auto v4 = VectorType::get({4}, i32);
@@ -282,12 +349,16 @@ static void emitProbe(OpBuilder &b, Operation *marker, int64_t id, bool isEnd,
       b, loc, i32, arith::ShRUIOp::create(b, loc, ts, constI64(b, loc, 32)));
   Value first = vector::FromElementsOp::create(
       b, loc, v4,
-      ValueRange{c32(id), c32(isEnd ? 1 : 0), toI32(pc.block), toI32(pc.warp)});
+      ValueRange{c32(id), c32(isEnd ? probe_format::kFlagEnd : 0),
+                 toI32(pc.block), toI32(pc.warp)});
   Value second = vector::FromElementsOp::create(
       b, loc, v4, ValueRange{iter, hw, tsLo, tsHi});
-  LLVM::StoreOp::create(b, loc, first, rec, /*alignment=*/16);
-  Value rec2 = bytePtr(b, loc, rec, constI64(b, loc, 16));
-  LLVM::StoreOp::create(b, loc, second, rec2, /*alignment=*/16);
+  LLVM::StoreOp::create(b, loc, first,
+                        recordHalf(b, loc, rec, /*second=*/false),
+                        /*alignment=*/probe_format::kHalfSize);
+  LLVM::StoreOp::create(b, loc, second,
+                        recordHalf(b, loc, rec, /*second=*/true),
+                        /*alignment=*/probe_format::kHalfSize);
   memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, count, c32(1)),
                           pc.counts, ValueRange{w2});
 }

@@ -54,12 +54,16 @@ def Argus_LayoutAttr : Argus_Attr<"Layout", "layout"> {
     its canonical printed form, so parsing and printing round-trip.
   }];
   let parameters = (ins StringRefParameter<"canonical CuTe notation">:$text);
+  // The storage (lib/Dialect/LayoutAttrStorage.h) is uniqued by the text and
+  // keeps the parsed layout, built once when the attribute is created, so
+  // the lowering and the verifier never parse the text again.
+  let genStorageClass = 0;
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The layout as a value of the layout algebra (parsed on demand; the
-    /// verifier has already checked it parses).
-    ::argus::layout::SwizzledLayout getLayout() const;
+    /// The layout as a value of the layout algebra, parsed when the
+    /// attribute was created (the verifier has checked that the text parses).
+    const ::argus::layout::SwizzledLayout &getLayout() const;
     /// Build from any layout-algebra value.
     static LayoutAttr get(::mlir::MLIRContext *ctx,
                           const ::argus::layout::SwizzledLayout &layout);

@@ -26,6 +26,12 @@
 #include "argus/Dialect/ArgusDialect.h.inc"
 #include "argus/Dialect/ArgusEnums.h.inc"
 
+namespace mlir::argus::detail {
+/// Custom storage of #argus.layout (the parsed layout next to its text):
+/// lib/Dialect/LayoutAttrStorage.h.
+struct LayoutAttrStorage;
+} // namespace mlir::argus::detail
+
 #define GET_ATTRDEF_CLASSES
 #include "argus/Dialect/ArgusAttrs.h.inc"
 

@@ -5,7 +5,7 @@
  *   [0, 64)                    ArgusProbeHeader
  *   [64, 64 + 8*num_slots)     ArgusProbeSlot[num_slots]   (zeroed by the host)
  *   [records_offset, ...)      ArgusProbeRecord[num_slots * capacity]
- *   records_offset = round_up(64 + 8*num_slots, 32)
+ *   records_offset = round_up(64 + 8*num_slots, 32) (ARGUS_PROBE_RECORDS_ALIGN)
  *
  * Device protocol (lane 0 of each warp writes; one writer per slot):
  *   slot = block * warps_per_block + warp;
@@ -34,6 +34,9 @@ extern "C" {
 #define ARGUS_PROBE_HEADER_SIZE 64u
 #define ARGUS_PROBE_SLOT_SIZE 8u
 #define ARGUS_PROBE_RECORD_SIZE 32u
+/* The records start on a 32-byte boundary, so every record (32 bytes) and
+ * each of its 16-byte halves is naturally aligned for vector stores. */
+#define ARGUS_PROBE_RECORDS_ALIGN 32u
 #define ARGUS_PROBE_NO_ITERATION 0xFFFFFFFFu
 #define ARGUS_PROBE_FLAG_END 0x1u /* bit0: 0 = begin, 1 = end */
 
@@ -71,30 +74,35 @@ typedef struct ArgusProbeRecord {
 } ArgusProbeRecord;
 
 #ifdef __cplusplus
-static_assert(sizeof(ArgusProbeHeader) == ARGUS_PROBE_HEADER_SIZE,
-              "probe header must be 64 bytes");
-static_assert(sizeof(ArgusProbeSlot) == ARGUS_PROBE_SLOT_SIZE,
-              "probe slot must be 8 bytes");
-static_assert(sizeof(ArgusProbeRecord) == ARGUS_PROBE_RECORD_SIZE,
-              "probe record must be 32 bytes");
-static_assert(offsetof(ArgusProbeRecord, timestamp) == 24,
-              "timestamp at offset 24");
-static_assert(offsetof(ArgusProbeHeader, warp_size) == 28,
-              "warp_size at offset 28");
+#define ARGUS_PROBE_STATIC_ASSERT static_assert
 #else
-_Static_assert(sizeof(ArgusProbeHeader) == ARGUS_PROBE_HEADER_SIZE,
-               "probe header must be 64 bytes");
-_Static_assert(sizeof(ArgusProbeSlot) == ARGUS_PROBE_SLOT_SIZE,
-               "probe slot must be 8 bytes");
-_Static_assert(sizeof(ArgusProbeRecord) == ARGUS_PROBE_RECORD_SIZE,
-               "probe record must be 32 bytes");
+#define ARGUS_PROBE_STATIC_ASSERT _Static_assert
 #endif
+ARGUS_PROBE_STATIC_ASSERT(sizeof(ArgusProbeHeader) == ARGUS_PROBE_HEADER_SIZE,
+                          "probe header must be 64 bytes");
+ARGUS_PROBE_STATIC_ASSERT(sizeof(ArgusProbeSlot) == ARGUS_PROBE_SLOT_SIZE,
+                          "probe slot must be 8 bytes");
+ARGUS_PROBE_STATIC_ASSERT(sizeof(ArgusProbeRecord) == ARGUS_PROBE_RECORD_SIZE,
+                          "probe record must be 32 bytes");
+ARGUS_PROBE_STATIC_ASSERT(offsetof(ArgusProbeRecord, timestamp) == 24,
+                          "timestamp at offset 24");
+ARGUS_PROBE_STATIC_ASSERT(offsetof(ArgusProbeHeader, warp_size) == 28,
+                          "warp_size at offset 28");
+/* The device writes a record as two 16-byte stores, {region_id, flags, block,
+ * warp} and {iteration, hw_id, timestamp}: the halves must be exactly that. */
+ARGUS_PROBE_STATIC_ASSERT(offsetof(ArgusProbeRecord, iteration) == 16,
+                          "second record half starts at offset 16");
+ARGUS_PROBE_STATIC_ASSERT(ARGUS_PROBE_RECORDS_ALIGN % ARGUS_PROBE_RECORD_SIZE ==
+                              0,
+                          "records are aligned to their size");
+#undef ARGUS_PROBE_STATIC_ASSERT
 
 /* Byte offset of the first record for a buffer with num_slots slots. */
 static inline ARGUS_PROBE_HD uint64_t
 argusProbeRecordsOffset(uint64_t num_slots) {
   uint64_t end = ARGUS_PROBE_HEADER_SIZE + ARGUS_PROBE_SLOT_SIZE * num_slots;
-  return (end + 31u) & ~(uint64_t)31u;
+  return (end + (ARGUS_PROBE_RECORDS_ALIGN - 1u)) &
+         ~(uint64_t)(ARGUS_PROBE_RECORDS_ALIGN - 1u);
 }
 
 /* Total buffer size in bytes. */
