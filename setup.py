@@ -52,6 +52,10 @@ def _same_python(exe):
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
+        if self.inplace:
+            raise RuntimeError(
+                "argus: editable / in-place builds are not supported; from the source "
+                "tree use PYTHONPATH=build/python:python (docs/Python.md)")
         ext_path = Path(self.get_ext_fullpath(ext.name)).resolve()
         site = ext_path.parent
         build = self._build_dir()

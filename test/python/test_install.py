@@ -90,8 +90,20 @@ def test_cmake_install_prefix(tmp_path):
         pytest.skip("cmake is not on PATH")
 
     prefix = tmp_path / "prefix"
-    p = subprocess.run([cmake, "--install", BUILD, "--prefix", str(prefix)],
-                       capture_output=True, text=True, timeout=120)
+    # cmake --install rewrites <build>/install_manifest.txt; keep the one of the
+    # user's own install (README: it is how to uninstall).
+    manifest = os.path.join(BUILD, "install_manifest.txt")
+    saved = open(manifest, "rb").read() if os.path.exists(manifest) else None
+    try:
+        p = subprocess.run([cmake, "--install", BUILD, "--prefix", str(prefix)],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        if saved is None:
+            if os.path.exists(manifest):
+                os.remove(manifest)
+        else:
+            with open(manifest, "wb") as f:
+                f.write(saved)
     assert p.returncode == 0, p.stdout + p.stderr
     for t in TOOLS:
         assert os.access(prefix / "bin" / t, os.X_OK), t
