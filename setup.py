@@ -12,8 +12,9 @@ console script (pyproject.toml).
 
 The CMake build tree, in order: $ARGUS_BUILD_DIR (as scripts/build.sh uses
 it); else ./build when it is a configured tree for this interpreter (what
-scripts/build.sh made: only changed files rebuild); else a private tree under
-build-py/. Extra configure options: $CMAKE_ARGS; parallel jobs: $ARGUS_JOBS.
+scripts/build.sh made: only changed files rebuild); else its own tree
+./build-pip (setuptools' own build files go to ./build-py). Extra configure
+options: $CMAKE_ARGS; parallel jobs: $ARGUS_JOBS.
 """
 
 import os
@@ -100,7 +101,7 @@ class CMakeBuild(build_ext):
         default = ROOT / "build"
         if _same_python(_cached(default, "Python3_EXECUTABLE")):
             return default
-        return ROOT / "build-py" / "cmake"
+        return ROOT / "build-pip"
 
     def _configure(self, build):
         args = ["cmake", "-S", str(ROOT), "-B", str(build),
