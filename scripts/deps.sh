@@ -6,6 +6,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld-22
   libz3-dev z3 pybind11-dev catch2 nlohmann-json3-dev
   python3 python3-dev python3-pytest python3-numpy
+  python3-setuptools python3-pip python3-wheel python3-venv
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -17,6 +17,7 @@ from .dsl import (Buffer, Condition, Frag, IndexValue, Kernel, Layout, Tensor, T
 from .verify import (Check, Counterexample, Element, VerificationResult,  # noqa: F401
                      verifier_available, verify_text)
 from .compile import CompiledKernel, RunResult, gpu_available  # noqa: F401
+from .tools import find_tool  # noqa: F401
 
 # `range` is left out of `from argus import *` so the builtin is not shadowed.
 __all__ = [n for n in dir() if not n.startswith("_") and n != "range"]

@@ -8,13 +8,13 @@ import dataclasses
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import ir as _ir
 from .errors import CompileError, FeatureUnavailable, NoGPU
+from .tools import find_tool
 
 PIPELINES = {"nvptx": "argus-to-nvptx", "gfx942": "argus-to-gfx942"}
 
@@ -282,16 +282,9 @@ def written_tensors(kernel) -> List[str]:
 
 
 def find_argus_run() -> Optional[str]:
-    env = os.environ.get("ARGUS_RUN")
-    if env and os.path.exists(env):
-        return env
-    try:
-        p = _ir.extension().argus_run_path
-        if p and os.path.exists(p):
-            return p
-    except Exception:
-        pass
-    return shutil.which("argus-run")
+    """argus-run: ``$ARGUS_RUN``, the installed tools, the build tree, then
+    PATH (argus.tools.find_tool)."""
+    return find_tool("argus-run")
 
 
 def gpu_available() -> bool:
@@ -349,7 +342,7 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
                     "argus.agent batch measurement (argus-run --batch) on a GPU host")
     exe = find_argus_run()
     if exe is None:
-        raise NoGPU("argus-run not found (set ARGUS_RUN or put it on PATH)")
+        raise NoGPU("argus-run not found (set ARGUS_RUN, install argus, or put it on PATH)")
     kernel.source()  # trace: fills kernel.params
     if len(arrays) != len(kernel.params):
         raise ValueError(f"{kernel.name} takes {len(kernel.params)} arguments, got {len(arrays)}")

@@ -25,8 +25,9 @@ def extension():
     """The ``_argus`` module, or FeatureUnavailable when it is not built."""
     if _argus is None:
         raise FeatureUnavailable(
-            "the _argus extension is not importable (build the `_argus` "
-            "target and put <build>/python on PYTHONPATH): "
+            "the _argus extension is not importable (install argus with "
+            "`cmake --install build`, or build the `_argus` target and put "
+            "<build>/python on PYTHONPATH): "
             f"{_IMPORT_ERROR}", missing="_argus")
     return _argus
 
