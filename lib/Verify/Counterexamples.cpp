@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+namespace L = ::argus::layout;
 
 namespace argus::verify::detail {
 
@@ -79,6 +80,28 @@ void KernelVerifier::fillCommon(Counterexample &cx, const z3::model &m,
     cx.loops.push_back({loopName(loop), uval(m, iv)});
 }
 
+/// The (thread, slot) of `writer`'s access layout that writes tile element
+/// `coords` on model `m` (tag queries leave the writer's thread out).
+std::optional<std::pair<int64_t, int64_t>>
+KernelVerifier::writerOf(Operation *writer, const std::vector<z3::expr> &coords,
+                         const z3::model &m) {
+  std::optional<L::Layout> tv = accessLayout(writer);
+  auto ty = dyn_cast<mlir::argus::TileType>(writeDest(writer).getType());
+  if (!tv || tv->rank() != 2 || !ty || coords.size() != ty.getShape().size())
+    return std::nullopt;
+  // Column-major linear coordinate, as the access layouts use.
+  int64_t want = 0, scale = 1;
+  for (size_t k = 0; k < coords.size(); ++k) {
+    want += uval(m, coords[k]) * scale;
+    scale *= ty.getShape()[k];
+  }
+  int64_t threadsOf = tv->mode(0).size();
+  for (int64_t i = 0; i < tv->size(); ++i)
+    if ((*tv)(i) == want)
+      return std::make_pair(i % threadsOf, i / threadsOf);
+  return std::nullopt;
+}
+
 void KernelVerifier::readNotes(Counterexample &cx, const z3::model &m) {
   for (ReadRec &r : q->reads) {
     for (auto &c : r.cands) {
@@ -98,10 +121,15 @@ void KernelVerifier::readNotes(Counterexample &cx, const z3::model &m) {
         os << "beyond the pipeline depth the verifier follows";
       } else {
         os << "written by " << opDesc(c.op);
-        if (c.wt) {
-          int64_t t = uval(m, *c.wt);
+        std::optional<std::pair<int64_t, int64_t>> ts;
+        if (c.wt)
+          ts = {uval(m, *c.wt), uval(m, *c.wv)};
+        else
+          ts = writerOf(c.op, c.wcoords, m);
+        if (ts) {
+          int64_t t = ts->first;
           os << " thread " << t << " (warp " << t / warpSize << ", lane "
-             << t % warpSize << ") slot " << uval(m, *c.wv);
+             << t % warpSize << ") slot " << ts->second;
         }
         for (auto &[loop, iv] : c.ivs)
           os << ", " << loopName(loop) << " iteration " << uval(m, iv);

@@ -154,6 +154,11 @@ private:
   MemView resolve(mlir::Value tile, const Inst &in);
   /// Why the write does not cover exactly one whole stage ("" when it does).
   std::string checkFullStage(mlir::Operation *write);
+  std::optional<std::pair<int64_t, int64_t>>
+  writerOf(mlir::Operation *writer, const std::vector<z3::expr> &coords,
+           const z3::model &m);
+  z3::expr inShape(const std::vector<z3::expr> &c,
+                   const std::vector<int64_t> &shape);
   Tags readShared(const MemView &mv, const std::vector<z3::expr> &c,
                   const Inst &in, mlir::Operation *reader,
                   std::optional<z3::expr> readerThread, bool wantTags);

@@ -226,6 +226,31 @@ void KernelVerifier::walkBefore(Operation *op, const Inst &in, Value root,
   walkBefore(loop, outer, root, kind, out, evRev);
 }
 
+/// Whether a read through `r` and a whole-stage write through `w` address
+/// one buffer's stages through the same layout (a bijection onto a stage,
+/// checked by checkFullStage for `w`).
+static bool sameStageLayout(const MemView &r, const MemView &w) {
+  auto identity = [](const std::vector<unsigned> &p) {
+    for (unsigned k = 0; k < p.size(); ++k)
+      if (p[k] != k)
+        return false;
+    return true;
+  };
+  return r.shared && w.shared && r.root == w.root && r.stage && w.stage &&
+         r.cosz == w.cosz && r.cosz > 0 && (r.cosz & (r.cosz - 1)) == 0 &&
+         r.shape == w.shape && r.layout == w.layout && identity(r.perm) &&
+         identity(w.perm);
+}
+
+/// All coordinates `c` inside `shape`.
+z3::expr KernelVerifier::inShape(const std::vector<z3::expr> &c,
+                                 const std::vector<int64_t> &shape) {
+  z3::expr in = ctx.bool_val(true);
+  for (size_t k = 0; k < c.size() && k < shape.size(); ++k)
+    in = in && z3::ult(c[k], bv(shape[k]));
+  return in;
+}
+
 Tags KernelVerifier::readShared(const MemView &mv,
                                 const std::vector<z3::expr> &c, const Inst &in,
                                 Operation *reader,
@@ -266,21 +291,40 @@ Tags KernelVerifier::readShared(const MemView &mv,
       unsupported("the write footprint of " + opDesc(cd.op) +
                   " is not a whole stage (" + why + ")");
     MemView wv = resolve(writeDest(cd.op), cd.inst);
-    z3::expr active = cd.inst.guard && z3::uge(addr, *wv.base) &&
-                      z3::ult(addr, *wv.base + bv(wv.cosz));
+    std::vector<z3::expr> cw;
+    z3::expr active = ctx.bool_val(false);
+    bool same = sameStageLayout(mv, wv);
+    if (same) {
+      // Reader and writer see the stage through one bijective layout and
+      // stages lie cosz apart (a power of two, so no wrap-around hides an
+      // overlap): the writer covers the read iff it writes the same stage,
+      // and then writes the same coordinate. This spares the solver the
+      // layout's inverse (a swizzle) per candidate. A read coordinate
+      // outside the tile matches no writer (reported as unwritten).
+      cw = c;
+      active = cd.inst.guard && *wv.base == *mv.base && inShape(c, mv.shape);
+    } else {
+      active = cd.inst.guard && z3::uge(addr, *wv.base) &&
+               z3::ult(addr, *wv.base + bv(wv.cosz));
+      // The written element: unique by the bijection.
+      cw = coordVars("wcoord", wv.shape);
+    }
     z3::expr sel = active && !prevActive;
     prevActive = prevActive || active;
-    // The written element: unique by the bijection.
-    std::vector<z3::expr> cw = coordVars("wcoord", wv.shape);
-    assume(sel, *wv.base + memOffset(wv.layout, wv.shape, cw, sel) == addr);
-    // The writing thread.
-    L::Layout tvl = *accessLayout(cd.op);
-    z3::expr wt = rangeVar("writer_thread", tvl.mode(0).size());
-    z3::expr wsl = rangeVar("writer_slot", tvl.mode(1).size());
-    assume(sel, tvLin(tvl, wt, wsl, sel) == lin(cw, wv.shape));
-    // Synchronisation between the writer and this read.
-    z3::expr viol = unsynchronised(ctx, cd, wt, tr);
-    unsync = unsync || (sel && viol);
+    if (!same)
+      assume(sel, *wv.base + memOffset(wv.layout, wv.shape, cw, sel) == addr);
+    // The writing thread, for the synchronisation checks only: a tag
+    // evaluation depends on the element, not on who wrote it (counterexamples
+    // name the writer from the model's element).
+    std::optional<z3::expr> wt, wsl;
+    if (!wantTags) {
+      L::Layout tvl = *accessLayout(cd.op);
+      wt = rangeVar("writer_thread", tvl.mode(0).size());
+      wsl = rangeVar("writer_slot", tvl.mode(1).size());
+      assume(sel, tvLin(tvl, *wt, *wsl, sel) == lin(cw, wv.shape));
+      z3::expr viol = unsynchronised(ctx, cd, *wt, tr);
+      unsync = unsync || (sel && viol);
+    }
     defined = defined || sel;
 
     ReadRec::Cand rc{cd.op, false, sel, cw, wt, wsl, cd.inst.ivs, {}, ""};

@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): consumer_reads_next_stage (edit of examples/sm90a/gemm_tma_ws.mlir).
 // the consumers read stage (i + 1) % 4 after waiting for slot i.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: async-read-order violated
 // CHECK: note: {{.*}}that stage's copies are not ordered before the read

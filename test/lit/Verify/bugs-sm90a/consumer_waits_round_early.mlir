@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): consumer_waits_round_early (edit of examples/sm90a/gemm_tma_ws.mlir).
 // the consumers wait with parity (i / 4 + 1) % 2: on a fresh barrier that passes at once.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: async-read-order violated
 // CHECK: note: {{.*}}does not complete: it observes the phase one round earlier

@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): empty_arrivals_one_warpgroup (edit of examples/sm90a/gemm_tma_ws.mlir).
 // empty is initialised for 128 arrivals but both consumer warpgroups (256 threads) arrive: a phase completes before every consumer has released the stage.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: mbarrier-arrivals violated
 // CHECK: note: {{.*}}was initialised for 128: a phase completes before every thread has arrived

@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): epilogue_reads_pending_acc (edit of examples/sm90a/gemm_tma_ws.mlir).
 // the epilogue converts the loop's accumulator before wgmma_wait 0.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: wgmma-ready violated
 // CHECK: note: {{.*}}whose group no wgmma_wait has retired

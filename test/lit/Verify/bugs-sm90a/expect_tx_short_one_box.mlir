@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): expect_tx_short_one_box (edit of examples/sm90a/gemm_tma_ws.mlir).
 // expect_tx announces 40960 bytes, one 8 KiB box of B short: the phase completes before the last box lands.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: mbarrier-tx-bytes violated
 // CHECK: note: {{.*}}deliver 49152 bytes

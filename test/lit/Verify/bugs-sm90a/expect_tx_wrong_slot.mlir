@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): expect_tx_wrong_slot (edit of examples/sm90a/gemm_tma_ws.mlir).
 // expect_tx is announced on the next slot's barrier while the copies complete on this one.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: mbarrier-tx-bytes violated
 // CHECK: note: {{.*}}completes on slot

@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): parity_not_flipped (edit of examples/sm90a/gemm_tma_ws.mlir).
 // consumers wait on full with parity 0 for every slot: at the wrap-around (slot 4, phase 1) the wait passes on the phase before and the wgmma reads a stage whose copies have not landed.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: mbarrier-parity violated
 // CHECK: note: {{.*}}is phase 1 of that barrier: waiting for it needs parity 1

@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): producer_skips_release_wait (edit of examples/sm90a/gemm_tma_ws.mlir).
 // the producer issues the copies without waiting on empty: it may overwrite a stage the consumers still read.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: tma-slot violated
 // CHECK: note: {{.*}}no mbarrier wait precedes the copy

@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): producer_waits_own_release (edit of examples/sm90a/gemm_tma_ws.mlir).
 // the producer waits on empty with the parity of the slot itself instead of one round back: it waits for a release that needs its own copy first (deadlock).
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: tma-slot violated
 // CHECK: note: {{.*}}waiting for this slot's own release never returns: deadlock

@@ -1,6 +1,6 @@
 // Bug corpus (sm_90a): tma_wrong_stage (edit of examples/sm90a/gemm_tma_ws.mlir).
 // the B copy for slot i writes stage (i + 1) % 4.
-// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=1000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: tma-slot violated
 // CHECK: note: {{.*}}writes stage
