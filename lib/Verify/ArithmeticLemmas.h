@@ -36,6 +36,10 @@ namespace argus::verify::detail {
 ///                  =>  (q * d + r) / d == q && (q * d + r) % d == r
 ///   (L5) d != 0  =>  (y - y % d) % d == 0 && y >= y % d
 ///   (L6) d != 0  =>  x % d < d && x % d <= x
+///   (L7) x = q * C + r, r < C, d = C * k (k constant), no wrap-around
+///                  =>  x / d == q / k && x % d == (q % k) * C + r
+///   (L8) two such dividends  =>  (x1 % d == x2 % d  <=>
+///                                 q1 % k == q2 % k && r1 == r2)
 /// Instances are capped per divisor or radix, so the lemmas stay small.
 std::vector<z3::expr> arithmeticLemmas(z3::context &ctx,
                                        const z3::expr_vector &roots);

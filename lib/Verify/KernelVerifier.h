@@ -305,7 +305,9 @@ private:
   z3::expr writesElement(const OutputWrite &w, const WriteInstance &wi,
                          const std::vector<z3::expr> &e);
   CheckResult checkWrittenOnce(std::vector<OutputWrite> &ws);
-  CheckResult checkCoverage(std::vector<OutputWrite> &ws);
+  CheckResult checkCoverage(std::vector<OutputWrite> &ws, bool writtenOnce);
+  std::string coveredByCounting(std::vector<OutputWrite> &ws,
+                                const std::vector<z3::expr> &size);
 
   // ---- mbarrier rings (MBarrierProtocol.cpp) ------------------------------
   /// The pipeline-protocol checks of every mbarrier ring.

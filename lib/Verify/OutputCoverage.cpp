@@ -270,9 +270,12 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
       ws.push_back(outputWrite(op));
       gather |= ws.back().gather;
     }
-    if (!gather)
+    bool once = false;
+    if (!gather) {
       out.push_back(checkWrittenOnce(ws));
-    out.push_back(checkCoverage(ws));
+      once = out.back().status == Status::Proved;
+    }
+    out.push_back(checkCoverage(ws, once));
   }
 }
 
@@ -428,7 +431,70 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
   return res;
 }
 
-CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws) {
+/// Coverage by counting, for index maps the construction cannot invert (a
+/// grouped raster: tile row (pid / (G * gx)) * G + pid % G): when no element
+/// is written twice (output-once, proved), every instance writes a whole
+/// tile inside the tensor and the instances write as many elements as the
+/// tensor holds, the written sets fill the tensor (pigeonhole). Returns ""
+/// when proved, else why not. Stores in loops, under conditions, through
+/// clipped views or with unwritten tile elements are not counted.
+std::string
+KernelVerifier::coveredByCounting(std::vector<OutputWrite> &ws,
+                                  const std::vector<z3::expr> &size) {
+  // Counts in 128 bits: products of sizes and grid dims cannot wrap.
+  auto wide = [&](const z3::expr &x) { return z3::zext(x, 128 - kWidth); };
+  auto wideVal = [&](int64_t v) { return ctx.bv_val(v, 128); };
+  z3::expr written = wideVal(0);
+  std::vector<z3::expr> outside;
+  for (const OutputWrite &w : ws) {
+    auto view = dyn_cast_or_null<ViewOp>(w.view);
+    if (!view || view.getClipped() || !w.missing.empty())
+      return opDesc(w.op) + " writes a clipped or partial tile";
+    WriteInstance wi = writeInstance(w, true);
+    if (!wi.loops.empty())
+      return opDesc(w.op) + " is inside a loop";
+    if (!wi.in.guard.simplify().is_true())
+      return opDesc(w.op) + " is under a condition";
+    z3::expr blocks = wideVal(product(w.shape));
+    z3::expr ranges = ctx.bool_val(true);
+    for (unsigned d = 0; d < 3; ++d)
+      if (params.count(blockIdKey(d))) {
+        blocks = blocks * wide(params.at(gridDimKey(d)));
+        ranges = ranges &&
+                 z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d)));
+      }
+    written = written + blocks;
+    // The whole tile inside the sizes, in every block.
+    z3::expr out = ctx.bool_val(false);
+    for (size_t k = 0; k < wi.offsets.size(); ++k)
+      if (wi.offsets[k])
+        out =
+            out || z3::ugt(wide(*wi.offsets[k]) + wideVal(w.shape[wi.perm[k]]),
+                           wide(size[k]));
+    outside.push_back(ranges && out);
+  }
+  z3::expr elements = wideVal(1);
+  for (const z3::expr &s : size)
+    elements = elements * wide(s);
+  std::optional<z3::model> m;
+  for (const z3::expr &o : outside) {
+    z3::check_result r = solve({o}, m);
+    if (r != z3::unsat)
+      return r == z3::sat ? "a tile reaches past the tensor's sizes"
+                          : "solver returned unknown bounding the tiles";
+  }
+  z3::check_result r = solve({written != elements}, m);
+  if (r != z3::unsat)
+    return r == z3::sat
+               ? "the blocks write " + std::to_string(sval(*m, written)) +
+                     " elements where the tensor has " +
+                     std::to_string(sval(*m, elements))
+               : "solver returned unknown counting the elements";
+  return "";
+}
+
+CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
+                                          bool writtenOnce) {
   CheckResult res = newCheck("output-coverage", ws.back().op, ws.back().op);
   std::string name = tensorName(ws.front().view);
   bool gather = false;
@@ -628,13 +694,23 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws) {
     std::optional<z3::model> m2;
     z3::check_result r = solve({any}, m2);
     q = &Q;
+    std::string counted = "output-once is not proved";
+    if (r != z3::unsat && writtenOnce && !weak.empty())
+      counted = coveredByCounting(ws, size);
+    if (r != z3::unsat && counted.empty()) {
+      res.status = Status::Proved;
+      res.counterexamples.clear();
+      return;
+    }
     if (r != z3::unsat) {
       res.status = Status::Unknown;
       res.reason =
           r == z3::sat
               ? "the verifier could not name the instance that writes each "
                 "element" +
-                    (weak.empty() ? std::string() : " (" + weak + ")")
+                    (weak.empty()
+                         ? std::string()
+                         : " (" + weak + "; by counting: " + counted + ")")
               : "solver returned unknown confirming an unwritten element";
       res.counterexamples.clear();
       return;
