@@ -307,7 +307,8 @@ private:
   CheckResult checkWrittenOnce(std::vector<OutputWrite> &ws);
   CheckResult checkCoverage(std::vector<OutputWrite> &ws, bool writtenOnce);
   std::string coveredByCounting(std::vector<OutputWrite> &ws,
-                                const std::vector<z3::expr> &size);
+                                const std::vector<z3::expr> &size,
+                                std::optional<z3::model> &shortLaunch);
 
   // ---- mbarrier rings (MBarrierProtocol.cpp) ------------------------------
   /// The pipeline-protocol checks of every mbarrier ring.

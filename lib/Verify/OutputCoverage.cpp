@@ -440,12 +440,19 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
 /// clipped views or with unwritten tile elements are not counted.
 std::string
 KernelVerifier::coveredByCounting(std::vector<OutputWrite> &ws,
-                                  const std::vector<z3::expr> &size) {
-  // Counts in 128 bits: products of sizes and grid dims cannot wrap.
-  auto wide = [&](const z3::expr &x) { return z3::zext(x, 128 - kWidth); };
-  auto wideVal = [&](int64_t v) { return ctx.bv_val(v, 128); };
-  z3::expr written = wideVal(0);
-  std::vector<z3::expr> outside;
+                                  const std::vector<z3::expr> &size,
+                                  std::optional<z3::model> &shortLaunch) {
+  // The grid dimensions the kernel distinguishes blocks by.
+  std::vector<z3::expr> grid;
+  z3::expr ranges = ctx.bool_val(true);
+  for (unsigned d = 0; d < 3; ++d)
+    if (params.count(blockIdKey(d))) {
+      grid.push_back(params.at(gridDimKey(d)));
+      ranges =
+          ranges && z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d)));
+    }
+  int64_t perBlock = 0; // elements each block writes
+  std::optional<z3::model> m;
   for (const OutputWrite &w : ws) {
     auto view = dyn_cast_or_null<ViewOp>(w.view);
     if (!view || view.getClipped() || !w.missing.empty())
@@ -455,42 +462,79 @@ KernelVerifier::coveredByCounting(std::vector<OutputWrite> &ws,
       return opDesc(w.op) + " is inside a loop";
     if (!wi.in.guard.simplify().is_true())
       return opDesc(w.op) + " is under a condition";
-    z3::expr blocks = wideVal(product(w.shape));
-    z3::expr ranges = ctx.bool_val(true);
-    for (unsigned d = 0; d < 3; ++d)
-      if (params.count(blockIdKey(d))) {
-        blocks = blocks * wide(params.at(gridDimKey(d)));
-        ranges = ranges &&
-                 z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d)));
-      }
-    written = written + blocks;
+    perBlock += product(w.shape);
     // The whole tile inside the sizes, in every block.
     z3::expr out = ctx.bool_val(false);
     for (size_t k = 0; k < wi.offsets.size(); ++k)
-      if (wi.offsets[k])
-        out =
-            out || z3::ugt(wide(*wi.offsets[k]) + wideVal(w.shape[wi.perm[k]]),
-                           wide(size[k]));
-    outside.push_back(ranges && out);
-  }
-  z3::expr elements = wideVal(1);
-  for (const z3::expr &s : size)
-    elements = elements * wide(s);
-  std::optional<z3::model> m;
-  for (const z3::expr &o : outside) {
-    z3::check_result r = solve({o}, m);
+      if (wi.offsets[k]) {
+        z3::expr o = *wi.offsets[k], n = bv(w.shape[wi.perm[k]]);
+        out = out || !z3::bvadd_no_overflow(o, n, false) ||
+              z3::ugt(o + n, size[k]);
+      }
+    z3::check_result r = solve({ranges && out}, m);
     if (r != z3::unsat)
       return r == z3::sat ? "a tile reaches past the tensor's sizes"
                           : "solver returned unknown bounding the tiles";
   }
-  z3::check_result r = solve({written != elements}, m);
-  if (r != z3::unsat)
-    return r == z3::sat
-               ? "the blocks write " + std::to_string(sval(*m, written)) +
-                     " elements where the tensor has " +
-                     std::to_string(sval(*m, elements))
-               : "solver returned unknown counting the elements";
-  return "";
+  // The count: blocks * perBlock == the product of the sizes. Products of
+  // symbolic sizes wrap in the solver's bit-vectors, so the count is taken
+  // per tensor dimension instead: each size is, exactly (no wrap-around),
+  // a product of some grid dimensions (each used once) and a constant, and
+  // the constants multiply to perBlock; both counts are then one integer
+  // product. The constants come from one launch the assumptions allow.
+  if (solveSmallFirst({}, m) != z3::sat)
+    return "solver found no launch satisfying the assumptions";
+  // On this launch the blocks write fewer elements than the tensor holds
+  // (disjoint tiles inside it): some element is never written.
+  int64_t blocks = 1, elements = 1;
+  for (const z3::expr &g : grid)
+    blocks *= uval(*m, g);
+  for (const z3::expr &sz : size)
+    elements *= uval(*m, sz);
+  if (blocks * perBlock < elements) {
+    shortLaunch = m;
+    return "on a launch the assumptions allow, " + std::to_string(blocks) +
+           " blocks write " + std::to_string(blocks * perBlock) +
+           " elements of the tensor's " + std::to_string(elements);
+  }
+  size_t rank = size.size();
+  size_t assignments = 1;
+  for (size_t i = 0; i < grid.size(); ++i)
+    assignments *= rank;
+  for (size_t a = 0; a < assignments; ++a) {
+    std::vector<std::vector<size_t>> dims(rank);
+    for (size_t i = 0, x = a; i < grid.size(); ++i, x /= rank)
+      dims[x % rank].push_back(i);
+    std::vector<int64_t> factor(rank);
+    int64_t total = 1;
+    bool fits = true;
+    for (size_t k = 0; k < rank && fits; ++k) {
+      int64_t g = 1;
+      for (size_t i : dims[k])
+        g *= uval(*m, grid[i]);
+      int64_t sz = uval(*m, size[k]);
+      fits = g > 0 && sz % g == 0;
+      factor[k] = fits ? sz / g : 0;
+      total *= factor[k];
+    }
+    if (!fits || total != perBlock)
+      continue;
+    z3::expr bad = ctx.bool_val(false);
+    for (size_t k = 0; k < rank; ++k) {
+      z3::expr prod = bv(factor[k]);
+      z3::expr exact = ctx.bool_val(true);
+      for (size_t i : dims[k]) {
+        exact = exact && z3::bvmul_no_overflow(prod, grid[i], false);
+        prod = prod * grid[i];
+      }
+      bad = bad || !exact || size[k] != prod;
+    }
+    std::optional<z3::model> m2;
+    if (solve({bad}, m2) == z3::unsat)
+      return "";
+  }
+  return "the sizes are not the grid dimensions times the tile (" +
+         std::to_string(perBlock) + " elements per block)";
 }
 
 CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
@@ -695,8 +739,22 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     z3::check_result r = solve({any}, m2);
     q = &Q;
     std::string counted = "output-once is not proved";
+    std::optional<z3::model> shortLaunch;
     if (r != z3::unsat && writtenOnce && !weak.empty())
-      counted = coveredByCounting(ws, size);
+      counted = coveredByCounting(ws, size, shortLaunch);
+    if (shortLaunch) {
+      res.status = Status::Violated;
+      res.counterexamples.clear();
+      Counterexample cx;
+      for (auto &[n, v] : paramVars)
+        if (n.rfind("block_id.", 0) != 0)
+          cx.params.push_back({n, uval(*shortLaunch, v)});
+      cx.notes.push_back(name + " is not covered: " + counted +
+                         " (no element is written twice and every tile lies "
+                         "inside it, so the rest is never written)");
+      res.counterexamples.push_back(cx);
+      return;
+    }
     if (r != z3::unsat && counted.empty()) {
       res.status = Status::Proved;
       res.counterexamples.clear();
