@@ -206,12 +206,25 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isa<FloatType>(op.getType().getElementType()))
-      return rewriter.notifyMatchFailure(op, "float tiles only");
     Value in = adaptor.getInput();
     if (!in)
       return rewriter.notifyMatchFailure(op, "input not converted");
     Location loc = op.getLoc();
+    if (!isa<FloatType>(op.getType().getElementType())) {
+      // Integer negation is 0 - x; exp and exp2 are float functions.
+      if constexpr (std::is_same_v<FOp, arith::NegFOp>) {
+        auto vt = cast<VectorType>(in.getType());
+        Value zero = arith::ConstantOp::create(
+            rewriter, loc, vt,
+            DenseElementsAttr::get(
+                vt, rewriter.getIntegerAttr(vt.getElementType(), 0)));
+        rewriter.replaceOpWithNewOp<arith::SubIOp>(op, zero, in);
+        return success();
+      }
+      return op.emitOpError()
+             << "needs a float tile, not " << op.getType().getElementType()
+             << "; hint: argus.convert it first";
+    }
     // AMDGPU: math.exp/exp2 would become OCML calls (ROCm device
     // libraries); use the llvm.exp2 intrinsic (v_exp_f32) directly.
     if constexpr (std::is_same_v<FOp, math::ExpOp> ||

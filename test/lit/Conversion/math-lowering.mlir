@@ -251,6 +251,28 @@ func.func @mask_nv(%X: memref<?x?xf32>, %Y: memref<?x?xf32>, %n: index, %h: f32)
   return
 }
 
+// Integer tiles: neg is 0 - x, abs max(x, 0 - x), relu max(x, 0); convert
+// to f32 is sitofp (the PTX folds them: iota of this layout is constant per slot).
+// GPU-LABEL: gpu.func @int_nv(
+// GPU: arith.subi
+// GPU: arith.maxsi
+// GPU: arith.sitofp
+// PTX-LABEL: .entry int_nv(
+// PTX: st.global
+func.func @int_nv(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %y0 = argus.view "Y" %Y[%c0, %c0] : memref<?x?xf32> -> !G
+  %col = argus.iota dim 1 : !I
+  %n = argus.neg %col : !I
+  %a = argus.abs %n : !I
+  %r = argus.relu %n : !I
+  %s = argus.add %a, %r : !I
+  %e = argus.convert %s : !I -> !R
+  argus.store %e, %y0 : !R, !G
+  return
+}
+
 // AMD-LABEL: sqrt_amd:
 // AMD: v_sqrt_f32
 func.func @sqrt_amd(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
