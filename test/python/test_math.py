@@ -214,3 +214,46 @@ def test_select_tags_in_python():
         argus.tag_assert(y, "mask.q == 0")  # BAD: the mask has no field q
     with pytest.raises(argus.TagFieldError):
         k.ir()
+
+
+def _causal_softmax(target, dtype="f32"):
+    @argus.kernel(target=target, block=64)
+    def softmax(S: argus.Tensor[("M", 64), dtype], P: argus.Tensor[("M", 64), dtype],
+                scale: argus.Scalar["f32"]):
+        argus.assume(S.dim("M").eq(argus.grid_dim("x") * 64), "one 64-row tile per block")
+        m0 = argus.block_id("x") * 64
+        gs = argus.tag(argus.view(S, (m0, 0), (64, 64)), lambda m, n: (m0 + m, n))
+        s = argus.convert(argus.load(gs, layout=ROW), "f32") * scale
+        row = argus.iota((64, 64), 0, ROW) + m0
+        col = argus.iota((64, 64), 1, ROW)
+        s = argus.where(col <= row, s, float("-inf"))
+        mx = argus.broadcast(argus.reduce(s, "max", 1, layout=ROWS), 1, like=s)
+        e = argus.exp(s - mx)
+        den = argus.broadcast(argus.reduce(e, "sum", 1, layout=ROWS), 1, like=e)
+        p = argus.convert(e / den, dtype)
+        gp = argus.tag(argus.view(P, (m0, 0), (64, 64)), lambda m, n: (m0 + m, n))
+        argus.store(p, gp)
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+    return softmax
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_causal_softmax_row_kernel(target, dtype, need_verifier):
+    k = _causal_softmax(target, dtype)
+    src = k.source()
+    assert "argus.splat %scale" in src and "argus.cmp le" in src and "argus.select" in src
+    r = k.verify()
+    assert r.proved, r.summary()
+    asm = k.compile().asm
+    assert "__nv_" not in asm and "__ocml_" not in asm
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bf16_masks_and_scalars(target):
+    def body(x, eps, n):
+        y = argus.where(x > 0.5, x + eps, argus.minimum(x, eps))  # f32 eps meets bf16 tiles
+        return argus.where(x > 0, y, eps)
+    k = _rowwise(target, body, "bf16")
+    assert "arith.truncf %eps : f32 to bf16" in k.source()
+    k.compile()
