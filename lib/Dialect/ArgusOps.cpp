@@ -471,6 +471,68 @@ LogicalResult FillOp::verify() {
   return success();
 }
 
+LogicalResult SplatOp::verify() {
+  Type scalar = getValue().getType();
+  Type elt = getResult().getType().getElementType();
+  if (scalar == elt || (scalar.isIndex() && elt.isSignlessInteger()))
+    return success();
+  return emitOpError() << "cannot splat a " << scalar << " onto a tile of "
+                       << elt << "; hint: the scalar must have the tile's "
+                       << "element type (or be an index for an integer tile)";
+}
+
+/// The mask of a cmp or select covers the same elements, held by the same
+/// threads, as the values.
+static LogicalResult verifyMaskMatches(Operation *op, TileType mask,
+                                       TileType value, StringRef maskName,
+                                       StringRef valueName) {
+  if (mask.getShape() != value.getShape())
+    return op->emitOpError()
+           << "shape mismatch: " << maskName << " is "
+           << formatShape(mask.getShape()) << " and " << valueName << " "
+           << formatShape(value.getShape());
+  if (mask.getLayout() != value.getLayout())
+    return op->emitOpError()
+           << "layout mismatch: " << maskName << " and " << valueName
+           << " must have the same register layout; hint: use "
+              "argus.convert_layout";
+  return success();
+}
+
+LogicalResult CmpOp::verify() {
+  if (getLhs().getType().getElementType().isInteger(1) &&
+      getPredicate() != CmpPredicate::Eq && getPredicate() != CmpPredicate::Ne)
+    return emitOpError() << "masks (i1 tiles) compare with eq or ne only";
+  return verifyMaskMatches(*this, getResult().getType(), getLhs().getType(),
+                           "the result", "the operands");
+}
+
+LogicalResult SelectOp::verify() {
+  return verifyMaskMatches(*this, getMask().getType(), getLhs().getType(),
+                           "the mask", "the values");
+}
+
+LogicalResult IotaOp::verify() {
+  TileType t = getResult().getType();
+  if (!t.getElementType().isSignlessInteger() ||
+      t.getElementType().isInteger(1))
+    return emitOpError() << "gives coordinates, so its tile holds integers "
+                            "(i32 or i64), not "
+                         << t.getElementType()
+                         << "; hint: argus.convert the result to a float";
+  int64_t dim = getDim();
+  if (dim >= t.getRank())
+    return emitOpError() << "dimension " << dim
+                         << " is out of range for a rank-" << t.getRank()
+                         << " tile";
+  int64_t extent = t.getShape()[dim];
+  unsigned width = t.getElementType().getIntOrFloatBitWidth();
+  if (width < 64 && extent - 1 > (int64_t(1) << (width - 1)) - 1)
+    return emitOpError() << "coordinates up to " << extent - 1
+                         << " do not fit in " << t.getElementType();
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   TileType in = getInput().getType(), out = getResult().getType();
   int64_t dim = getDim();

@@ -21,11 +21,17 @@ mlir::argus::getNamedTagOperands(Operation *op) {
       .Case<MmaOp, MmaAsyncOp>([](auto o) -> Named {
         return {{"a", o.getA()}, {"b", o.getB()}, {"acc", o.getAcc()}};
       })
-      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp>([](auto o) -> Named {
-        return {{"lhs", o.getLhs()}, {"rhs", o.getRhs()}};
+      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, CmpOp>(
+          [](auto o) -> Named {
+            return {{"lhs", o.getLhs()}, {"rhs", o.getRhs()}};
+          })
+      .Case([](SelectOp o) -> Named {
+        return {
+            {"mask", o.getMask()}, {"lhs", o.getLhs()}, {"rhs", o.getRhs()}};
       })
-      .Case<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp, ReduceOp,
-            BroadcastOp, TagOp>([](auto o) -> Named {
+      .Case<ExpOp, Exp2Op, NegOp, AbsOp, ReluOp, SqrtOp, RsqrtOp, LogOp, Log2Op,
+            TanhOp, SigmoidOp, GeluOp, ScaleOp, ConvertOp, ConvertLayoutOp,
+            ReduceOp, BroadcastOp, TagOp>([](auto o) -> Named {
         return {{"input", o.getInput()}};
       })
       .Case([](LoadOp o) -> Named {
@@ -192,11 +198,13 @@ private:
         .Case([&](WgmmaWaitOp o) {
           return infer(o.getValues()[cast<OpResult>(v).getResultNumber()]);
         })
-        .Case([&](FillOp) { return std::set<std::string>(); })
+        .Case<FillOp, SplatOp, IotaOp>(
+            [&](auto) { return std::set<std::string>(); })
         .Case([&](LoadOp o) { return infer(o.getSource()); })
-        .Case<AddOp, SubOp, MulOp, DivOp, MaxOp>(
+        .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, CmpOp, SelectOp>(
             [&](auto o) -> std::optional<std::set<std::string>> {
-              // Fields of both operands, also under the operand's name.
+              // Fields of both operands, also under the operand's name
+              // (and a select's mask fields under "mask.").
               auto l = infer(o.getLhs()), r = infer(o.getRhs());
               if (!l || !r)
                 return std::nullopt;
@@ -206,10 +214,18 @@ private:
                 fields.insert("lhs." + f);
               for (const std::string &f : *r)
                 fields.insert("rhs." + f);
+              if constexpr (std::is_same_v<decltype(o), SelectOp>) {
+                auto m = infer(o.getMask());
+                if (!m)
+                  return std::nullopt;
+                for (const std::string &f : *m)
+                  fields.insert("mask." + f);
+              }
               return fields;
             })
-        .Case<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp,
-              ReduceOp, BroadcastOp>(
+        .Case<ExpOp, Exp2Op, NegOp, AbsOp, ReluOp, SqrtOp, RsqrtOp, LogOp,
+              Log2Op, TanhOp, SigmoidOp, GeluOp, ScaleOp, ConvertOp,
+              ConvertLayoutOp, ReduceOp, BroadcastOp>(
             [&](auto o) { return infer(o.getInput()); })
         .Default([](Operation *) { return std::nullopt; });
   }

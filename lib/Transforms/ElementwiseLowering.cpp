@@ -17,6 +17,154 @@ using namespace mlir::argus;
 
 namespace {
 
+/// `f` applied to every slot of the vector `x` (the target intrinsics below
+/// are scalar).
+static Value perSlot(OpBuilder &b, Location loc, Value x,
+                     function_ref<Value(Value)> f) {
+  auto vt = cast<VectorType>(x.getType());
+  Value r = zeroVector(b, loc, vt);
+  for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+    Value e = vector::ExtractOp::create(b, loc, x, i);
+    r = vector::InsertOp::create(b, loc, f(e), r, i);
+  }
+  return r;
+}
+
+/// A scalar T -> T LLVM intrinsic (llvm.nvvm.*, llvm.amdgcn.*, llvm.sqrt.*),
+/// per slot. The upstream NVVM/ROCDL conversions mark LLVM's math ops
+/// (llvm.intr.sqrt, llvm.intr.fabs, ...) illegal and would turn them into
+/// library calls; an intrinsic call reaches the backend as it is.
+static Value intrinsicPerSlot(OpBuilder &b, Location loc, Value x,
+                              StringRef name) {
+  Type t = cast<VectorType>(x.getType()).getElementType();
+  return perSlot(b, loc, x, [&](Value e) {
+    return LLVM::CallIntrinsicOp::create(b, loc, t, b.getStringAttr(name),
+                                         ValueRange{e})
+        .getResult(0);
+  });
+}
+
+/// |x| of a float vector: the sign bit cleared (no intrinsic, any width).
+static Value floatAbs(OpBuilder &b, Location loc, Value x) {
+  auto vt = cast<VectorType>(x.getType());
+  unsigned w = vt.getElementType().getIntOrFloatBitWidth();
+  auto it = VectorType::get(vt.getShape(), b.getIntegerType(w));
+  Value bits = arith::BitcastOp::create(b, loc, it, x);
+  Value mask = arith::ConstantOp::create(
+      b, loc, it,
+      DenseElementsAttr::get(
+          it,
+          b.getIntegerAttr(b.getIntegerType(w), APInt::getSignedMaxValue(w))));
+  return arith::BitcastOp::create(b, loc, vt,
+                                  arith::AndIOp::create(b, loc, bits, mask));
+}
+
+/// sqrt with IEEE rounding: llvm.sqrt (sqrt.rn.f32/f64, v_sqrt_f32/f64 with
+/// the backend's scaling).
+static Value ieeeSqrt(OpBuilder &b, Location loc, Value x) {
+  unsigned w =
+      cast<VectorType>(x.getType()).getElementType().getIntOrFloatBitWidth();
+  return intrinsicPerSlot(b, loc, x,
+                          w == 64 ? "llvm.sqrt.f64" : "llvm.sqrt.f32");
+}
+
+/// The hardware approximations the transcendental ops are built from, on
+/// vectors of f32. None of them is a libdevice or OCML call.
+struct F32Math {
+  OpBuilder &b;
+  Location loc;
+  bool nvidia;
+
+  Value splat(Value like, double v) {
+    return floatSplat(b, loc, cast<VectorType>(like.getType()), v);
+  }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, double c) { return mul(x, splat(x, c)); }
+  Value add(Value x, double c) { return add(x, splat(x, c)); }
+
+  /// 2^x: ex2.approx.f32 (NVPTX), v_exp_f32 (AMDGPU).
+  Value exp2(Value x) {
+    if (nvidia)
+      return intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.f32");
+    return perSlot(b, loc, x, [&](Value e) {
+      return ROCDL::ROCDLExp2::create(b, loc, e.getType(), e);
+    });
+  }
+  Value exp(Value x) { return exp2(mul(x, 1.4426950408889634)); }
+  /// log2 x: lg2.approx.f32 (NVPTX), v_log_f32 (AMDGPU).
+  Value log2(Value x) {
+    if (nvidia)
+      return intrinsicPerSlot(b, loc, x, "llvm.nvvm.lg2.approx.f");
+    return perSlot(b, loc, x, [&](Value e) {
+      return ROCDL::ROCDLLog::create(b, loc, e.getType(), e);
+    });
+  }
+  /// 1/x: rcp.approx.ftz.f32 (NVPTX), v_rcp_f32 (AMDGPU).
+  Value rcp(Value x) {
+    return intrinsicPerSlot(b, loc, x,
+                            nvidia ? "llvm.nvvm.rcp.approx.ftz.f"
+                                   : "llvm.amdgcn.rcp.f32");
+  }
+  /// 1/sqrt x: rsqrt.approx.f32 (NVPTX), v_rsq_f32 (AMDGPU).
+  Value rsqrt(Value x) {
+    return intrinsicPerSlot(
+        b, loc, x, nvidia ? "llvm.nvvm.rsqrt.approx.f" : "llvm.amdgcn.rsq.f32");
+  }
+  /// tanh: tanh.approx.f32 (NVPTX, sm_75+); on AMDGPU
+  /// sign(x) * (1 - 2 / (e^{2|x|} + 1)), and x - x^3/3 + 2x^5/15 for
+  /// |x| < 2^-4 where that form cancels.
+  Value tanh(Value x) {
+    if (nvidia)
+      return perSlot(b, loc, x, [&](Value e) {
+        return LLVM::InlineAsmOp::create(
+                   b, loc, e.getType(), ValueRange{e},
+                   "tanh.approx.f32 $0, $1;", "=f,f",
+                   /*has_side_effects=*/false, /*is_align_stack=*/false,
+                   LLVM::tailcallkind::TailCallKind::None,
+                   LLVM::AsmDialectAttr::get(b.getContext(),
+                                             LLVM::AsmDialect::AD_ATT),
+                   ArrayAttr())
+            .getResult(0);
+      });
+    Value ax = floatAbs(b, loc, x);
+    Value e = exp(mul(ax, 2.0));
+    Value big = sub(splat(x, 1.0), mul(rcp(add(e, 1.0)), 2.0));
+    Value x2 = mul(x, x);
+    Value small =
+        mul(x, add(mul(x2, add(mul(x2, 2.0 / 15.0), -1.0 / 3.0)), 1.0));
+    Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                      splat(x, 0.0));
+    Value signedBig = arith::SelectOp::create(
+        b, loc, neg, arith::NegFOp::create(b, loc, big), big);
+    Value isSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, ax,
+                                          splat(x, 0.0625));
+    return arith::SelectOp::create(b, loc, isSmall, small, signedBig);
+  }
+  /// 1 / (1 + 2^(-x log2 e)).
+  Value sigmoid(Value x) { return rcp(add(exp(mul(x, -1.0)), 1.0)); }
+  /// 0.5 x (1 + erf(x / sqrt 2)), erf by Abramowitz & Stegun 7.1.26:
+  /// erf(z) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^{-z^2},
+  /// t = 1 / (1 + p z) for z >= 0 (odd symmetry for z < 0); absolute error
+  /// below 1.5e-7.
+  Value gelu(Value x) {
+    Value z = mul(floatAbs(b, loc, x), 0.7071067811865476);
+    Value t = rcp(add(mul(z, 0.3275911), 1.0));
+    Value poly = splat(x, 1.061405429);
+    for (double a : {-1.453152027, 1.421413741, -0.284496736, 0.254829592})
+      poly = add(mul(poly, t), a);
+    poly = mul(poly, t);
+    Value e = exp(mul(mul(z, z), -1.0));
+    Value erfAbs = sub(splat(x, 1.0), mul(poly, e));
+    Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                      splat(x, 0.0));
+    Value erf = arith::SelectOp::create(
+        b, loc, neg, arith::NegFOp::create(b, loc, erfAbs), erfAbs);
+    return mul(mul(x, 0.5), add(erf, 1.0));
+  }
+};
+
 struct FillLowering : ArgusPattern<FillOp> {
   using ArgusPattern::ArgusPattern;
   LogicalResult
@@ -58,12 +206,25 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isa<FloatType>(op.getType().getElementType()))
-      return rewriter.notifyMatchFailure(op, "float tiles only");
     Value in = adaptor.getInput();
     if (!in)
       return rewriter.notifyMatchFailure(op, "input not converted");
     Location loc = op.getLoc();
+    if (!isa<FloatType>(op.getType().getElementType())) {
+      // Integer negation is 0 - x; exp and exp2 are float functions.
+      if constexpr (std::is_same_v<FOp, arith::NegFOp>) {
+        auto vt = cast<VectorType>(in.getType());
+        Value zero = arith::ConstantOp::create(
+            rewriter, loc, vt,
+            DenseElementsAttr::get(
+                vt, rewriter.getIntegerAttr(vt.getElementType(), 0)));
+        rewriter.replaceOpWithNewOp<arith::SubIOp>(op, zero, in);
+        return success();
+      }
+      return op.emitOpError()
+             << "needs a float tile, not " << op.getType().getElementType()
+             << "; hint: argus.convert it first";
+    }
     // AMDGPU: math.exp/exp2 would become OCML calls (ROCm device
     // libraries); use the llvm.exp2 intrinsic (v_exp_f32) directly.
     if constexpr (std::is_same_v<FOp, math::ExpOp> ||
@@ -126,6 +287,213 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
   }
 };
 
+/// sqrt, rsqrt, log, log2, tanh, sigmoid, gelu: f16 and bf16 elements are
+/// widened to f32, computed with F32Math, and narrowed. f64 has no hardware
+/// approximation without libdevice/OCML: only sqrt (llvm.sqrt, sqrt.rn.f64)
+/// and rsqrt (1 / sqrt) lower; the others are a located error.
+template <typename OpT> struct TranscendentalLowering : ArgusPattern<OpT> {
+  using ArgusPattern<OpT>::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value in = adaptor.getInput();
+    if (!in)
+      return rewriter.notifyMatchFailure(op, "input not converted");
+    Location loc = op.getLoc();
+    bool nvidia = this->kernel(op).nvidia;
+    auto vt = cast<VectorType>(in.getType());
+    auto ft = cast<FloatType>(vt.getElementType());
+    constexpr bool isSqrt = std::is_same_v<OpT, SqrtOp>;
+    constexpr bool isRsqrt = std::is_same_v<OpT, RsqrtOp>;
+    if (ft.getWidth() > 32) {
+      if constexpr (isSqrt || isRsqrt) {
+        Value r = ieeeSqrt(rewriter, loc, in);
+        if constexpr (isRsqrt)
+          r = arith::DivFOp::create(rewriter, loc,
+                                    floatSplat(rewriter, loc, vt, 1.0), r);
+        rewriter.replaceOp(op, r);
+        return success();
+      }
+      return op.emitOpError()
+             << "on " << ft << " needs the " << (nvidia ? "libdevice" : "OCML")
+             << " library, which argus does not link; hint: argus.convert "
+                "the tile to f32 first";
+    }
+    Type f32 = rewriter.getF32Type();
+    auto vf32 = VectorType::get(vt.getShape(), f32);
+    Value x = in;
+    if (ft.getWidth() < 32)
+      x = arith::ExtFOp::create(rewriter, loc, vf32, x);
+    F32Math m{rewriter, loc, nvidia};
+    Value r;
+    if constexpr (isSqrt)
+      r = ieeeSqrt(rewriter, loc, x);
+    else if constexpr (isRsqrt)
+      r = m.rsqrt(x);
+    else if constexpr (std::is_same_v<OpT, LogOp>)
+      r = m.mul(m.log2(x), 0.6931471805599453);
+    else if constexpr (std::is_same_v<OpT, Log2Op>)
+      r = m.log2(x);
+    else if constexpr (std::is_same_v<OpT, TanhOp>)
+      r = m.tanh(x);
+    else if constexpr (std::is_same_v<OpT, SigmoidOp>)
+      r = m.sigmoid(x);
+    else
+      r = m.gelu(x);
+    if (ft.getWidth() < 32)
+      r = arith::TruncFOp::create(rewriter, loc, vt, r);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// abs and relu, on integer and float tiles (float abs clears the sign bit,
+/// relu is arith's NaN-propagating maximumf: no library call).
+template <typename OpT> struct AbsReluLowering : ArgusPattern<OpT> {
+  using ArgusPattern<OpT>::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value in = adaptor.getInput();
+    if (!in)
+      return rewriter.notifyMatchFailure(op, "input not converted");
+    Location loc = op.getLoc();
+    auto vt = cast<VectorType>(in.getType());
+    Type e = vt.getElementType();
+    constexpr bool isAbs = std::is_same_v<OpT, AbsOp>;
+    if (e.isInteger(1))
+      return op.emitOpError() << "is not defined on masks (i1 tiles)";
+    if (isa<FloatType>(e)) {
+      if constexpr (isAbs)
+        rewriter.replaceOp(op, floatAbs(rewriter, loc, in));
+      else
+        rewriter.replaceOpWithNewOp<arith::MaximumFOp>(
+            op, in, floatSplat(rewriter, loc, vt, 0.0));
+      return success();
+    }
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, vt,
+        DenseElementsAttr::get(vt, rewriter.getIntegerAttr(e, 0)));
+    if constexpr (isAbs)
+      rewriter.replaceOpWithNewOp<arith::MaxSIOp>(
+          op, in, arith::SubIOp::create(rewriter, loc, zero, in));
+    else
+      rewriter.replaceOpWithNewOp<arith::MaxSIOp>(op, in, zero);
+    return success();
+  }
+};
+
+/// A scalar broadcast to every slot (an index narrowed to the element type).
+struct SplatLowering : ArgusPattern<SplatOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto vt = dyn_cast_or_null<VectorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!vt)
+      return failure();
+    Value v = adaptor.getValue();
+    if (v.getType() != vt.getElementType())
+      v = arith::IndexCastOp::create(rewriter, op.getLoc(), vt.getElementType(),
+                                     v);
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, vt, v);
+    return success();
+  }
+};
+
+struct CmpLowering : ArgusPattern<CmpOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(CmpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value l = adaptor.getLhs(), r = adaptor.getRhs();
+    if (isa<FloatType>(op.getLhs().getType().getElementType())) {
+      arith::CmpFPredicate p = arith::CmpFPredicate::OLT;
+      switch (op.getPredicate()) {
+      case CmpPredicate::Lt:
+        p = arith::CmpFPredicate::OLT;
+        break;
+      case CmpPredicate::Le:
+        p = arith::CmpFPredicate::OLE;
+        break;
+      case CmpPredicate::Gt:
+        p = arith::CmpFPredicate::OGT;
+        break;
+      case CmpPredicate::Ge:
+        p = arith::CmpFPredicate::OGE;
+        break;
+      case CmpPredicate::Eq:
+        p = arith::CmpFPredicate::OEQ;
+        break;
+      case CmpPredicate::Ne:
+        p = arith::CmpFPredicate::UNE;
+        break;
+      }
+      rewriter.replaceOpWithNewOp<arith::CmpFOp>(op, p, l, r);
+      return success();
+    }
+    arith::CmpIPredicate p = arith::CmpIPredicate::slt;
+    switch (op.getPredicate()) {
+    case CmpPredicate::Lt:
+      p = arith::CmpIPredicate::slt;
+      break;
+    case CmpPredicate::Le:
+      p = arith::CmpIPredicate::sle;
+      break;
+    case CmpPredicate::Gt:
+      p = arith::CmpIPredicate::sgt;
+      break;
+    case CmpPredicate::Ge:
+      p = arith::CmpIPredicate::sge;
+      break;
+    case CmpPredicate::Eq:
+      p = arith::CmpIPredicate::eq;
+      break;
+    case CmpPredicate::Ne:
+      p = arith::CmpIPredicate::ne;
+      break;
+    }
+    rewriter.replaceOpWithNewOp<arith::CmpIOp>(op, p, l, r);
+    return success();
+  }
+};
+
+struct SelectLowering : ArgusPattern<SelectOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(
+        op, adaptor.getMask(), adaptor.getLhs(), adaptor.getRhs());
+    return success();
+  }
+};
+
+/// Each slot's coordinate along `dim`, from the register layout (the same
+/// (thread, slot) -> coordinate function loads and stores use).
+struct IotaLowering : ArgusPattern<IotaOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<RegisterThreads> rt =
+        registerThreads(rewriter, loc, kernel(op), op.getType());
+    if (!rt)
+      return failure();
+    auto vt = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    Value acc = zeroVector(rewriter, loc, vt);
+    for (int64_t v = 0; v < rt->coords.numSlots(); ++v) {
+      Value c = rt->coords.coord(rewriter, loc, v)[op.getDim()];
+      c = arith::IndexCastOp::create(rewriter, loc, vt.getElementType(), c);
+      acc = vector::InsertOp::create(rewriter, loc, c, acc, v);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
 struct ScaleLowering : ArgusPattern<ScaleOp> {
   using ArgusPattern::ArgusPattern;
   LogicalResult
@@ -148,10 +516,34 @@ struct ConvertLowering : ArgusPattern<ConvertOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto to = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
     auto from = cast<VectorType>(adaptor.getInput().getType());
-    auto fi = dyn_cast<FloatType>(from.getElementType());
-    auto fo = dyn_cast<FloatType>(to.getElementType());
-    if (!fi || !fo)
-      return rewriter.notifyMatchFailure(op, "float conversions only");
+    Type ei = from.getElementType(), eo = to.getElementType();
+    auto fi = dyn_cast<FloatType>(ei);
+    auto fo = dyn_cast<FloatType>(eo);
+    Value x = adaptor.getInput();
+    // Integers are signed (i1: a mask, true is 1).
+    if (!fi && fo) {
+      if (ei.isInteger(1))
+        rewriter.replaceOpWithNewOp<arith::UIToFPOp>(op, to, x);
+      else
+        rewriter.replaceOpWithNewOp<arith::SIToFPOp>(op, to, x);
+      return success();
+    }
+    if (fi && !fo) {
+      rewriter.replaceOpWithNewOp<arith::FPToSIOp>(op, to, x);
+      return success();
+    }
+    if (!fi && !fo) {
+      unsigned wi = ei.getIntOrFloatBitWidth(), wo = eo.getIntOrFloatBitWidth();
+      if (wi > wo)
+        rewriter.replaceOpWithNewOp<arith::TruncIOp>(op, to, x);
+      else if (wi < wo && wi == 1)
+        rewriter.replaceOpWithNewOp<arith::ExtUIOp>(op, to, x);
+      else if (wi < wo)
+        rewriter.replaceOpWithNewOp<arith::ExtSIOp>(op, to, x);
+      else
+        rewriter.replaceOp(op, x);
+      return success();
+    }
     if (fi.getWidth() > fo.getWidth())
       rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, to, adaptor.getInput());
     else if (fi.getWidth() < fo.getWidth())
@@ -215,7 +607,13 @@ void mlir::argus::populateElementwiseLoweringPatterns(
       BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
       BinaryLowering<DivOp, arith::DivFOp, arith::DivSIOp>,
       BinaryLowering<MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
-      UnaryFloatLowering<ExpOp, math::ExpOp>,
+      BinaryLowering<MinOp, arith::MinimumFOp, arith::MinSIOp>,
+      TranscendentalLowering<SqrtOp>, TranscendentalLowering<RsqrtOp>,
+      TranscendentalLowering<LogOp>, TranscendentalLowering<Log2Op>,
+      TranscendentalLowering<TanhOp>, TranscendentalLowering<SigmoidOp>,
+      TranscendentalLowering<GeluOp>, AbsReluLowering<AbsOp>,
+      AbsReluLowering<ReluOp>, SplatLowering, CmpLowering, SelectLowering,
+      IotaLowering, UnaryFloatLowering<ExpOp, math::ExpOp>,
       UnaryFloatLowering<Exp2Op, math::Exp2Op>,
       UnaryFloatLowering<NegOp, arith::NegFOp>, ScaleLowering, ConvertLowering>(
       tc, patterns.getContext());

@@ -161,7 +161,7 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
       base.insert_or_assign(k, e);
     return base;
   }
-  if (isa<FillOp>(def))
+  if (isa<FillOp, SplatOp, IotaOp>(def))
     return {};
   if (auto l = dyn_cast<LoadOp>(def))
     return memTags(l.getSource(), c, in, def, std::nullopt);
@@ -171,7 +171,7 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
   // business of the read checks, not of their tags).
   if (auto w = dyn_cast<WgmmaWaitOp>(def))
     return regTags(w.getValues()[cast<OpResult>(v).getResultNumber()], c, in);
-  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp>(def)) {
+  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, CmpOp>(def)) {
     Tags l = regTags(def->getOperand(0), c, in);
     Tags r = regTags(def->getOperand(1), c, in);
     Tags out = r;
@@ -183,7 +183,32 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
       out.insert_or_assign("rhs." + k, e);
     return out;
   }
-  if (isa<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp>(def))
+  if (auto sel = dyn_cast<SelectOp>(def)) {
+    // The element comes from the branch the mask picks, which the verifier
+    // does not know: a field both branches carry is either one (a fresh
+    // choice, so an assertion must hold for both); a field only one branch
+    // carries is kept, as add keeps it (constants carry none).
+    Tags l = regTags(sel.getLhs(), c, in);
+    Tags r = regTags(sel.getRhs(), c, in);
+    Tags m = regTags(sel.getMask(), c, in);
+    z3::expr pick =
+        ctx.bool_const(("select!" + std::to_string(fresh++)).c_str());
+    Tags out = r;
+    for (auto &[k, e] : l)
+      if (auto it = r.find(k); it != r.end())
+        out.insert_or_assign(k, z3::ite(pick, e, it->second));
+      else
+        out.insert_or_assign(k, e);
+    for (auto &[k, e] : l)
+      out.insert_or_assign("lhs." + k, e);
+    for (auto &[k, e] : r)
+      out.insert_or_assign("rhs." + k, e);
+    for (auto &[k, e] : m)
+      out.insert_or_assign("mask." + k, e);
+    return out;
+  }
+  if (isa<ExpOp, Exp2Op, NegOp, AbsOp, ReluOp, SqrtOp, RsqrtOp, LogOp, Log2Op,
+          TanhOp, SigmoidOp, GeluOp, ScaleOp, ConvertOp, ConvertLayoutOp>(def))
     return regTags(def->getOperand(0), c, in);
   if (auto r = dyn_cast<ReduceOp>(def)) {
     auto inTy = cast<TileType>(r.getInput().getType());

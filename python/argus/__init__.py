@@ -14,10 +14,13 @@ from .dsl import (Buffer, Condition, Frag, IndexValue, Kernel, Layout, Tensor, T
                   neg, range, reduce, region, reinterpret, row_major, scale, stage, store,
                   sub, swizzle, tag, tag_assert, thread_id, transpose, view, wait_group,
                   zeros)
+from .dsl import (Scalar, ScalarSpec, ScalarValue, abs, cmp, eq, gelu, iota, log,  # noqa: F401
+                  log2, minimum, ne, relu, rsqrt, sigmoid, splat, sqrt, tanh, where)
 from .verify import (Check, Counterexample, Element, VerificationResult,  # noqa: F401
                      verifier_available, verify_text)
 from .compile import CompiledKernel, RunResult, gpu_available  # noqa: F401
 from .tools import find_tool  # noqa: F401
 
-# `range` is left out of `from argus import *` so the builtin is not shadowed.
-__all__ = [n for n in dir() if not n.startswith("_") and n != "range"]
+# `range` and `abs` are left out of `from argus import *` so the builtins are
+# not shadowed.
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("range", "abs")]

@@ -95,6 +95,11 @@ class CompiledKernel:
                 for i, d in enumerate(shape):
                     args.append({"name": f"{pname}_size{i}", "kind": "scalar", "dtype": "i64",
                                  "value": d})
+            elif hasattr(ann, "dtype"):  # a scalar parameter: argus-run takes 32/64-bit
+                dt = ann.dtype
+                v = sizes[pname]
+                args.append({"name": pname, "kind": "scalar", "dtype": dt,
+                             "value": float(v) if dt.startswith("f") else int(v)})
             else:
                 args.append({"name": pname, "kind": "scalar", "dtype": "i64",
                              "value": int(sizes[pname])})
@@ -227,7 +232,7 @@ def from_raw(data: bytes, dtype: str, shape, like=None) -> "_np.ndarray":
     return raw
 
 
-_SIG_ARG = re.compile(r"(%[A-Za-z0-9_]+): (?:memref<[^>]*>|index)")
+_SIG_ARG = re.compile(r"(%[A-Za-z0-9_]+): (?:memref<[^>]*>|index|[fi][0-9]+|bf16)")
 _LOC = re.compile(r"\s+loc\(.*\)\s*$")
 _DEF = re.compile(r"^\s*(%[A-Za-z0-9_]+)(?::\d+)? = (argus\.[a-z_.]+) (.*)$")
 _VIEW_SRC = re.compile(r'^"(?:[^"\\]|\\.)*" (%[A-Za-z0-9_]+)\[')
@@ -362,6 +367,8 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
             if ann.dtype not in NUMPY_DTYPES:
                 raise ValueError(f"argument '{pname}': element type {ann.dtype} cannot be "
                                  "uploaded by argus-run")
+        elif getattr(ann, "dtype", "i").startswith(("f", "bf")):
+            sizes[pname] = float(a)
         else:
             sizes[pname] = int(a)
     if grid is None:

@@ -34,6 +34,17 @@ def Argus_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
   let cppNamespace = "::mlir::argus";
 }
 
+def Argus_CmpPredicate : I32EnumAttr<"CmpPredicate", "elementwise comparison", [
+    I32EnumAttrCase<"Lt", 0, "lt">,
+    I32EnumAttrCase<"Le", 1, "le">,
+    I32EnumAttrCase<"Gt", 2, "gt">,
+    I32EnumAttrCase<"Ge", 3, "ge">,
+    I32EnumAttrCase<"Eq", 4, "eq">,
+    I32EnumAttrCase<"Ne", 5, "ne">
+  ]> {
+  let cppNamespace = "::mlir::argus";
+}
+
 class Argus_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Argus_Dialect, name, traits> {
   let mnemonic = attrMnemonic;

@@ -258,6 +258,7 @@ def Argus_SubOp : Argus_BinaryOp<"sub"> { let summary = "elementwise subtract"; 
 def Argus_MulOp : Argus_BinaryOp<"mul"> { let summary = "elementwise multiply"; }
 def Argus_DivOp : Argus_BinaryOp<"div"> { let summary = "elementwise divide"; }
 def Argus_MaxOp : Argus_BinaryOp<"max"> { let summary = "elementwise maximum"; }
+def Argus_MinOp : Argus_BinaryOp<"min"> { let summary = "elementwise minimum"; }
 
 class Argus_UnaryOp<string mnemonic>
     : Argus_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
@@ -269,6 +270,123 @@ class Argus_UnaryOp<string mnemonic>
 def Argus_ExpOp : Argus_UnaryOp<"exp"> { let summary = "elementwise e^x"; }
 def Argus_Exp2Op : Argus_UnaryOp<"exp2"> { let summary = "elementwise 2^x"; }
 def Argus_NegOp : Argus_UnaryOp<"neg"> { let summary = "elementwise negation"; }
+def Argus_AbsOp : Argus_UnaryOp<"abs"> { let summary = "elementwise |x|"; }
+def Argus_ReluOp : Argus_UnaryOp<"relu"> {
+  let summary = "elementwise max(x, 0)";
+}
+
+/// Transcendental functions: float tiles only. f16 and bf16 elements are
+/// computed in f32 by the lowering (docs/Lowering.md says how each is
+/// computed per target).
+class Argus_FloatUnaryOp<string mnemonic>
+    : Argus_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let arguments = (ins Argus_FloatRegTile:$input);
+  let results = (outs Argus_FloatRegTile:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Argus_SqrtOp : Argus_FloatUnaryOp<"sqrt"> {
+  let summary = "elementwise square root";
+}
+def Argus_RsqrtOp : Argus_FloatUnaryOp<"rsqrt"> {
+  let summary = "elementwise 1 / sqrt(x)";
+}
+def Argus_LogOp : Argus_FloatUnaryOp<"log"> {
+  let summary = "elementwise natural logarithm";
+}
+def Argus_Log2Op : Argus_FloatUnaryOp<"log2"> {
+  let summary = "elementwise base-2 logarithm";
+}
+def Argus_TanhOp : Argus_FloatUnaryOp<"tanh"> {
+  let summary = "elementwise hyperbolic tangent";
+}
+def Argus_SigmoidOp : Argus_FloatUnaryOp<"sigmoid"> {
+  let summary = "elementwise 1 / (1 + e^-x)";
+}
+def Argus_GeluOp : Argus_FloatUnaryOp<"gelu"> {
+  let summary = "elementwise GELU, the exact (erf) form";
+  let description = [{
+    `0.5 * x * (1 + erf(x / sqrt(2)))`, not the tanh approximation. The
+    lowering evaluates erf with Abramowitz & Stegun 7.1.26 (absolute error
+    below 1.5e-7) on top of the target's exp2.
+  }];
+}
+
+def Argus_SplatOp : Argus_Op<"splat", [Pure]> {
+  let summary = "a register tile with every element equal to a scalar value";
+  let description = [{
+    The run-time counterpart of `argus.fill`: a kernel argument (`eps`), a
+    block offset or any scalar SSA value meets a tile through a splat.
+    The scalar's type is the tile's element type, or `index` for an integer
+    tile (truncated or extended to the element width).
+
+    ```mlir
+    %e = argus.splat %eps : f32 -> !argus.tile<64xf32, register, "(64,1):(1,0)">
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnyFloat, AnySignlessInteger, Index]>:$value);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_CmpOp : Argus_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison giving an i1 mask tile";
+  let description = [{
+    Floats compare ordered (`lt le gt ge eq` are false when either side is
+    NaN) except `ne`, which is true then (C's `!=`); integers compare
+    signed. The result has the operands' shape and layout and element type
+    `i1`.
+
+    ```mlir
+    %m = argus.cmp lt %col, %n : !argus.tile<64x64xi32, register, "..."> -> !argus.tile<64x64xi1, register, "...">
+    ```
+  }];
+  let arguments = (ins Argus_CmpPredicate:$predicate, Argus_RegTile:$lhs,
+                       Argus_RegTile:$rhs);
+  let results = (outs Argus_MaskTile:$result);
+  let assemblyFormat = [{
+    $predicate $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_SelectOp : Argus_Op<"select",
+    [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+  let summary = "elementwise choice by a mask: mask ? lhs : rhs";
+  let description = [{
+    The mask is an i1 tile of the same shape and layout as the values
+    (`argus.cmp` makes one).
+
+    ```mlir
+    %r = argus.select %m, %x, %neg_inf : !argus.tile<64x64xi1, register, "...">, !argus.tile<64x64xf32, register, "...">
+    ```
+  }];
+  let arguments = (ins Argus_MaskTile:$mask, Argus_RegTile:$lhs,
+                       Argus_RegTile:$rhs);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = [{
+    $mask `,` $lhs `,` $rhs attr-dict `:` type($mask) `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_IotaOp : Argus_Op<"iota", [Pure]> {
+  let summary = "each element's coordinate along one dimension";
+  let description = [{
+    Element `(i0, i1, ...)` of the result is `i_dim`, its coordinate in the
+    tile (add a splat of the block offset for the global one). Integer
+    element types only.
+
+    ```mlir
+    %col = argus.iota dim 1 : !argus.tile<64x64xi32, register, "...">
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = "`dim` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
 
 def Argus_ScaleOp : Argus_Op<"scale", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "multiply every element by a constant";

@@ -111,4 +111,13 @@ def Argus_RegTile : Type<And<[Argus_AnyTile.predicate,
     CPred<"!::llvm::cast<::mlir::argus::TileType>($_self).isMemory()">]>,
     "register argus tile", "::mlir::argus::TileType">;
 
+def Argus_FloatRegTile : Type<And<[Argus_RegTile.predicate,
+    CPred<"::llvm::isa<::mlir::FloatType>("
+          "::llvm::cast<::mlir::argus::TileType>($_self).getElementType())">]>,
+    "register argus tile of floats", "::mlir::argus::TileType">;
+def Argus_MaskTile : Type<And<[Argus_RegTile.predicate,
+    CPred<"::llvm::cast<::mlir::argus::TileType>($_self).getElementType()"
+          ".isInteger(1)">]>,
+    "register argus tile of i1 (a mask)", "::mlir::argus::TileType">;
+
 #endif // ARGUS_DIALECT_ARGUSTYPES_TD

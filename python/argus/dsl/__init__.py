@@ -20,29 +20,33 @@ This module re-exports the public API. See docs/Python.md for the reference.
 """
 
 from ._tracer import SourceLoc
-from .types import (Frag, Layout, Tensor, TensorSpec, TileType, check_instruction, col_major,
+from .types import (Frag, Layout, Scalar, ScalarSpec, Tensor, TensorSpec, TileType, check_instruction, col_major,
                     dtype_of, frag, index, instruction, layout, row_major, swizzle)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
-                     TagInfo, TensorValue, Tile, Value)
+                     ScalarValue, TagInfo, TensorValue, Tile, Value)
 from .memory import (alloc, barrier, commit_group, copy, copy_async, gather_view, load,
                      reinterpret, stage, store, transpose, view, wait_group)
-from .compute import (add, broadcast, convert, convert_layout, div, exp, exp2, fill, maximum,
-                      mma, mul, neg, reduce, scale, sub, zeros)
+from .compute import (abs, add, broadcast, cmp, convert, convert_layout, div, eq, exp, exp2,
+                      fill, gelu, iota, log, log2, maximum, minimum, mma, mul, ne, neg, reduce,
+                      relu, rsqrt, scale, sigmoid, splat, sqrt, sub, tanh, where, zeros)
 from .tags import tag, tag_assert
 from .control import assume, block_id, grid_dim, range, region, thread_id  # noqa: F401
 from .kernel import Diagnostic, Kernel, kernel
 
-# `range` is left out of `from argus.dsl import *` so the builtin is not shadowed.
+# `range` and `abs` are left out of `from argus.dsl import *` so the builtins
+# are not shadowed.
 __all__ = [
     "SourceLoc",
-    "Frag", "Layout", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
+    "Frag", "Layout", "Scalar", "ScalarSpec", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
     "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
-    "TagInfo", "TensorValue", "Tile", "Value",
+    "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value",
     "alloc", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
     "reinterpret", "stage", "store", "transpose", "view", "wait_group",
-    "add", "broadcast", "convert", "convert_layout", "div", "exp", "exp2", "fill", "maximum",
-    "mma", "mul", "neg", "reduce", "scale", "sub", "zeros",
+    "add", "broadcast", "cmp", "convert", "convert_layout", "div", "eq", "exp", "exp2",
+    "fill", "gelu", "iota", "log", "log2", "maximum", "minimum", "mma", "mul", "ne", "neg",
+    "reduce", "relu", "rsqrt", "scale", "sigmoid", "splat", "sqrt", "sub", "tanh", "where",
+    "zeros",
     "tag", "tag_assert",
     "assume", "block_id", "grid_dim", "region", "thread_id",
     "Diagnostic", "Kernel", "kernel",

@@ -1,8 +1,11 @@
 """Compute ops on register tiles: ``mma``, elementwise binary (``add``,
-``sub``, ``mul``, ``div``, ``maximum``) and unary (``exp``, ``exp2``,
-``neg``) ops, ``scale``, ``fill``/``zeros``, ``convert``,
+``sub``, ``mul``, ``div``, ``maximum``, ``minimum``) and unary (``exp``,
+``exp2``, ``neg``, ``abs``, ``relu``, ``sqrt``, ``rsqrt``, ``log``, ``log2``,
+``tanh``, ``sigmoid``, ``gelu``) ops, comparisons (``cmp``, ``<`` ...) and
+``where``, ``iota``, ``splat``, ``scale``, ``fill``/``zeros``, ``convert``,
 ``convert_layout``, ``reduce`` and ``broadcast``; each carries the tag
-fields its result keeps.
+fields its result keeps. Python numbers, scalar parameters and (for integer
+tiles) traced indices meet tiles through ``fill`` / ``splat``.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ import struct
 
 from ..errors import DTypeError, LayoutError, ShapeError, TraceError, UnknownInstructionError
 from ._tracer import _current_tracer, _err, _user_loc
-from .types import TileType, _as_layout, _shape, _shs, check_instruction, dtype_of, instruction
-from .values import TagInfo, Tile, _need_tile, _new_tile, _sugar
+from .types import (TileType, _as_layout, _shape, _shs, check_instruction, dtype_of, instruction,
+                    is_float)
+from .values import IndexValue, ScalarValue, TagInfo, Tile, _need_tile, _new_tile, _sugar
 
 
 def _target_family(t: str) -> str:
@@ -63,13 +67,63 @@ def _union_tags(a: TagInfo, b: TagInfo) -> TagInfo:
     return {**b, **a}
 
 
-def _binary(op: str, a: Tile, b: Tile) -> Tile:
+def _splat(x, like: Tile, loc) -> Tile:
+    """A scalar parameter or a traced index as a tile shaped like ``like``."""
     tr = _current_tracer()
-    loc = _user_loc(3)
-    if not isinstance(b, Tile):
-        raise _err(TraceError, f"argus.{op} needs two register tiles, got {b!r}", loc)
+    name, ty = x.name, x.type_str
+    if isinstance(x, IndexValue):
+        if is_float(like.dtype) or like.dtype == "i1":
+            raise _err(DTypeError, f"a traced index cannot meet a {like.dtype} tile (only integer "
+                       "tiles); hint: argus.convert an integer tile", loc)
+    elif x.dtype != like.dtype:
+        if not (is_float(x.dtype) and is_float(like.dtype)):
+            raise _err(DTypeError, f"scalar {x.pyname} is {x.dtype} but the tile holds "
+                       f"{like.dtype}", loc)
+        widen = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+        op = "extf" if widen[x.dtype] < widen[like.dtype] else "truncf"
+        name = tr.fresh(f"{x.pyname}_{like.dtype}")
+        tr.emit(f"{name} = arith.{op} {x.name} : {x.dtype} to {like.dtype}", loc)
+        ty = like.dtype
+    t = _new_tile(tr, "splat", like.ttype, tags={})
+    tr.emit(f"{t.name} = argus.splat {name} : {ty} -> {like.type_str}", loc)
+    t.site = ("argus.splat", {})
+    return t
+
+
+def _as_tile(x, like: Tile, what: str, loc) -> Tile:
+    """``x`` as a register tile of ``like``'s type: tiles as they are, Python
+    numbers through argus.fill, scalars and indices through argus.splat."""
+    if isinstance(x, Tile):
+        return x
+    if isinstance(x, bool):
+        if like.dtype != "i1":
+            raise _err(DTypeError, f"{what}: a Python bool meets a {like.dtype} tile", loc)
+        return fill(1.0 if x else 0.0, like.shape, "i1", like.layout)
+    if isinstance(x, (int, float)):
+        if like.dtype == "i1" or (not is_float(like.dtype) and float(x) != int(x)):
+            raise _err(DTypeError, f"{what}: the number {x!r} meets a {like.dtype} tile", loc)
+        return fill(float(x), like.shape, like.dtype, like.layout)
+    if isinstance(x, (ScalarValue, IndexValue)):
+        return _splat(x, like, loc)
+    raise _err(TraceError, f"{what} needs register tiles or scalars, got {x!r}", loc)
+
+
+def _operands(op: str, a, b, loc):
+    """Both operands as register tiles of one type (a scalar side takes the
+    tile side's type)."""
+    if not isinstance(a, Tile) and not isinstance(b, Tile):
+        raise _err(TraceError, f"argus.{op} needs at least one tile, got {a!r} and {b!r}", loc)
+    like = a if isinstance(a, Tile) else b
+    _need_tile(like, f"the {op} operand", loc, memory=False)
+    a = _as_tile(a, like, f"argus.{op}", loc)
+    b = _as_tile(b, like, f"argus.{op}", loc)
     _need_tile(a, f"the {op} lhs", loc, memory=False)
     _need_tile(b, f"the {op} rhs", loc, memory=False)
+    _same_type(op, a, b, loc)
+    return a, b
+
+
+def _same_type(op: str, a: Tile, b: Tile, loc):
     if a.ttype != b.ttype:
         if a.shape != b.shape:
             raise _err(ShapeError, f"argus.{op}: shapes differ ({_shs(a.shape)} vs "
@@ -79,6 +133,12 @@ def _binary(op: str, a: Tile, b: Tile) -> Tile:
                        loc)
         raise _err(LayoutError, f"argus.{op}: layouts differ ({a.layout} vs {b.layout}); use "
                    "argus.convert_layout", loc)
+
+
+def _binary(op: str, a, b) -> Tile:
+    tr = _current_tracer()
+    loc = _user_loc(3)
+    a, b = _operands(op, a, b, loc)
     t = _new_tile(tr, op, a.ttype, tags=_union_tags(a.tags, b.tags))
     tr.emit(f"{t.name} = argus.{op} {a.name}, {b.name} : {a.type_str}", loc)
     t.site = (f"argus.{op}", {"lhs": a, "rhs": b})
@@ -91,12 +151,21 @@ def sub(a, b): return _binary("sub", a, b)
 def mul(a, b): return _binary("mul", a, b)
 def div(a, b): return _binary("div", a, b)
 def maximum(a, b): return _binary("max", a, b)
+def minimum(a, b): return _binary("min", a, b)
+
+
+_FLOAT_ONLY = {"exp", "exp2", "sqrt", "rsqrt", "log", "log2", "tanh", "sigmoid", "gelu"}
 
 
 def _unary(op: str, x: Tile) -> Tile:
     tr = _current_tracer()
     loc = _user_loc(3)
     _need_tile(x, f"the {op} input", loc, memory=False)
+    if op in _FLOAT_ONLY and not is_float(x.dtype):
+        raise _err(DTypeError, f"argus.{op} needs a float tile, got {x.dtype}; hint: "
+                   "argus.convert it first", loc)
+    if x.dtype == "i1" and op != "neg":
+        raise _err(DTypeError, f"argus.{op} is not defined on masks (i1 tiles)", loc)
     t = _new_tile(tr, op, x.ttype, tags=x.tags)
     tr.emit(f"{t.name} = argus.{op} {x.name} : {x.type_str}", loc)
     t.site = (f"argus.{op}", {"input": x})
@@ -107,6 +176,145 @@ def _unary(op: str, x: Tile) -> Tile:
 def exp(x): return _unary("exp", x)
 def exp2(x): return _unary("exp2", x)
 def neg(x): return _unary("neg", x)
+def abs(x): return _unary("abs", x)  # noqa: A001 (argus.abs, like numpy.abs)
+def relu(x): return _unary("relu", x)
+def sqrt(x): return _unary("sqrt", x)
+def rsqrt(x): return _unary("rsqrt", x)
+def log(x): return _unary("log", x)
+def log2(x): return _unary("log2", x)
+def tanh(x): return _unary("tanh", x)
+def sigmoid(x): return _unary("sigmoid", x)
+
+
+def gelu(x):
+    """GELU, the exact form ``0.5 x (1 + erf(x / sqrt 2))`` (docs/Lowering.md
+    says how erf is computed)."""
+    return _unary("gelu", x)
+
+
+_CMP = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+def _cmp(pred: str, a, b) -> Tile:
+    tr = _current_tracer()
+    loc = _user_loc(3)
+    a, b = _operands("cmp", a, b, loc)
+    if a.dtype == "i1" and pred not in ("eq", "ne"):
+        raise _err(DTypeError, f"masks (i1 tiles) compare with eq or ne only, not {pred}", loc)
+    ttype = TileType(a.shape, "i1", "register", a.layout)
+    t = _new_tile(tr, "mask", ttype, tags=_union_tags(a.tags, b.tags))
+    tr.emit(f"{t.name} = argus.cmp {pred} {a.name}, {b.name} : {a.type_str} -> {ttype.mlir()}",
+            loc)
+    t.site = ("argus.cmp", {"lhs": a, "rhs": b})
+    tr.last_site = t.site
+    return t
+
+
+def cmp(pred: str, a, b) -> Tile:
+    """An i1 mask tile: ``pred`` is lt, le, gt, ge, eq or ne (floats compare
+    ordered, except ne; integers signed). ``a < b`` etc. are the same."""
+    if pred not in _CMP:
+        raise _err(TraceError, f"comparison must be one of {', '.join(_CMP)}, got {pred!r}")
+    return _cmp(pred, a, b)
+
+
+def eq(a, b): return _cmp("eq", a, b)
+def ne(a, b): return _cmp("ne", a, b)
+
+
+def _need_mask(m, loc) -> Tile:
+    if not isinstance(m, Tile):
+        raise _err(TraceError, f"the mask must be an i1 tile (e.g. x > 0), got {m!r}", loc)
+    _need_tile(m, "the mask", loc, memory=False)
+    if m.dtype != "i1":
+        raise _err(DTypeError, f"the mask must be an i1 tile (e.g. x > 0), got a {m.dtype} tile",
+                   loc)
+    return m
+
+
+def _select(mask, a, b, loc) -> Tile:
+    tr = _current_tracer()
+    _need_mask(mask, loc)
+    if not isinstance(a, Tile) and not isinstance(b, Tile):
+        # Two scalars: the typed one (a parameter) gives the element type.
+        if isinstance(a, bool) and isinstance(b, bool):
+            a = fill(1.0 if a else 0.0, mask.shape, "i1", mask.layout)
+        else:
+            typed = a if isinstance(a, ScalarValue) else b
+            if not isinstance(typed, ScalarValue):
+                raise _err(TraceError, "argus.where needs a tile or a scalar parameter among "
+                           f"its values, got {a!r} and {b!r}", loc)
+            like = Tile(tr, "", TileType(mask.shape, typed.dtype, "register", mask.layout))
+            if typed is a:
+                a = _splat(a, like, loc)
+            else:
+                b = _splat(b, like, loc)
+    a, b = _operands("where", a, b, loc)
+    if mask.shape != a.shape:
+        raise _err(ShapeError, f"argus.where: the mask is {_shs(mask.shape)} but the values are "
+                   f"{_shs(a.shape)}", loc)
+    if mask.layout != a.layout:
+        raise _err(LayoutError, f"argus.where: the mask's layout ({mask.layout}) differs from the "
+                   f"values' ({a.layout}); use argus.convert_layout", loc)
+    tags = _union_tags(a.tags, b.tags)
+    t = _new_tile(tr, "sel", a.ttype, tags=tags)
+    tr.emit(f"{t.name} = argus.select {mask.name}, {a.name}, {b.name} : {mask.type_str}, "
+            f"{a.type_str}", loc)
+    t.site = ("argus.select", {"mask": mask, "lhs": a, "rhs": b})
+    tr.last_site = t.site
+    return t
+
+
+def where(mask: Tile, a, b) -> Tile:
+    """``mask ? a : b`` elementwise (``argus.select``); ``a`` or ``b`` may be
+    a number or a scalar."""
+    return _select(mask, a, b, _user_loc(2))
+
+
+def _logic(op: str, a, b) -> Tile:
+    """Mask algebra through select: a & b = a ? b : false, a | b = a ? true : b,
+    ~a = a ? false : true."""
+    loc = _user_loc(3)
+    _need_mask(a if isinstance(a, Tile) else b, loc)
+    if op == "not":
+        return _select(a, False, True, loc)
+    if not isinstance(a, Tile):
+        a, b = b, a
+    if isinstance(b, Tile):
+        _need_mask(b, loc)
+    return _select(a, b, False, loc) if op == "and" else _select(a, True, b, loc)
+
+
+def iota(shape, dim: int, layout, dtype="i32") -> Tile:
+    """An integer tile whose elements are their coordinate along ``dim``
+    (``argus.iota``): with a block offset added, masks like ``col < N`` or a
+    causal ``col <= row``."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    lay = _as_layout(layout)
+    if lay is None:
+        raise _err(LayoutError, "a register tile needs a layout", loc)
+    shape = _shape(shape)
+    dt = dtype_of(dtype)
+    if dt not in ("i32", "i64"):
+        raise _err(DTypeError, f"argus.iota gives i32 or i64 coordinates, not {dt}; hint: "
+                   "argus.convert the result", loc)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(shape):
+        raise _err(ShapeError, f"iota dim {dim!r} out of range for a {_shs(shape)} tile", loc)
+    ttype = TileType(shape, dt, "register", lay)
+    t = _new_tile(tr, "iota", ttype, tags={})
+    tr.emit(f"{t.name} = argus.iota dim {dim} : {ttype.mlir()}", loc)
+    t.site = ("argus.iota", {})
+    tr.last_site = t.site
+    return t
+
+
+def splat(value, like: Tile) -> Tile:
+    """A scalar parameter, a traced index (integer tiles) or a number as a
+    tile of ``like``'s type."""
+    loc = _user_loc(2)
+    _need_tile(like, "like", loc, memory=False)
+    return _as_tile(value, like, "argus.splat", loc)
 
 
 def _f64(v: float) -> str:
@@ -225,4 +433,4 @@ def broadcast(x: Tile, dim: int, like: Tile = None, shape=None, layout=None) -> 
 
 
 # The arithmetic operators of Tile (values.py) call these.
-_sugar.update(binary=_binary, unary=_unary, scale=scale)
+_sugar.update(binary=_binary, unary=_unary, scale=scale, cmp=_cmp, logic=_logic)

@@ -14,8 +14,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .. import ir as _ir
 from ..errors import ArgusError, IRVerificationError, TraceError, classify_ir_error
 from ._tracer import SourceLoc, _Tracer, _state
-from .types import TensorSpec, index
-from .values import IndexValue, TensorValue, Value
+from .types import ScalarSpec, TensorSpec, index
+from .values import IndexValue, ScalarValue, TensorValue, Value
 
 _TARGETS = ("gfx942", "sm_90a", "sm_90")
 
@@ -94,10 +94,15 @@ class Kernel:
             elif ann is index or ann is int:
                 args.append(IndexValue(tr, nm))
                 decls.append(f"{nm}: index {def_loc.mlir()}")
+            elif isinstance(ann, ScalarSpec) or ann is float:
+                if ann is float:
+                    ann = ScalarSpec("f32")
+                args.append(ScalarValue(tr, nm, ann, p.name))
+                decls.append(f"{nm}: {ann.mlir()} {def_loc.mlir()}")
             else:
                 raise ArgusError(f"kernel parameter '{p.name}' needs an annotation: "
-                                 "argus.Tensor[(dims...), dtype] or argus.index",
-                                 def_loc.file, def_loc.line)
+                                 "argus.Tensor[(dims...), dtype], argus.index or "
+                                 "argus.Scalar[dtype]", def_loc.file, def_loc.line)
             self.params.append((p.name, ann))
         prev = getattr(_state, "tracer", None)
         _state.tracer = tr

@@ -18,7 +18,8 @@ from .values import ADim, Tile, _need_tile, _new_tile, _to_affine
 _OPERANDS = {
     "argus.mma": ("a", "b", "acc"),
     "argus.add": ("lhs", "rhs"), "argus.sub": ("lhs", "rhs"), "argus.mul": ("lhs", "rhs"),
-    "argus.div": ("lhs", "rhs"), "argus.max": ("lhs", "rhs"),
+    "argus.div": ("lhs", "rhs"), "argus.max": ("lhs", "rhs"), "argus.min": ("lhs", "rhs"),
+    "argus.cmp": ("lhs", "rhs"), "argus.select": ("mask", "lhs", "rhs"),
     "argus.store": ("value", "dest"),
     "argus.copy": ("source", "dest"), "argus.copy_async": ("source", "dest"),
     "argus.load": ("source",),

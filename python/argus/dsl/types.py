@@ -25,7 +25,7 @@ _DTYPES = {
     "f32": "f32", "float32": "f32", "float": "f32",
     "f64": "f64", "float64": "f64",
     "i8": "i8", "int8": "i8", "i32": "i32", "int32": "i32",
-    "i64": "i64", "int64": "i64",
+    "i64": "i64", "int64": "i64", "i1": "i1", "bool": "i1",
     "f8E4M3FN": "f8E4M3FN", "f8E4M3FNUZ": "f8E4M3FNUZ",
 }
 
@@ -35,7 +35,11 @@ def dtype_of(name: Any) -> str:
     if isinstance(key, str) and key in _DTYPES:
         return _DTYPES[key]
     raise _err(DTypeError, f"unknown element type {name!r} (known: f16, bf16, f32, "
-               "f64, i8, i32, i64, f8E4M3FN, f8E4M3FNUZ)")
+               "f64, i1, i8, i32, i64, f8E4M3FN, f8E4M3FNUZ)")
+
+
+def is_float(dtype: str) -> bool:
+    return dtype.startswith(("f", "bf"))
 
 
 def _parse_layout_text(text: str) -> str:
@@ -255,3 +259,26 @@ class _IndexAnnotation:
 
 
 index = _IndexAnnotation()  # annotation of an index (integer) parameter
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalarSpec:
+    """A scalar kernel parameter of a float or integer element type (``eps``)."""
+    dtype: str
+
+    def mlir(self) -> str:
+        return self.dtype
+
+    def __repr__(self):
+        return f"argus.Scalar[{self.dtype!r}]"
+
+
+class Scalar:
+    """Annotation of a scalar parameter: ``eps: argus.Scalar["f32"]`` (a
+    Python ``float`` annotation is ``Scalar["f32"]``)."""
+
+    def __class_getitem__(cls, item) -> ScalarSpec:
+        dt = dtype_of(item)
+        if dt in ("i1", "i8") or dt.startswith("f8"):
+            raise TypeError(f"scalar parameters are f16, bf16, f32, f64, i32 or i64, not {dt}")
+        return ScalarSpec(dt)

@@ -16,7 +16,7 @@ from typing import Callable, Dict, FrozenSet, Optional
 
 from ..errors import DTypeError, ShapeError, TraceError
 from ._tracer import SourceLoc, _Tracer, _err, _user_loc
-from .types import TensorSpec, TileType, _shs
+from .types import ScalarSpec, TensorSpec, TileType, _shs
 
 #===------------------------------------------------------------------------===#
 # Affine expressions (for tag maps)
@@ -204,6 +204,30 @@ class Condition(Value):
                    "argus.assume")
 
 
+class ScalarValue(Value):
+    """A scalar kernel parameter (``eps: argus.Scalar["f32"]``): it meets a
+    tile in arithmetic, comparisons and ``where`` through ``argus.splat``."""
+
+    def __init__(self, tracer, name, spec: ScalarSpec, pyname: str):
+        super().__init__(tracer, name)
+        self.spec = spec
+        self.pyname = pyname
+
+    @property
+    def dtype(self):
+        return self.spec.dtype
+
+    @property
+    def type_str(self):
+        return self.spec.dtype
+
+    def __bool__(self):
+        raise _err(TraceError, "a traced scalar has no Python truth value")
+
+    def __repr__(self):
+        return f"<scalar {self.pyname} {self.dtype}>"
+
+
 class TensorValue(Value):
     """A tensor kernel parameter (a memref)."""
 
@@ -294,21 +318,44 @@ class Tile(Value):
         t = self.tags
         return None if t is None else sorted(t)
 
+    # A Python number, a scalar parameter or (for integer tiles) a traced
+    # index on the other side becomes a tile (argus.fill / argus.splat);
+    # multiplying or dividing a float tile by a number is argus.scale.
+    def _scales(self, o):
+        return (isinstance(o, (int, float)) and not isinstance(o, bool) and
+                self.dtype.startswith(("f", "bf")))
+
     def __add__(self, o): return _sugar["binary"]("add", self, o)
+    def __radd__(self, o): return _sugar["binary"]("add", o, self)
     def __sub__(self, o): return _sugar["binary"]("sub", self, o)
+    def __rsub__(self, o): return _sugar["binary"]("sub", o, self)
     def __mul__(self, o):
-        if isinstance(o, (int, float)) and not isinstance(o, bool):
+        if self._scales(o):
             return _sugar["scale"](self, o)
         return _sugar["binary"]("mul", self, o)
     def __rmul__(self, o):
-        if isinstance(o, (int, float)) and not isinstance(o, bool):
+        if self._scales(o):
             return _sugar["scale"](self, o)
-        return NotImplemented
+        return _sugar["binary"]("mul", o, self)
     def __truediv__(self, o):
-        if isinstance(o, (int, float)) and not isinstance(o, bool):
+        if self._scales(o) and o != 0:
             return _sugar["scale"](self, 1.0 / o)
         return _sugar["binary"]("div", self, o)
+    def __rtruediv__(self, o): return _sugar["binary"]("div", o, self)
     def __neg__(self): return _sugar["unary"]("neg", self)
+    def __abs__(self): return _sugar["unary"]("abs", self)
+
+    # Comparisons give i1 mask tiles (argus.cmp); == and != keep their
+    # Python meaning (use argus.eq / argus.ne). Masks combine with & | ~.
+    def __lt__(self, o): return _sugar["cmp"]("lt", self, o)
+    def __le__(self, o): return _sugar["cmp"]("le", self, o)
+    def __gt__(self, o): return _sugar["cmp"]("gt", self, o)
+    def __ge__(self, o): return _sugar["cmp"]("ge", self, o)
+    def __and__(self, o): return _sugar["logic"]("and", self, o)
+    def __rand__(self, o): return _sugar["logic"]("and", o, self)
+    def __or__(self, o): return _sugar["logic"]("or", self, o)
+    def __ror__(self, o): return _sugar["logic"]("or", o, self)
+    def __invert__(self): return _sugar["logic"]("not", self, None)
 
     def __bool__(self):
         raise _err(TraceError, "a traced tile has no Python truth value")
