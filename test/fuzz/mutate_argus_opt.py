@@ -37,6 +37,8 @@ import hashlib
 import os
 import random
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -102,16 +104,35 @@ NEAR_SPLIT = '// ---'
 OUT_SPLIT = '// ARGUS-FUZZ-CHUNK-END'
 
 
+# --timeout is CPU time where prlimit can limit it (a loaded machine makes
+# runs slow, not failures), with WALL_FACTOR times it as the wall-clock limit
+# (a hang that sleeps); elsewhere it is wall-clock time.
+PRLIMIT = shutil.which('prlimit')
+WALL_FACTOR = 10
+
+
+def limited(cmd, seconds):
+    """(cmd under a CPU-time limit of `seconds`, its wall-clock limit)."""
+    if not PRLIMIT:
+        return cmd, seconds
+    cpu = max(1, int(seconds + 0.5))
+    return [PRLIMIT, '--cpu=%d:%d' % (cpu, cpu + 5)] + cmd, seconds * WALL_FACTOR
+
+
+def status(code):
+    return 'timeout (CPU)' if code == -signal.SIGXCPU else 'exit %d' % code
+
+
 def fatal(err):
     return next((m.decode() for m in FATAL if m in err), None)
 
 
 def run_tool(tool, args, text, timeout, ok_codes=(0, 1)):
     """(failure or None, exit status, stderr tail)."""
+    cmd, wall = limited([tool] + args + ['-o', os.devnull, '-'], timeout)
     try:
-        proc = subprocess.run([tool] + args + ['-o', os.devnull, '-'],
-                              input=text.encode(), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=timeout)
+        proc = subprocess.run(cmd, input=text.encode(), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=wall)
     except subprocess.TimeoutExpired:
         return 'timeout', None, b''
     if proc.returncode in ok_codes:
@@ -120,7 +141,7 @@ def run_tool(tool, args, text, timeout, ok_codes=(0, 1)):
             return 'exit %d with %r' % (proc.returncode, msg), proc.returncode, \
                 proc.stderr[-2000:]
         return None, proc.returncode, b''
-    return 'exit %d' % proc.returncode, proc.returncode, proc.stderr[-2000:]
+    return status(proc.returncode), proc.returncode, proc.stderr[-2000:]
 
 
 def run_one(tool, text, timeout, passes=(), deadline=None):
@@ -143,17 +164,16 @@ def run_one(tool, text, timeout, passes=(), deadline=None):
 def run_split(tool, args, texts, timeout, ok_codes):
     """Runs `texts` as the chunks of one --split-input-file input. Returns
     (None, pieces) with one output piece per chunk, or (failure, stderr)."""
+    cmd, wall = limited([tool, '--split-input-file', '--output-split-marker=' + OUT_SPLIT]
+                        + args + ['-o', '-', '-'], timeout + len(texts) * timeout / 10)
     try:
-        proc = subprocess.run(
-            [tool, '--split-input-file', '--output-split-marker=' + OUT_SPLIT]
-            + args + ['-o', '-', '-'],
-            input=('\n%s\n' % SPLIT).join(texts).encode(),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            timeout=timeout + len(texts) * timeout / 10)
+        proc = subprocess.run(cmd, input=('\n%s\n' % SPLIT).join(texts).encode(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=wall)
     except subprocess.TimeoutExpired:
         return 'timeout', b''
     if proc.returncode not in ok_codes:
-        return 'exit %d' % proc.returncode, proc.stderr[-2000:]
+        return status(proc.returncode), proc.stderr[-2000:]
     msg = fatal(proc.stderr)
     if msg:
         return 'exit %d with %r' % (proc.returncode, msg), proc.stderr[-2000:]
@@ -234,8 +254,9 @@ def main():
                     help="an integer, or 'date' for today's (a rotating seed)")
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
     ap.add_argument('--timeout', type=float, default=20.0,
-                    help='seconds per mutant and run (a batch: this plus a '
-                    'tenth of it per mutant)')
+                    help='CPU seconds per mutant and run (a batch: this plus a '
+                    'tenth of it per mutant), %d times that in wall-clock '
+                    'time; wall-clock seconds without prlimit' % WALL_FACTOR)
     ap.add_argument('--crash-dir', default='fuzz-crashes')
     ap.add_argument('--pass', dest='passes', action='append', default=[],
                     metavar='FLAG', help='also run valid mutants through FLAG '
