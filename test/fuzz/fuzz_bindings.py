@@ -35,12 +35,16 @@ from mutate_argus_opt import mutate  # noqa: E402
 PIPELINES = ["argus-insert-probes", "argus-to-nvptx", "argus-to-gfx942"]
 
 
-def worker(mutant_dir, start, count, progress, dedup, deadline):
+def worker(mutant_dir, start, count, progress, dedup, deadline, memory_gb=None):
     """Runs mutants start..count-1 in this process, writing the index of
     each to `progress` before touching it (so the parent knows which one
     killed it), with the number of those before it that parsed and, of
     those, the ones sent through the steps; then "done", where it stopped
     (count, or earlier past the `deadline`) and the same two numbers."""
+    if memory_gb:  # a runaway input kills this worker, not the machine
+        import resource
+        limit = int(memory_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import argus
     from argus.errors import ArgusError
     unexpected = 0
@@ -104,6 +108,8 @@ def run_shard(args, start, end, deaths, totals, lock):
             cmd.append("--dedup")
         if args.deadline:
             cmd += ["--deadline", repr(args.deadline)]
+        if args.memory_gb:
+            cmd += ["--memory-gb", repr(args.memory_gb)]
         if os.path.exists(progress):
             os.remove(progress)
         r = subprocess.run(cmd)
@@ -141,6 +147,9 @@ def main():
                     "unless they failed); 0: all at once, all kept")
     ap.add_argument("--time-budget", type=float, default=None, metavar="S",
                     help="start no new mutant after S seconds")
+    ap.add_argument("--memory-gb", type=float, default=None, metavar="G",
+                    help="limit each worker's address space to G GiB (a mutant "
+                    "that needs more kills its worker: a failure)")
     ap.add_argument("--worker", nargs=2, type=int, help=argparse.SUPPRESS)
     ap.add_argument("--progress", help=argparse.SUPPRESS)
     ap.add_argument("--deadline", type=float, help=argparse.SUPPRESS)
@@ -149,7 +158,7 @@ def main():
     os.makedirs(args.work_dir, exist_ok=True)
     if args.worker:
         return worker(args.work_dir, args.worker[0], args.worker[1],
-                      args.progress, args.dedup, args.deadline)
+                      args.progress, args.dedup, args.deadline, args.memory_gb)
     seed = int(time.strftime("%Y%m%d")) if args.seed == "date" else int(args.seed)
     print(f"seed {seed}", flush=True)
     t0 = time.monotonic()
