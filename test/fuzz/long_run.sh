@@ -9,15 +9,17 @@
 #
 # TARGETS (default "argus-opt passes specs bindings") picks targets, JOBS
 # (default: the cores) the processes per target, TIME_BUDGET (seconds) stops
-# starting new inputs after that long. argus-opt gets batches of mutants as
-# one --split-input-file input (a failing batch is rerun one mutant per
-# process, which keeps the mutant), the passes get the batch's valid mutants
-# and only IR not run before (--dedup), the bindings one interpreter per
-# 1,000 mutants (again only IR not run before). Measured on 2 shared cores
-# (nice 15, other builds running), seed 20261201: argus-opt about 110
-# mutants/s per core; the passes ~1.3 s per distinct valid IR (Z3 and the
-# gfx942 backend) and about one in five mutants is new IR, the bindings
-# alike; specs 130/s.
+# starting new inputs after that long. argus-opt gets batches of 500 mutants
+# as one --split-input-file input (a failing batch is rerun one mutant per
+# process, which keeps the mutant); the passes get each batch's valid
+# mutants, only IR not run before (--dedup); the bindings one interpreter
+# per shard of 500 mutants, again only IR not run before, in at most 8 GiB.
+#
+# Measured (seed 20261201, JOBS=2 on 2 cores shared with other builds, nice
+# 15, load 9-12, the three targets at once): argus-opt 100,000 mutants in
+# 46 min (36/s); the passes 17,800 in 47 min (6.3/s; 3,280 valid, 462
+# distinct IR; ~1.3 CPU s per distinct IR, mostly Z3 and the gfx942
+# backend); the bindings 21,153 in 54 min (6.5/s). Specs: 130/s.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-100000}
@@ -54,5 +56,5 @@ run specs /usr/bin/python3 "$root/test/fuzz/mutate_specs.py" --tool argus-run \
   "$root"/bench/gpu/specs/*.json "$root"/bench/gpu/specs-errors/*.json
 PYTHONPATH="$build/python:$root/python" run bindings /usr/bin/python3 \
   "$root/test/fuzz/fuzz_bindings.py" --count "$n" --seed "$seed" --jobs "$jobs" \
-  --batch 1000 --dedup "${budget[@]}" --work-dir "$out/bindings-work" "$root"/examples/*.mlir
+  --batch 1000 --dedup --memory-gb 8 "${budget[@]}" --work-dir "$out/bindings-work" "$root"/examples/*.mlir
 exit $status
