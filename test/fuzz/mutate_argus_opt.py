@@ -13,15 +13,35 @@ mutant that parses and verifies is also run through each of those passes or
 pipelines, as a user would; ``--argus-verify-tags`` may also exit 2
 (unknown). ``--time-budget S`` stops starting new mutants after S seconds
 (the mutants are the same for a seed; how many run depends on the machine).
+
+``--batch N`` (the long run, long_run.sh) joins N mutants with ``// -----``
+into one input and runs ``argus-opt --split-input-file`` over it, once to
+parse and verify and once per ``--pass`` over the valid ones: each chunk is
+processed on its own (a fresh context, diagnosed chunks do not stop the
+others), and every chunk must come back as one piece of the output (a
+distinct ``--output-split-marker``; a diagnosed chunk gives an empty piece).
+A batch that fails (a signal, another status, a timeout, an LLVM fatal error
+or assertion message, a missing piece) is rerun one mutant per process as
+without ``--batch``, which keeps each failing mutant; a batch failure no
+single mutant reproduces is a failure too and keeps the whole batch. A
+mutant that itself contains a split marker always runs alone. With
+``--dedup`` a valid mutant whose IR (as printed, without locations) is that
+of a mutant already sent through the passes is not run through them again
+and shares that mutant's outcome: one-edit mutants that stay valid mostly
+differ from another only in comments or spacing.
 """
 
 import argparse
 import concurrent.futures
+import hashlib
 import os
 import random
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 TOKEN = re.compile(r'"[^"\n]*"|[%#!^@]?[A-Za-z_][\w.$-]*|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\S')
@@ -73,17 +93,55 @@ def mutate(text, rng, max_edits=3):
     return text
 
 
+# Messages of a crash whatever the exit status (report_fatal_error without a
+# crash diagnostic exits with 1, like a diagnosed input).
+FATAL = (b'LLVM ERROR:', b'Assertion `', b'PLEASE submit a bug report',
+         b'UNREACHABLE executed')
+SPLIT = '// -----'
+# --split-input-file also flags near misses of the marker ("// ---"): a
+# mutant containing this runs alone.
+NEAR_SPLIT = '// ---'
+OUT_SPLIT = '// ARGUS-FUZZ-CHUNK-END'
+
+
+# --timeout is CPU time where prlimit can limit it (a loaded machine makes
+# runs slow, not failures), with WALL_FACTOR times it as the wall-clock limit
+# (a hang that sleeps); elsewhere it is wall-clock time.
+PRLIMIT = shutil.which('prlimit')
+WALL_FACTOR = 10
+
+
+def limited(cmd, seconds):
+    """(cmd under a CPU-time limit of `seconds`, its wall-clock limit)."""
+    if not PRLIMIT:
+        return cmd, seconds
+    cpu = max(1, int(seconds + 0.5))
+    return [PRLIMIT, '--cpu=%d:%d' % (cpu, cpu + 5)] + cmd, seconds * WALL_FACTOR
+
+
+def status(code):
+    return 'timeout (CPU)' if code == -signal.SIGXCPU else 'exit %d' % code
+
+
+def fatal(err):
+    return next((m.decode() for m in FATAL if m in err), None)
+
+
 def run_tool(tool, args, text, timeout, ok_codes=(0, 1)):
     """(failure or None, exit status, stderr tail)."""
+    cmd, wall = limited([tool] + args + ['-o', os.devnull, '-'], timeout)
     try:
-        proc = subprocess.run([tool] + args + ['-o', os.devnull, '-'],
-                              input=text.encode(), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=timeout)
+        proc = subprocess.run(cmd, input=text.encode(), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=wall)
     except subprocess.TimeoutExpired:
         return 'timeout', None, b''
     if proc.returncode in ok_codes:
+        msg = fatal(proc.stderr)
+        if msg:
+            return 'exit %d with %r' % (proc.returncode, msg), proc.returncode, \
+                proc.stderr[-2000:]
         return None, proc.returncode, b''
-    return 'exit %d' % proc.returncode, proc.returncode, proc.stderr[-2000:]
+    return status(proc.returncode), proc.returncode, proc.stderr[-2000:]
 
 
 def run_one(tool, text, timeout, passes=(), deadline=None):
@@ -103,6 +161,91 @@ def run_one(tool, text, timeout, passes=(), deadline=None):
     return None, b'', 'valid'
 
 
+def run_split(tool, args, texts, timeout, ok_codes):
+    """Runs `texts` as the chunks of one --split-input-file input. Returns
+    (None, pieces) with one output piece per chunk, or (failure, stderr)."""
+    cmd, wall = limited([tool, '--split-input-file', '--output-split-marker=' + OUT_SPLIT]
+                        + args + ['-o', '-', '-'], timeout + len(texts) * timeout / 10)
+    try:
+        proc = subprocess.run(cmd, input=('\n%s\n' % SPLIT).join(texts).encode(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=wall)
+    except subprocess.TimeoutExpired:
+        return 'timeout', b''
+    if proc.returncode not in ok_codes:
+        return status(proc.returncode), proc.stderr[-2000:]
+    msg = fatal(proc.stderr)
+    if msg:
+        return 'exit %d with %r' % (proc.returncode, msg), proc.stderr[-2000:]
+    pieces = proc.stdout.split(OUT_SPLIT.encode())
+    if len(pieces) != len(texts):
+        return '%d output pieces for %d chunks' % (len(pieces), len(texts)), \
+            proc.stderr[-2000:]
+    return None, pieces
+
+
+def run_batch(tool, first, texts, timeout, passes=(), deadline=None, seen=None):
+    """Runs mutants first.. (`texts`) as split inputs: parse and verify, then
+    each of `passes` over the valid ones. Returns (results, batch failures):
+    results maps each mutant's index to what run_one returns; a batch failure
+    is (failure, stderr, what ran, the texts of the batch) when the batch
+    failed but none of its mutants alone. With `seen` (a dict from IR
+    digests to the first mutant with that IR, and a lock), a valid mutant
+    whose IR is already there gets (None, b'', 'same IR as N') and is not
+    run through the passes."""
+    if deadline is not None and time.monotonic() > deadline:
+        return {first + k: ('skipped', b'', '') for k in range(len(texts))}, []
+    results = {}
+    batch_failures = []
+    alone = [first + k for k, t in enumerate(texts) if NEAR_SPLIT in t]
+    for i in alone:
+        results[i] = run_one(tool, texts[i - first], timeout, passes)
+    idx = [first + k for k, t in enumerate(texts) if NEAR_SPLIT not in t]
+    what, out = run_split(tool, ['--verify-each'], [texts[i - first] for i in idx],
+                          timeout, (0, 1))
+    if what:
+        for i in idx:
+            results[i] = run_one(tool, texts[i - first], timeout, passes)
+        if all(results[i][0] is None for i in idx):
+            batch_failures.append((what, out, '--verify-each',
+                                   [texts[i - first] for i in idx]))
+        return results, batch_failures
+    valid = []
+    for i, piece in zip(idx, out):
+        if not piece.strip():
+            results[i] = (None, b'', '--verify-each')
+        elif seen is None or not passes:
+            valid.append(i)
+        else:
+            digest = hashlib.sha1(piece.strip()).digest()
+            with seen[1]:
+                other = seen[0].setdefault(digest, i)
+            if other == i:
+                valid.append(i)
+            else:
+                results[i] = (None, b'', 'same IR as %d' % other)
+    for p in passes:
+        ok = (0, 1, 2) if p.startswith('--argus-verify-tags') else (0, 1)
+        todo = [i for i in valid if i not in results]
+        if not todo:
+            break
+        vtexts = [texts[i - first] for i in todo]
+        what, err = run_split(tool, [p], vtexts, timeout, ok)
+        if not what:
+            continue
+        found = False
+        for i in todo:
+            w, _, e = run_tool(tool, [p], texts[i - first], timeout, ok)
+            if w:
+                results[i] = (w, e, p)
+                found = True
+        if not found:
+            batch_failures.append((what, err, p, vtexts))
+    for i in valid:
+        results.setdefault(i, (None, b'', 'valid'))
+    return results, batch_failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--tool', required=True)
@@ -110,7 +253,10 @@ def main():
     ap.add_argument('--seed', default='1',
                     help="an integer, or 'date' for today's (a rotating seed)")
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
-    ap.add_argument('--timeout', type=float, default=20.0)
+    ap.add_argument('--timeout', type=float, default=20.0,
+                    help='CPU seconds per mutant and run (a batch: this plus a '
+                    'tenth of it per mutant), %d times that in wall-clock '
+                    'time; wall-clock seconds without prlimit' % WALL_FACTOR)
     ap.add_argument('--crash-dir', default='fuzz-crashes')
     ap.add_argument('--pass', dest='passes', action='append', default=[],
                     metavar='FLAG', help='also run valid mutants through FLAG '
@@ -118,47 +264,119 @@ def main():
     ap.add_argument('--max-edits', type=int, default=3, metavar='N',
                     help='edits per mutant: 1 to N (1 keeps more mutants valid)')
     ap.add_argument('--time-budget', type=float, default=None, metavar='S',
-                    help='start no new mutant after S seconds')
+                    help='start no new mutant (or batch) after S seconds')
+    ap.add_argument('--batch', type=int, default=0, metavar='N',
+                    help='N mutants per argus-opt run (--split-input-file); '
+                    '0: one process per mutant and run')
+    ap.add_argument('--dedup', action='store_true',
+                    help='with --batch: run a valid mutant through the passes '
+                    'only when its IR differs from every one run before')
     ap.add_argument('inputs', nargs='+')
     args = ap.parse_args()
 
     seeds = [open(p).read() for p in args.inputs]
     seed = int(time.strftime('%Y%m%d')) if args.seed == 'date' else int(args.seed)
-    print('seed %d' % seed)
+    print('seed %d' % seed, flush=True)
     rng = random.Random(seed)
-    mutants = [mutate(rng.choice(seeds), rng, max(1, args.max_edits))
-               for _ in range(args.count)]
-    deadline = (time.monotonic() + args.time_budget
-                if args.time_budget is not None else None)
+    t0 = time.monotonic()
+    deadline = (t0 + args.time_budget if args.time_budget is not None else None)
+    size = max(1, args.batch)
+    seen = ({}, threading.Lock()) if args.dedup else None
+
+    def batches():
+        """(first index, mutants) in order; the mutants of a seed are the
+        same whatever the batch size."""
+        for first in range(0, args.count, size):
+            yield first, [mutate(rng.choice(seeds), rng, max(1, args.max_edits))
+                          for _ in range(min(size, args.count - first))]
+
+    def run(first, texts):
+        if args.batch:
+            return texts, run_batch(args.tool, first, texts, args.timeout,
+                                    args.passes, deadline, seen)
+        return texts, ({first: run_one(args.tool, texts[0], args.timeout,
+                                       args.passes, deadline)}, [])
 
     failures = 0
     valid = 0
+    parsed = 0
     skipped = 0
+    batch_fails = 0
+    same_ir = {}  # mutant -> the mutant with its IR that ran the passes
+    outcome = {}  # mutant -> True (valid), False (failed)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = {pool.submit(run_one, args.tool, m, args.timeout, args.passes,
-                               deadline): i
-                   for i, m in enumerate(mutants)}
-        for fut in concurrent.futures.as_completed(futures):
-            i = futures[fut]
-            what, err, ran = fut.result()
-            if what == 'skipped':
-                skipped += 1
-                continue
-            if what is None:
-                valid += ran == 'valid'
-                continue
+        pending = set()
+        todo = batches()
+
+        def collect(done):
+            nonlocal failures, valid, parsed, skipped, batch_fails
+            for fut in done:
+                first = fut.first
+                texts, (results, bfails) = fut.result()
+                for i, (what, err, ran) in sorted(results.items()):
+                    if what == 'skipped':
+                        skipped += 1
+                        continue
+                    if what is None and ran.startswith('same IR as '):
+                        parsed += 1
+                        same_ir[i] = int(ran.split()[-1])
+                        continue
+                    if what is None:
+                        valid += ran == 'valid'
+                        parsed += ran != '--verify-each'
+                        outcome[i] = ran == 'valid'
+                        continue
+                    parsed += ran != '--verify-each'
+                    outcome[i] = False
+                    failures += 1
+                    os.makedirs(args.crash_dir, exist_ok=True)
+                    path = os.path.join(args.crash_dir, 'mutant-%d.mlir' % i)
+                    with open(path, 'w') as f:
+                        f.write(texts[i - first])
+                    print('FAIL %s (argus-opt %s): %s\n%s' %
+                          (path, ran, what, err.decode(errors='replace')),
+                          flush=True)
+                for what, err, ran, btexts in bfails:
+                    batch_fails += 1
+                    os.makedirs(args.crash_dir, exist_ok=True)
+                    path = os.path.join(args.crash_dir, 'batch-%d%s.mlir' % (
+                        first, re.sub(r'[^\w-]', '_', ran)))
+                    with open(path, 'w') as f:
+                        f.write(('\n%s\n' % SPLIT).join(btexts))
+                    print('FAIL %s (argus-opt --split-input-file %s): %s, but no '
+                          'mutant alone\n%s' % (path, ran, what,
+                                                err.decode(errors='replace')),
+                          flush=True)
+
+        for first, texts in todo:
+            # A bounded queue: mutants are made as batches finish.
+            while len(pending) >= 2 * args.jobs:
+                done, pending = concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                collect(done)
+            fut = pool.submit(run, first, texts)
+            fut.first = first
+            pending.add(fut)
+        collect(concurrent.futures.wait(pending)[0])
+    elapsed = time.monotonic() - t0
+    failures += batch_fails
+    for i, other in sorted(same_ir.items()):
+        if outcome.get(other):
+            valid += 1
+        else:  # that mutant failed in a pass
             failures += 1
-            os.makedirs(args.crash_dir, exist_ok=True)
-            path = os.path.join(args.crash_dir, 'mutant-%d.mlir' % i)
-            with open(path, 'w') as f:
-                f.write(mutants[i])
-            print('FAIL %s (argus-opt %s): %s\n%s' %
-                  (path, ran, what, err.decode(errors='replace')))
+            print('FAIL mutant %d: the IR of %s' % (
+                i, os.path.join(args.crash_dir, 'mutant-%d.mlir' % other)))
     if args.passes:
         print('valid mutants through %s: %d' % (' '.join(args.passes), valid))
+    if seen is not None and args.passes:
+        print('distinct valid IR run through the passes: %d' % len(seen[0]))
     if args.time_budget is not None:
         print('mutants run: %d of %d (time budget %gs)' %
               (args.count - skipped, args.count, args.time_budget))
+    print('valid mutants (parsed and verified): %d of %d run; %.0f s, %.1f '
+          'mutants/s' % (parsed if args.passes else valid, args.count - skipped,
+                         elapsed, (args.count - skipped) / max(elapsed, 1e-9)))
     print('mutants: %d, failures: %d' % (args.count, failures))
     return 1 if failures else 0
 
