@@ -116,6 +116,16 @@ static std::optional<int64_t> registerTileThreads(Type type) {
   return std::nullopt;
 }
 
+LogicalResult mlir::argus::verifyInFunction(Operation *op) {
+  if (op->getParentOfType<FunctionOpInterface>())
+    return success();
+  return op->emitOpError()
+         << "must be inside a function (a kernel body); it is nested in '"
+         << (op->getParentOp() ? op->getParentOp()->getName().getStringRef()
+                               : StringRef("nothing"))
+         << "' (hint: move it into the func.func marked argus.kernel)";
+}
+
 LogicalResult mlir::argus::verifyRegisterTilesFitBlock(Operation *op) {
   KernelAttr kernel = getEnclosingKernel(op);
   if (!kernel)

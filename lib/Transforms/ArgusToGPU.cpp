@@ -260,6 +260,23 @@ struct ArgusToGPUPass
       top->setAttr(kLaunchAttr, b.getDictionaryAttr(kernels));
   }
 
+  /// memref.dim with a constant index outside the rank: its verifier lets
+  /// negative indices pass and MLIR's canonicalization of the lowered
+  /// kernel indexes the sizes with them (a crash), so they stop here.
+  static LogicalResult checkDimIndices(func::FuncOp fn) {
+    WalkResult r = fn.walk([](memref::DimOp dim) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      auto type = dyn_cast<MemRefType>(dim.getSource().getType());
+      if (!index || !type || (*index >= 0 && *index < type.getRank()))
+        return WalkResult::advance();
+      dim.emitError() << "memref.dim index " << *index
+                      << " is outside the rank " << type.getRank()
+                      << " of its memref (hint: dimensions count from 0)";
+      return WalkResult::interrupt();
+    });
+    return failure(r.wasInterrupted());
+  }
+
   void runOnOperation() override {
     ModuleOp top = getOperation();
     MLIRContext *ctx = &getContext();
@@ -272,6 +289,9 @@ struct ArgusToGPUPass
       return;
     top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                  UnitAttr::get(ctx));
+    for (func::FuncOp fn : kernels)
+      if (failed(checkDimIndices(fn)))
+        return signalPassFailure();
     // Before the kernels are outlined: the warning points at argus ops.
     for (func::FuncOp fn : kernels)
       if (auto k = fn->getAttrOfType<KernelAttr>("argus.kernel"))

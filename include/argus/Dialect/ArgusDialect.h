@@ -53,7 +53,18 @@ KernelAttr getEnclosingKernel(Operation *op);
 /// kernel. Register layouts inside a role index the role's threads.
 std::optional<int64_t> getExecutingThreads(Operation *op);
 
-/// The op trait every argus op carries (Argus_Op in ArgusDialect.td).
+/// `op` is nested in a function (a kernel body), not at a module's top level.
+LogicalResult verifyInFunction(Operation *op);
+
+/// Op traits every argus op carries (Argus_Op in ArgusDialect.td).
+template <typename ConcreteType>
+class InFunction : public OpTrait::TraitBase<ConcreteType, InFunction> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyInFunction(op);
+  }
+};
+
 template <typename ConcreteType>
 class RegisterTilesFitBlock
     : public OpTrait::TraitBase<ConcreteType, RegisterTilesFitBlock> {

@@ -53,8 +53,14 @@ def Argus_RegisterTilesFitBlock : NativeOpTrait<"RegisterTilesFitBlock"> {
   let cppNamespace = "::mlir::argus";
 }
 
+// Every argus op is part of a kernel body: at a module's top level it has no
+// kernel, block or launch to mean anything in (verifyInFunction).
+def Argus_InFunction : NativeOpTrait<"InFunction"> {
+  let cppNamespace = "::mlir::argus";
+}
+
 class Argus_Op<string mnemonic, list<Trait> traits = []>
     : Op<Argus_Dialect, mnemonic,
-         !listconcat(traits, [Argus_RegisterTilesFitBlock])>;
+         !listconcat(traits, [Argus_InFunction, Argus_RegisterTilesFitBlock])>;
 
 #endif // ARGUS_DIALECT_ARGUSDIALECT_TD
