@@ -21,6 +21,13 @@ using namespace mlir::argus;
 
 namespace argus::verify::detail {
 
+/// Why a constant index is not modelled: the terms are kWidth-bit, and a
+/// larger constant would silently wrap.
+static std::string outOfRange(int64_t x) {
+  return "constant " + std::to_string(x) + " out of the modelled range [0, 2^" +
+         std::to_string(kWidth - 1) + ")";
+}
+
 void KernelVerifier::collectParams() {
   auto mk = [&](const void *key, const std::string &name, int64_t lo) {
     z3::expr v = ctx.bv_const(name.c_str(), kWidth);
@@ -108,9 +115,7 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
       unsupported("non-integer constant");
     int64_t x = ia.getValue().getSExtValue();
     if (x < 0 || x >= kIndexBound)
-      unsupported("constant " + std::to_string(x) +
-                  " out of the modelled "
-                  "range [0, 2^30)");
+      unsupported(outOfRange(x));
     return bv(x);
   }
   auto constOf = [&](Value x) -> std::optional<int64_t> {
@@ -166,6 +171,8 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     if (c && *c <= 0)
       unsupported("division by the non-positive constant " +
                   std::to_string(*c) + " at " + locStr(def->getLoc()));
+    if (c && *c >= kIndexBound)
+      unsupported(outOfRange(*c));
     z3::expr x = evalIndex(def->getOperand(0), in);
     if (c && isDiv)
       return divmod(x, *c).first;
@@ -253,6 +260,8 @@ z3::expr KernelVerifier::carriedIndex(scf::ForOp loop, unsigned idx,
     auto ia = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
     if (ia && ia.getValue().getSExtValue() > 0) {
       modulus = ia.getValue().getSExtValue();
+      if (*modulus >= kIndexBound)
+        unsupported(outOfRange(*modulus));
       y = rem.getLhs();
     }
   }
@@ -391,6 +400,8 @@ void KernelVerifier::loopBounds(scf::ForOp loop, const Inst &in, z3::expr &lb,
   if (!ia || ia.getValue().getSExtValue() <= 0)
     unsupported("scf.for with a non-constant step at " + locStr(loop.getLoc()));
   step = ia.getValue().getSExtValue();
+  if (step >= kIndexBound)
+    unsupported(outOfRange(step));
 }
 
 void KernelVerifier::loopRange(scf::ForOp loop, const Inst &in, z3::expr &lb,
@@ -402,6 +413,8 @@ void KernelVerifier::loopRange(scf::ForOp loop, const Inst &in, z3::expr &lb,
     if (!ia || ia.getValue().getSExtValue() <= 0)
       unsupported("scf.for with a step that is not positive at " +
                   locStr(loop.getLoc()));
+    if (ia.getValue().getSExtValue() >= kIndexBound)
+      unsupported(outOfRange(ia.getValue().getSExtValue()));
     step = bv(ia.getValue().getSExtValue());
     return;
   }
