@@ -237,12 +237,9 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
           x = arith::MulFOp::create(rewriter, loc, x, log2e);
         }
         // rocdl.exp2 (llvm.amdgcn.exp2) is scalar: one per slot.
-        Value r = zeroVector(rewriter, loc, vt);
-        for (int64_t i = 0; i < vt.getNumElements(); ++i) {
-          Value e = vector::ExtractOp::create(rewriter, loc, x, i);
-          e = ROCDL::ROCDLExp2::create(rewriter, loc, e.getType(), e);
-          r = vector::InsertOp::create(rewriter, loc, e, r, i);
-        }
+        Value r = perSlot(rewriter, loc, x, [&](Value e) {
+          return ROCDL::ROCDLExp2::create(rewriter, loc, e.getType(), e);
+        });
         rewriter.replaceOp(op, r);
         return success();
       }
@@ -266,16 +263,8 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
           x = arith::MulFOp::create(
               rewriter, loc, x,
               floatSplat(rewriter, loc, vf32, 1.4426950408889634));
-        Value r = zeroVector(rewriter, loc, vf32);
-        for (int64_t i = 0; i < vt.getNumElements(); ++i) {
-          Value e = vector::ExtractOp::create(rewriter, loc, x, i);
-          e = LLVM::CallIntrinsicOp::create(
-                  rewriter, loc, f32,
-                  rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"),
-                  ValueRange{e})
-                  .getResult(0);
-          r = vector::InsertOp::create(rewriter, loc, e, r, i);
-        }
+        Value r =
+            intrinsicPerSlot(rewriter, loc, x, "llvm.nvvm.ex2.approx.f32");
         if (ft.getWidth() < 32)
           r = arith::TruncFOp::create(rewriter, loc, vt, r);
         rewriter.replaceOp(op, r);
