@@ -227,18 +227,13 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
           // Invert the register layout concretely.
           L::Layout l = registerLayout(ty);
           std::vector<int64_t> sh(ty.getShape().begin(), ty.getShape().end());
-          int64_t want = linConcrete(el.tileCoords, sh);
-          int64_t s0 = l.mode(0).size();
           if (n == primary && ht) {
             el.thread = cx.thread;
             el.slot = cx.slot;
-          } else
-            for (int64_t i = 0; i < l.size(); ++i)
-              if (l(i) == want) {
-                el.thread = i % s0;
-                el.slot = i / s0;
-                break;
-              }
+          } else if (auto h = holderOf(l, linConcrete(el.tileCoords, sh))) {
+            el.thread = h->first;
+            el.slot = h->second;
+          }
           Value src = v;
           while (Operation *d = src.getDefiningOp()) {
             if (isa<TagOp, ConvertOp, ConvertLayoutOp>(d)) {

@@ -10,10 +10,15 @@
 #ifndef ARGUS_LIB_VERIFY_CONCRETEINDEX_H
 #define ARGUS_LIB_VERIFY_CONCRETEINDEX_H
 
+#include "argus/Layout/Layout.h"
+
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace argus::verify::detail {
@@ -44,6 +49,19 @@ inline int64_t linConcrete(llvm::ArrayRef<int64_t> c,
     mul *= shape[k];
   }
   return lin;
+}
+
+/// The first (thread, slot) of thread-value layout `tv` (modes thread x
+/// slot) that holds linear tile coordinate `lin`, among the threads below
+/// `threads`: the concrete inverse of an access or register layout.
+inline std::optional<std::pair<int64_t, int64_t>>
+holderOf(const ::argus::layout::Layout &tv, int64_t lin,
+         int64_t threads = std::numeric_limits<int64_t>::max()) {
+  int64_t lt = tv.mode(0).size();
+  for (int64_t i = 0; i < tv.size(); ++i)
+    if (i % lt < threads && tv(i) == lin)
+      return std::make_pair(i % lt, i / lt);
+  return std::nullopt;
 }
 
 inline int64_t floorDiv(int64_t a, int64_t b) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConcreteIndex.h"
 #include "KernelVerifier.h"
 #include "OpNames.h"
 
@@ -89,17 +90,10 @@ KernelVerifier::writerOf(Operation *writer, const std::vector<z3::expr> &coords,
   auto ty = dyn_cast<mlir::argus::TileType>(writeDest(writer).getType());
   if (!tv || tv->rank() != 2 || !ty || coords.size() != ty.getShape().size())
     return std::nullopt;
-  // Column-major linear coordinate, as the access layouts use.
-  int64_t want = 0, scale = 1;
-  for (size_t k = 0; k < coords.size(); ++k) {
-    want += uval(m, coords[k]) * scale;
-    scale *= ty.getShape()[k];
-  }
-  int64_t threadsOf = tv->mode(0).size();
-  for (int64_t i = 0; i < tv->size(); ++i)
-    if ((*tv)(i) == want)
-      return std::make_pair(i % threadsOf, i / threadsOf);
-  return std::nullopt;
+  std::vector<int64_t> c;
+  for (const z3::expr &x : coords)
+    c.push_back(uval(m, x));
+  return holderOf(*tv, linConcrete(c, ty.getShape()));
 }
 
 void KernelVerifier::readNotes(Counterexample &cx, const z3::model &m) {

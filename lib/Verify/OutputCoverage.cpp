@@ -388,11 +388,9 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
         std::vector<int64_t> tc(w1.shape.size(), 0);
         for (int64_t k = 0; k < rank; ++k)
           tc[a.perm[k]] = ge[k] - uval(*m, *a.offsets[k]);
-        int64_t want = linConcrete(tc, w1.shape);
-        int64_t lt = w1.layout->mode(0).size();
-        for (int64_t x = 0; x < w1.layout->size() && cx.thread < 0; ++x)
-          if (x % lt < threads && (*w1.layout)(x) == want)
-            setThread(cx, x % lt, x / lt);
+        if (cx.thread < 0)
+          if (auto h = holderOf(*w1.layout, linConcrete(tc, w1.shape), threads))
+            setThread(cx, h->first, h->second);
         ElementInfo el;
         el.role = "dest";
         el.memory = name;

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConcreteIndex.h"
 #include "KernelVerifier.h"
 #include "OpNames.h"
 
@@ -395,13 +396,10 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
       if (!aTy.isMemory()) {
         L::Layout l = registerLayout(aTy);
         std::vector<int64_t> sh(aTy.getShape().begin(), aTy.getShape().end());
-        int64_t want = row + sh[0] * k, s0 = l.mode(0).size();
-        for (int64_t i = 0; i < l.size(); ++i)
-          if (l(i) == want) {
-            el.thread = i % s0;
-            el.slot = i / s0;
-            break;
-          }
+        if (auto h = holderOf(l, linConcrete({row, k}, sh))) {
+          el.thread = h->first;
+          el.slot = h->second;
+        }
       }
       return el;
     };
