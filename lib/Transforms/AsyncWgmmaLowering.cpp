@@ -161,8 +161,7 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
       std::string aOperand, cons;
       int64_t next = 2 * nc;
       if (ss) {
-        int64_t step = (kk * instr.K / 64) * aDesc->kAtom16 +
-                       (kk * instr.K % 64 / 16) * aDesc->kStep16;
+        int64_t step = aDesc->kOffset16(kk);
         args.push_back(
             step ? arith::AddIOp::create(rewriter, loc, descA,
                                          constI64(rewriter, loc, step))
@@ -182,7 +181,7 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
       }
       args.push_back(kk ? arith::AddIOp::create(
                               rewriter, loc, descB,
-                              constI64(rewriter, loc, bDesc->kStep16 * kk))
+                              constI64(rewriter, loc, bDesc->kOffset16(kk)))
                               .getResult()
                         : descB);
       std::string bOperand = "$" + std::to_string(next++);
@@ -190,11 +189,13 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
       std::string scaleD = "$" + std::to_string(next++);
       cons += ",l,r";
       // scale-d = 1 (D = A B + D); imm-scale-a/b = 1; K-major A
-      // (imm-trans-a = 0, .ss only), MN-major B (imm-trans-b = 1).
+      // (imm-trans-a = 0, .ss only); imm-trans-b = 1 for MN-major B, 0 for
+      // K-major B.
+      std::string transB = bDesc->mnMajor ? "1" : "0";
       std::string str = "{\n.reg .pred p;\nsetp.ne.b32 p, " + scaleD +
                         ", 0;\n" + name + " " + regList(0, nc) + ", " +
                         aOperand + ", " + bOperand + ", p, 1, 1" +
-                        (ss ? ", 0, 1" : ", 1") + ";\n}";
+                        (ss ? ", 0, " : ", ") + transB + ";\n}";
       acc = tiedAsm(rewriter, loc, acc, args, str, cons);
     }
     Value d = vector::FromElementsOp::create(

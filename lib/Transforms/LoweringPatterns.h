@@ -67,8 +67,13 @@ struct WgmmaSharedOperand {
   int64_t kStep16 = 0;
   int64_t kAtom16 = 0;
   int64_t rows64Step16 = 0;
+  /// MN-major (the instruction's imm-trans = 1) or K-major (0).
+  bool mnMajor = false;
+  /// Descriptor increment (16-byte units) of the kk-th 16-deep k-step.
+  int64_t kOffset16(int64_t kk) const;
 };
-/// B (K x N): MN-major, 128-byte swizzle, checked element by element.
+/// B (K x N): MN-major or K-major, 128-byte swizzle, checked element by
+/// element.
 FailureOr<WgmmaSharedOperand> wgmmaSharedB(Operation *op, TileType tb);
 /// A (M x K): K-major, 128-byte swizzle, checked element by element.
 FailureOr<WgmmaSharedOperand> wgmmaSharedA(Operation *op, TileType ta);

@@ -12,6 +12,9 @@
 #include "LoweringPatterns.h"
 #include "TileAccess.h"
 
+#include "argus/Dialect/ReplicaUniformity.h"
+#include "argus/Layout/Replication.h"
+
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -194,8 +197,36 @@ struct StoreLowering : ArgusPattern<StoreOp> {
       return failure();
     const ThreadCoords &tc = rt->coords;
     int64_t n = vectorWidth(tc, k.numThreads(), {dst}, src.getElementType());
+    // A replicated tile whose replicas hold equal values stores each global
+    // element once, from its first holder (argus/Layout/Replication.h; the
+    // verifier's model too). Other replicated tiles store from every holder.
+    std::vector<int64_t> masks(tc.numSlots(), 0);
+    if (dst.getMemorySpace() == MemorySpace::Global &&
+        L::isReplicated(rt->layout) && isReplicaUniform(op.getValue())) {
+      std::optional<std::vector<int64_t>> m = L::firstHolderMasks(rt->layout);
+      if (!m)
+        return op.emitOpError()
+               << "stores a register tile whose layout holds an element in "
+                  "two slots of one thread; hint: convert_layout to a "
+                  "layout that replicates over threads only";
+      masks = *m;
+      for (int64_t v = 0; v < tc.numSlots(); v += n)
+        for (int64_t i = 1; i < n; ++i)
+          if (masks[v + i] != masks[v])
+            n = 1;
+    }
     auto storeAll = [&](Value dest) {
       for (int64_t v = 0; v < tc.numSlots(); v += n) {
+        OpBuilder::InsertionGuard g(rewriter);
+        if (masks[v]) {
+          Value bits = arith::AndIOp::create(rewriter, loc, rt->tid,
+                                             cidx(rewriter, loc, masks[v]));
+          Value writer =
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                    bits, cidx(rewriter, loc, 0));
+          auto ifOp = scf::IfOp::create(rewriter, loc, writer, false);
+          rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        }
         Value x = extractSlots(rewriter, loc, adaptor.getValue(), v, n);
         storeElems(rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v), n);
       }

@@ -9,16 +9,17 @@
 using namespace mlir;
 using namespace mlir::argus;
 
-/// wgmma.m64nNk16 with A from registers and B from shared memory (one
-/// warpgroup): B must be the canonical MN-major (N contiguous) 128-byte
-/// swizzled layout -- 8 k-rows of 64 elements per 1024-byte atom
-/// (Sw<3,3,3> on 16-bit elements), atoms at SBO bytes along K and LBO
-/// bytes along N -- which is checked element by element. Per k-step:
-/// fence.proxy.async + barrier (the tile was written through the generic
-/// proxy), wgmma.fence, wgmma.mma_async (descriptor: start >> 4, LBO >> 4,
-/// SBO >> 4, swizzle 128B; imm-trans-b = 1), commit, wait 0. The
-/// accumulators go through every asm block as tied operands, so nothing
-/// reads them before the wait.
+// wgmma.m64nNk16 with A from registers and B from shared memory (one
+// warpgroup): B in one of the two canonical 128-byte swizzled layouts --
+// MN-major (N contiguous: 8 k-rows of 64 elements per 1024-byte atom,
+// atoms SBO bytes apart along K and LBO bytes along N; imm-trans-b = 1) or
+// K-major (K contiguous, as K^T of a row-major key tile; imm-trans-b = 0)
+// -- checked element by element. Per k-step: fence.proxy.async + barrier
+// (the tile was written through the generic proxy), wgmma.fence,
+// wgmma.mma_async (descriptor: start >> 4, LBO >> 4, SBO >> 4, swizzle
+// 128B), commit, wait 0. The accumulators go through every asm block as
+// tied operands, so nothing reads them before the wait.
+
 /// The 128-byte swizzle atom on 16-bit elements: 8 rows of 64 elements,
 /// Sw<3,3,3> (element offset inside the 1024-byte atom).
 static int64_t sw128Atom(int64_t row, int64_t col) {
@@ -26,69 +27,54 @@ static int64_t sw128Atom(int64_t row, int64_t col) {
   return a ^ (((a >> 6) & 7) << 3);
 }
 
-FailureOr<WgmmaSharedOperand> mlir::argus::wgmmaSharedB(Operation *op,
-                                                        TileType tb) {
+/// The MN-major operand (B as K x N, N contiguous): 8 k-rows of 64
+/// elements per 1024-byte atom, atoms SBO bytes apart along K and LBO
+/// bytes apart along N. nullopt when `tb` is not laid out so.
+static std::optional<WgmmaSharedOperand> mnMajorOperand(TileType tb) {
   L::SwizzledLayout mem = memLayout(tb);
   int64_t kt = tb.getShape()[0], n = tb.getShape()[1];
   auto off = [&](int64_t r, int64_t c) {
     return staticMemOffset(mem, tb.getShape(), {r, c});
   };
   int64_t sboE = kt > 8 ? off(8, 0) : 512, lboE = n > 64 ? off(0, 64) : 0;
-  bool canonical = elemBytes(tb.getElementType()) == 2 && n % 64 == 0 &&
-                   kt % 16 == 0 && sboE % 512 == 0 && lboE % 512 == 0;
-  for (int64_t r = 0; r < kt && canonical; ++r)
-    for (int64_t c = 0; c < n && canonical; ++c)
+  if (elemBytes(tb.getElementType()) != 2 || n % 64 || kt % 16 || sboE % 512 ||
+      lboE % 512)
+    return std::nullopt;
+  for (int64_t r = 0; r < kt; ++r)
+    for (int64_t c = 0; c < n; ++c)
       if (off(r, c) != sw128Atom(r, c) + (r / 8) * sboE + (c / 64) * lboE)
-        canonical = false;
-  if (!canonical)
-    return op->emitOpError()
-           << "wgmma lowering needs B in the 128-byte-swizzled MN-major "
-              "layout (Sw<3,3,3> o (K,(64,N/64)):(64,(1,LBO)), 8-row "
-              "atoms of 1024 bytes, 16-bit elements); hint: lay B out as a "
-              "TMA copy with 64-element boxes and swizzle 128 writes it";
+        return std::nullopt;
   WgmmaSharedOperand d;
   // MN-major: LBO = stride between 64-element atoms along N, SBO = stride
   // between 8-row groups along K (bytes >> 4); 128B swizzle.
   d.fixedBits =
       ((lboE * 2 >> 4) << 16) | ((sboE * 2 >> 4) << 32) | (int64_t(1) << 62);
   d.kStep16 = 2 * sboE * 2 >> 4;
+  d.mnMajor = true;
   return d;
 }
 
-FailureOr<WgmmaSharedOperand> mlir::argus::wgmmaSharedA(Operation *op,
-                                                        TileType ta) {
-  L::SwizzledLayout mem = memLayout(ta);
-  int64_t m = ta.getShape()[0], kt = ta.getShape()[1];
-  auto off = [&](int64_t r, int64_t c) {
-    return staticMemOffset(mem, ta.getShape(), {r, c});
-  };
-  int64_t sboE = m > 8 ? off(8, 0) : 512, katomE = kt > 64 ? off(0, 64) : 0;
-  bool canonical = elemBytes(ta.getElementType()) == 2 && m % 64 == 0 &&
-                   kt % 64 == 0 && sboE % 512 == 0 && katomE % 512 == 0;
-  int64_t bad[2] = {-1, -1};
-  for (int64_t r = 0; r < m && canonical; ++r)
-    for (int64_t c = 0; c < kt && canonical; ++c)
+/// The K-major operand: `rows` x `cols` with K along the columns, each row
+/// 128 bytes (64 elements) of a 64-column atom, swizzled, 8-row groups SBO
+/// bytes apart, atoms along K `katom` bytes apart. `off(row, col)` is the
+/// element offset of the operand element at (row along M or N, col along
+/// K). Returns the first misplaced element in `bad` when not canonical.
+template <typename OffsetFn>
+static std::optional<WgmmaSharedOperand>
+kMajorOperand(int64_t rows, int64_t cols, Type elem, OffsetFn off,
+              int64_t bad[2]) {
+  int64_t sboE = rows > 8 ? off(8, 0) : 512,
+          katomE = cols > 64 ? off(0, 64) : 0;
+  if (elemBytes(elem) != 2 || rows % 64 || cols % 64 || sboE % 512 ||
+      katomE % 512)
+    return std::nullopt;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
       if (off(r, c) != sw128Atom(r, c) + (r / 8) * sboE + (c / 64) * katomE) {
-        canonical = false;
         bad[0] = r;
         bad[1] = c;
+        return std::nullopt;
       }
-  if (!canonical) {
-    InFlightDiagnostic diag =
-        op->emitOpError()
-        << "wgmma lowering needs A in shared memory in the 128-byte-swizzled "
-           "K-major layout (Sw<3,3,3> o (M,64):(64,1) per 64-column atom, "
-           "rows of 128 bytes, 8-row groups 1024 bytes apart, 16-bit "
-           "elements, M a multiple of 64 and K of 64)";
-    if (bad[0] >= 0)
-      diag << "; element (" << bad[0] << ", " << bad[1] << ") is at "
-           << off(bad[0], bad[1]) << " instead of "
-           << sw128Atom(bad[0], bad[1]) + (bad[0] / 8) * sboE +
-                  (bad[1] / 64) * katomE;
-    diag << "; hint: a TMA copy with a 64-column box and swizzle 128 writes "
-            "this layout";
-    return diag;
-  }
   WgmmaSharedOperand d;
   // K-major swizzled: LBO unused (1 by convention), SBO = stride between
   // 8-row groups; 128B swizzle.
@@ -99,7 +85,67 @@ FailureOr<WgmmaSharedOperand> mlir::argus::wgmmaSharedA(Operation *op,
   d.kStep16 = 2;
   d.kAtom16 = katomE * 2 >> 4;
   d.rows64Step16 = 8 * sboE * 2 >> 4;
+  d.mnMajor = false;
   return d;
+}
+
+int64_t mlir::argus::WgmmaSharedOperand::kOffset16(int64_t kk) const {
+  if (mnMajor)
+    return kStep16 * kk;
+  return (kk * 16 / 64) * kAtom16 + (kk * 16 % 64 / 16) * kStep16;
+}
+
+FailureOr<WgmmaSharedOperand> mlir::argus::wgmmaSharedB(Operation *op,
+                                                        TileType tb) {
+  if (std::optional<WgmmaSharedOperand> d = mnMajorOperand(tb))
+    return *d;
+  // K-major B (the transpose of an N x K tile with K contiguous, as K^T in
+  // S = Q K^T): the A-like layout of the transposed tile.
+  L::SwizzledLayout mem = memLayout(tb);
+  int64_t bad[2] = {-1, -1};
+  auto offT = [&](int64_t n, int64_t k) {
+    return staticMemOffset(mem, tb.getShape(), {k, n});
+  };
+  if (std::optional<WgmmaSharedOperand> d = kMajorOperand(
+          tb.getShape()[1], tb.getShape()[0], tb.getElementType(), offT, bad))
+    return *d;
+  return op->emitOpError()
+         << "wgmma lowering needs B in a 128-byte-swizzled layout, either "
+            "MN-major (Sw<3,3,3> o (K,(64,N/64)):(64,(1,LBO)), 8-row atoms "
+            "of 1024 bytes) or K-major (the transpose of an N x K tile laid "
+            "out Sw<3,3,3> o (N,64):(64,1) per 64-column atom), 16-bit "
+            "elements, N and K multiples of 64 (K-major) or of 64 and 16 "
+            "(MN-major); hint: lay B out as a TMA copy with 64-element boxes "
+            "and swizzle 128 writes it";
+}
+
+FailureOr<WgmmaSharedOperand> mlir::argus::wgmmaSharedA(Operation *op,
+                                                        TileType ta) {
+  L::SwizzledLayout mem = memLayout(ta);
+  auto off = [&](int64_t r, int64_t c) {
+    return staticMemOffset(mem, ta.getShape(), {r, c});
+  };
+  int64_t bad[2] = {-1, -1};
+  if (std::optional<WgmmaSharedOperand> d = kMajorOperand(
+          ta.getShape()[0], ta.getShape()[1], ta.getElementType(), off, bad))
+    return *d;
+  InFlightDiagnostic diag =
+      op->emitOpError()
+      << "wgmma lowering needs A in shared memory in the 128-byte-swizzled "
+         "K-major layout (Sw<3,3,3> o (M,64):(64,1) per 64-column atom, "
+         "rows of 128 bytes, 8-row groups 1024 bytes apart, 16-bit "
+         "elements, M a multiple of 64 and K of 64)";
+  if (bad[0] >= 0) {
+    int64_t sboE = ta.getShape()[0] > 8 ? off(8, 0) : 512,
+            katomE = ta.getShape()[1] > 64 ? off(0, 64) : 0;
+    diag << "; element (" << bad[0] << ", " << bad[1] << ") is at "
+         << off(bad[0], bad[1]) << " instead of "
+         << sw128Atom(bad[0], bad[1]) + (bad[0] / 8) * sboE +
+                (bad[1] / 64) * katomE;
+  }
+  diag << "; hint: a TMA copy with a 64-column box and swizzle 128 writes "
+          "this layout";
+  return diag;
 }
 
 Value mlir::argus::wgmmaDescriptor(OpBuilder &b, Location loc, Value mem,
@@ -189,12 +235,13 @@ LogicalResult mlir::argus::lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
     }
     // The next 16 k-rows: 2 atoms of 8 rows further along K.
     args.push_back(arith::AddIOp::create(
-        rewriter, loc, desc0, constI64(rewriter, loc, bDesc->kStep16 * kk)));
+        rewriter, loc, desc0, constI64(rewriter, loc, bDesc->kOffset16(kk))));
     args.push_back(one);
     std::string str = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                       std::to_string(2 * nc + 5) + ", 0;\n" + name + " " +
                       regList(0, nc) + ", " + regList(2 * nc, 4) + ", $" +
-                      std::to_string(2 * nc + 4) + ", p, 1, 1, 1;\n}";
+                      std::to_string(2 * nc + 4) + ", p, 1, 1, " +
+                      (bDesc->mnMajor ? "1" : "0") + ";\n}";
     acc = unpack(asmOp(accTypes, args, str, outs + tied + ",r,r,r,r,l,r"));
   }
   acc = unpack(asmOp(accTypes, acc,

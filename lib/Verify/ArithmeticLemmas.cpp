@@ -355,6 +355,24 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
       }
   }
 
+  // (L9) monotonicity of products with a shared factor: a1 < a2 means
+  // a1 * d + d <= a2 * d (a block's rows end where the next block's
+  // begin, when both are products of a symbolic size).
+  for (auto &[id, entry] : c.products.byKey) {
+    const z3::expr &d = entry.first;
+    const auto &ps = entry.second;
+    for (size_t i = 0; i < ps.size(); ++i)
+      for (size_t j = 0; j < ps.size(); ++j) {
+        if (i == j || z3::eq(ps[i].first, ps[j].first))
+          continue;
+        const z3::expr &a1 = ps[i].first, &p1 = ps[i].second;
+        const z3::expr &a2 = ps[j].first, &p2 = ps[j].second;
+        out.push_back(z3::implies(
+            z3::ult(a1, a2) && z3::bvmul_no_overflow(a2, d, false),
+            z3::bvadd_no_overflow(p1, d, false) && z3::ule(p1 + d, p2)));
+      }
+  }
+
   // (L3) between the two sides of each equality, per shared radix.
   for (auto &[a, b] : c.equalities)
     for (auto &[ca, ta] : radixForms(a))

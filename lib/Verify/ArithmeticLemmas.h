@@ -40,6 +40,7 @@ namespace argus::verify::detail {
 ///                  =>  x / d == q / k && x % d == (q % k) * C + r
 ///   (L8) two such dividends  =>  (x1 % d == x2 % d  <=>
 ///                                 q1 % k == q2 % k && r1 == r2)
+///   (L9) a1 < a2, a2 * d does not wrap  =>  a1 * d + d <= a2 * d
 /// Instances are capped per divisor or radix, so the lemmas stay small.
 std::vector<z3::expr> arithmeticLemmas(z3::context &ctx,
                                        const z3::expr_vector &roots);

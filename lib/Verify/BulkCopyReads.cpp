@@ -10,11 +10,13 @@
 // before the reader releases it). So the writer of what the read sees is
 // the copy instance of slot j. The verifier names it by a witness: the
 // producer's loops run at the reader's iteration numbers (roles with the
-// same loop structure). `unwritten-read` proves that the witness exists and
-// fills slot j for every read (else unknown, never violated: other
-// witnesses are not searched); `mbarrier-arrivals` proves that only one
-// instance announces each slot. Under both, the witness is the writer, and
-// its source view gives the element's tags.
+// same loop structure as the loops around the consumer's wait; a read in
+// deeper loops, such as a Q tile loaded once and read at every key tile,
+// sees the same slot at each of its inner iterations). `unwritten-read` proves
+// that the witness exists and fills slot j for every read (else unknown, never
+// violated: other witnesses are not searched); `mbarrier-arrivals` proves that
+// only one instance announces each slot. Under both, the witness is the writer,
+// and its source view gives the element's tags.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 #include "OpNames.h"
 
 #include "argus/Dialect/TagFields.h"
+#include "argus/Dialect/TileLayouts.h"
 
 using namespace mlir;
 using namespace mlir::argus;
@@ -72,11 +75,20 @@ Tags KernelVerifier::readBulkFilled(const MemView &mv,
   // is the only instance that does (mbarrier-arrivals: one announcement
   // per slot). Assumed here, proved there.
   z3::expr fits = ctx.bool_val(true);
-  Inst wi = bulkWitness(fill, in, fits);
+  Inst wi = bulkWitness(fill, w, in, fits);
   z3::expr jw = ringSlot(fill, ring, fill.getStage(), wi);
   assume(in.guard, fits && jw == j);
   MemView wv = resolve(fill.getDest(), wi);
-  if (wv.layout.str() != mv.layout.str() || wv.shape != mv.shape)
+  // The read may view the stage transposed (K^T of a key tile): element c
+  // of the read is element cs (root order) of the stage the copy filled,
+  // at the same address for every element (checked concretely).
+  std::vector<z3::expr> cs;
+  std::vector<int64_t> rootShape;
+  for (unsigned k : mv.perm) {
+    cs.push_back(c[k]);
+    rootShape.push_back(mv.shape[k]);
+  }
+  if (!sameAddresses(mv, wv, rootShape))
     unsupported("the read at " + opDesc(reader) +
                 " views the stage through another layout than the bulk "
                 "copy that fills it");
@@ -89,23 +101,65 @@ Tags KernelVerifier::readBulkFilled(const MemView &mv,
               ctx.bool_val(false),
               ctx.bool_val(false),
               {}};
-  ReadRec::Cand rc{fill, false, in.guard, c, bv(0), bv(0), wi.ivs, {}, ""};
+  ReadRec::Cand rc{fill, false, in.guard, cs, bv(0), bv(0), wi.ivs, {}, ""};
   MemView sv = resolve(fill.getSource(), wi);
   rc.srcName = sv.name;
   if (!sv.shared && !sv.gather)
     for (size_t k = 0; k < sv.offsets.size(); ++k)
-      rc.srcGlobal.push_back(sv.offsets[k] + c[sv.perm[k]]);
+      rc.srcGlobal.push_back(sv.offsets[k] + cs[sv.perm[k]]);
   rec.cands.push_back(rc);
   q->reads.push_back(rec);
   if (!wantTags)
     return {};
   // The copy moves tile element c of its source view to tile element c of
   // the stage (the placement verifyTmaPlacement checked).
-  return memTags(fill.getSource(), c, wi, fill, std::nullopt);
+  return memTags(fill.getSource(), cs, wi, fill, std::nullopt);
 }
 
-Inst KernelVerifier::bulkWitness(TmaLoadOp fill, const Inst &in,
-                                 z3::expr &fits) {
+/// Whether the read view `mv` (tile coordinates permuted by mv.perm from the
+/// root's) and the copy's view `wv` of the root (identity order, shape
+/// `rootShape`) put every element at the same address.
+bool KernelVerifier::sameAddresses(const MemView &mv, const MemView &wv,
+                                   const std::vector<int64_t> &rootShape) {
+  if (wv.shape != rootShape)
+    return false;
+  for (size_t k = 0; k < wv.perm.size(); ++k)
+    if (wv.perm[k] != k)
+      return false;
+  if (wv.layout.str() == mv.layout.str() && wv.shape == mv.shape)
+    return true;
+  int64_t n = 1;
+  for (int64_t d : rootShape)
+    n *= d;
+  if (n > (int64_t(1) << 20))
+    return false;
+  std::vector<int64_t> rc(rootShape.size()), tc(rootShape.size());
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r = i;
+    for (size_t k = rootShape.size(); k-- > 0;) {
+      rc[k] = r % rootShape[k];
+      r /= rootShape[k];
+    }
+    for (size_t k = 0; k < rc.size(); ++k)
+      tc[mv.perm[k]] = rc[k];
+    if (memoryTileOffset(mv.layout, mv.shape, tc) !=
+        memoryTileOffset(wv.layout, wv.shape, rc))
+      return false;
+  }
+  return true;
+}
+
+Inst KernelVerifier::bulkWitness(TmaLoadOp fill, Operation *wait,
+                                 const Inst &in, z3::expr &fits) {
+  // The wait sits in the reader's block or an enclosing one: its loops are
+  // the outermost of the reader's, and name the slot the read sees.
+  size_t waitDepth = 0;
+  for (Operation *p = wait->getParentOp(); p && p != func.getOperation();
+       p = p->getParentOp())
+    if (isa<scf::ForOp>(p))
+      ++waitDepth;
+  if (waitDepth > in.ivs.size())
+    unsupported("the wait before the read sits in loops the read is not in");
   std::vector<scf::ForOp> loops;
   for (Operation *p = fill->getParentOp(); p && p != func.getOperation();
        p = p->getParentOp()) {
@@ -117,9 +171,10 @@ Inst KernelVerifier::bulkWitness(TmaLoadOp fill, const Inst &in,
                   "': the witness runs plain loop nests only");
     loops.insert(loops.begin(), loop);
   }
-  if (loops.size() != in.ivs.size())
-    unsupported("producer and reader loop nests differ in depth: no "
-                "witness by iteration numbers");
+  if (loops.size() != waitDepth)
+    unsupported("the producer's loop nest and the loops around the "
+                "consumer's wait differ in depth: no witness by iteration "
+                "numbers");
   Inst wi(ctx.bool_val(true));
   fits = ctx.bool_val(true);
   for (size_t k = 0; k < loops.size(); ++k) {
@@ -158,7 +213,7 @@ CheckResult KernelVerifier::checkBulkWritten(Operation *reader, Value source) {
     Inst in = freshInst(reader);
     z3::expr j = ringSlot(w, ring, w.getStage(), in);
     z3::expr fits = ctx.bool_val(true);
-    Inst wi = bulkWitness(fill, in, fits);
+    Inst wi = bulkWitness(fill, w, in, fits);
     z3::expr jw = ringSlot(fill, ring, fill.getStage(), wi);
     std::optional<z3::model> m;
     z3::check_result r = solve({in.guard, !(fits && jw == j)}, m);

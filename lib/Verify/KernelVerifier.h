@@ -340,7 +340,12 @@ private:
                       const Inst &in, mlir::Operation *reader, bool wantTags);
   /// The producer instance at the iteration numbers of reader instance `in`
   /// (`fits`: it lies in the producer's loop ranges).
-  Inst bulkWitness(mlir::argus::TmaLoadOp fill, const Inst &in, z3::expr &fits);
+  Inst bulkWitness(mlir::argus::TmaLoadOp fill, mlir::Operation *wait,
+                   const Inst &in, z3::expr &fits);
+  /// Whether read view `mv` and the copy's view `wv` of one root put every
+  /// element at the same address (mv's coordinates permuted by mv.perm).
+  bool sameAddresses(const MemView &mv, const MemView &wv,
+                     const std::vector<int64_t> &rootShape);
   /// `unwritten-read` of such a read.
   CheckResult checkBulkWritten(mlir::Operation *reader, mlir::Value source);
   /// Empty kind when the arrive releases no stage bulk copies fill.

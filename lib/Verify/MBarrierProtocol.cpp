@@ -77,6 +77,13 @@ MBarrierWaitOp KernelVerifier::lastWaitOn(Operation *op, Operation *ring) {
 z3::expr KernelVerifier::ringSlot(Operation *op, Value barrier, Value stage,
                                   const Inst &in) {
   int64_t stages = ringStages(barrier);
+  // A single barrier used once per block (no loop around the op): its only
+  // phase is slot 0.
+  if (stages == 1 && !op->getParentOfType<scf::ForOp>() &&
+      !op->getParentOfType<scf::WhileOp>())
+    if (auto c = stage.getDefiningOp<arith::ConstantOp>())
+      if (auto ia = dyn_cast<IntegerAttr>(c.getValue()); ia && ia.getInt() == 0)
+        return bv(0);
   auto rem = stage.getDefiningOp<arith::RemUIOp>();
   auto c = rem ? rem.getRhs().getDefiningOp<arith::ConstantOp>()
                : arith::ConstantOp();
@@ -365,7 +372,8 @@ CheckResult KernelVerifier::checkTmaSlot(TmaLoadOp t) {
           if (w.getBarrier() != t.getBarrier())
             relWait = w;
       if (!relWait) {
-        bad = ctx.bool_val(true);
+        // Only the first round (slots below S) fills stages nobody read.
+        bad = bad || z3::uge(j, bv(S));
         release = "no mbarrier wait precedes the copy in its block: it may "
                   "overwrite stage data other roles still read (write after "
                   "read)";
@@ -391,7 +399,7 @@ CheckResult KernelVerifier::checkTmaSlot(TmaLoadOp t) {
                          " writes stage " + std::to_string(ss) + " but slot " +
                          std::to_string(js) + " is stage " +
                          std::to_string(js % S));
-    if (!release.empty())
+    if (!release.empty() && js >= S)
       cx.notes.push_back(release);
     else if (relWait) {
       z3::expr jw =
@@ -438,7 +446,17 @@ CheckResult KernelVerifier::checkAsyncReadOrder(Operation *reader,
     int64_t S = ringStages(ring);
     MBarrierWaitOp w = lastWaitOn(reader, ring.getDefiningOp());
     Inst in = freshInst(reader);
-    auto stage = source.getDefiningOp<StageOp>();
+    // Through transposes and reinterprets: the same bytes of the stage.
+    Value viewed = source;
+    while (Operation *d = viewed.getDefiningOp()) {
+      if (auto t = dyn_cast<TransposeOp>(d))
+        viewed = t.getInput();
+      else if (auto r = dyn_cast<ReinterpretOp>(d))
+        viewed = r.getInput();
+      else
+        break;
+    }
+    auto stage = viewed.getDefiningOp<StageOp>();
     if (!stage)
       unsupported("the stage read at " + opDesc(reader) +
                   " is not an argus.stage");

@@ -16,7 +16,9 @@
 #include "KernelVerifier.h"
 #include "OpNames.h"
 
+#include "argus/Dialect/ReplicaUniformity.h"
 #include "argus/Dialect/TagFields.h"
+#include "argus/Layout/Replication.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -185,8 +187,24 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
     else
       for (size_t k = 0; k < c1.size(); ++k)
         same = same && c1[k] == c2[k];
+    // A replicated register tile with equal replicas stores each global
+    // element from its first holder only (as lowered).
+    z3::expr writers = ctx.bool_val(true);
+    auto store = dyn_cast<StoreOp>(w);
+    if (!mv.shared && store && L::isReplicated(l) &&
+        isReplicaUniform(store.getValue())) {
+      std::optional<std::vector<int64_t>> masks = L::firstHolderMasks(l);
+      if (!masks)
+        unsupported("the register layout holds an element in two slots of "
+                    "one thread (the lowering rejects the store)");
+      for (size_t v = 0; v < masks->size(); ++v)
+        if ((*masks)[v])
+          writers = writers &&
+                    z3::implies(s1 == bv(v), (t1 & bv((*masks)[v])) == bv(0)) &&
+                    z3::implies(s2 == bv(v), (t2 & bv((*masks)[v])) == bv(0));
+    }
     std::optional<z3::model> m;
-    z3::check_result r = solve({same, t1 != t2 || s1 != s2}, m);
+    z3::check_result r = solve({same, writers, t1 != t2 || s1 != s2}, m);
     if (r == z3::unsat)
       res.status = Status::Proved;
     else if (r == z3::unknown) {

@@ -34,4 +34,4 @@
 // PTX: wgmma.commit_group.sync.aligned;
 // PTX-NEXT: wgmma.wait_group.sync.aligned 0;
 
-// BAD: error: 'argus.mma' op wgmma lowering needs B in the 128-byte-swizzled MN-major layout
+// BAD: error: 'argus.mma' op wgmma lowering needs B in a 128-byte-swizzled layout

@@ -39,7 +39,7 @@ func.func @b_not_swizzled()
   %a = argus.stage %sa[%c0] : !argus.buffer<1 x !SA>
   %b = argus.stage %sb[%c0] : !argus.buffer<1 x !SB>
   %z = argus.fill 0.0 : !RC
-  // expected-error @+2 {{wgmma lowering needs B in the 128-byte-swizzled MN-major layout}}
+  // expected-error @+2 {{wgmma lowering needs B in a 128-byte-swizzled layout}}
   // expected-error @+1 {{failed to legalize operation 'argus.mma_async'}}
   %acc = argus.mma_async "wgmma.m64n128k16.f32.bf16.ss" %a, %b, %z : !SA, !SB, !RC
   %r = argus.wgmma_wait 0, %acc : !RC

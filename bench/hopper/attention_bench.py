@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Benchmark the Argus Hopper flash attention (flash_attention_ws PTX) against
+torch's scaled_dot_product_attention, on one GPU, in one process.
+
+    python3 bench/hopper/attention_bench.py --ptx bench/hopper/flash_attention_ws.ptx
+
+The PTX and its `<ptx>.json` (kernel name, dynamic shared memory, tensor maps)
+come from `bench/hopper/compile.sh`. Kernel signature (bench/hopper/README.md):
+
+    0..2  Q ptr, rows, cols      3..5 K     6..8 V     9..11 O
+    12, 13 LSE ptr, rows         14 S (sequence length)
+    15.. CUtensorMap of Q, K, V by value (at the JSON "param" slots)
+
+Q, K, V, O are the (B, H, S, D) tensors viewed as (B*H*S, D); LSE is
+(B*H*S,) f32. Grid (S / 128, B * H), 384 threads.
+
+Every row is checked before it is timed: O and LSE poisoned with NaN, fresh
+random inputs per seed, O against SDPA's output (relative Frobenius error)
+and LSE against an fp32 log-sum-exp of a few heads. Timing: CUDA events, the
+median of --iters launches after --warmup; L2 not flushed (the same for
+both). TFLOP/s count 4 B H S^2 D flops (non-causal).
+"""
+
+import argparse
+import ctypes
+import math
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gemm_bench as gb  # noqa: E402  (driver, tensor maps, kernel params)
+
+try:
+    import torch
+    import torch.nn.functional as F
+except Exception:  # pragma: no cover
+    torch = None
+
+DEFAULT_SHAPES = [(8, 16, 4096, 128), (16, 16, 2048, 128), (4, 32, 8192, 64),
+                  (4, 16, 3000, 128)]
+TILE = 128
+
+
+def parse_shapes(spec):
+    out = []
+    for part in spec.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        dims = tuple(int(x) for x in part.split(","))
+        if len(dims) != 4 or min(dims) <= 0:
+            raise ValueError("shape %r: expected B,H,S,D positive" % part)
+        out.append(dims)
+    return out
+
+
+def supported(shape, head_dim):
+    """Why the kernel cannot run a shape (None when it can)."""
+    b, h, s, d = shape
+    if d != head_dim:
+        return "kernel built for D=%d" % head_dim
+    if s % TILE:
+        return "S %% %d != 0 (ragged lengths not built yet)" % TILE
+    return None
+
+
+def attn_tflops(shape, ms):
+    b, h, s, d = shape
+    return 4.0 * b * h * s * s * d / (ms * 1e-3) / 1e12
+
+
+class AttentionKernel:
+    def __init__(self, drv, ptx, dev):
+        import json
+        with open(ptx + ".json") as f:
+            meta = json.load(f)
+        (self.name, self.info), = meta["kernels"].items()
+        self.drv = drv
+        self.smem = int(self.info["dynamic_smem"])
+        with open(ptx, "rb") as f:
+            self.module = drv.load_module(f.read())
+        self.func = drv.get_function(self.module, self.name)
+        drv.check(drv.cuFuncSetAttribute(
+            self.func, gb.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.smem),
+            "cuFuncSetAttribute")
+        self.regs = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_NUM_REGS)
+        self.local = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+
+    def prepare(self, q, k, v, o, lse, s):
+        mats = [t.view(-1, t.shape[-1]) for t in (q, k, v, o)]
+        values = []
+        for m in mats:
+            values += [m.data_ptr(), m.shape[0], m.shape[1]]
+        values += [lse.data_ptr(), lse.numel(), s]
+        for tm in sorted(self.info["tensor_maps"], key=lambda t: t["param"]):
+            if tm["param"] != len(values):
+                raise ValueError("tensor map %s at param %d, expected %d"
+                                 % (tm["name"], tm["param"], len(values)))
+            m = mats[tm["arg"]]
+            values.append(gb.encode_tensor_map(self.drv, tm, m.data_ptr(), tuple(m.shape),
+                                               tuple(m.stride()),
+                                               gb.CU_TENSOR_MAP_L2_PROMOTION_L2_128B))
+        return gb.KernelParams(values)
+
+    def launch(self, params, grid, stream):
+        self.drv.check(self.drv.cuLaunchKernel(self.func, grid[0], grid[1], 1, 384, 1, 1,
+                                               self.smem, ctypes.c_void_p(stream),
+                                               params.array, None), "cuLaunchKernel")
+
+
+def time_ms(fn, warmup, iters):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def sdpa_backends(q, k, v):
+    """Which SDPA backends accept these inputs (tried one at a time)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    ok = []
+    for name in ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION"):
+        be = getattr(SDPBackend, name, None)
+        if be is None:
+            continue
+        try:
+            with sdpa_kernel([be]):
+                F.scaled_dot_product_attention(q, k, v)
+            torch.cuda.synchronize()
+            ok.append(name)
+        except Exception:
+            pass
+    return ok
+
+
+def sdpa_with(q, k, v, backend):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    if backend == "default":
+        return F.scaled_dot_product_attention(q, k, v)
+    with sdpa_kernel([getattr(SDPBackend, backend)]):
+        return F.scaled_dot_product_attention(q, k, v)
+
+
+def check(kern, shape, dtype, seed, stream):
+    b, h, s, d = shape
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dtype, generator=g)
+               for _ in range(3))
+    o = torch.full_like(q, float("nan"))
+    lse = torch.full((b * h * s,), float("nan"), device="cuda", dtype=torch.float32)
+    params = kern.prepare(q, k, v, o, lse, s)
+    kern.launch(params, (s // TILE, b * h), stream)
+    torch.cuda.synchronize()
+    ref = sdpa_with(q, k, v, "default").float()
+    err = ((o.float() - ref).norm() / ref.norm()).item()
+    # LSE of a few heads in fp32.
+    heads = min(2, b * h)
+    qf = q.view(b * h, s, d)[:heads].float()
+    kf = k.view(b * h, s, d)[:heads].float()
+    ref_lse = torch.logsumexp(qf @ kf.transpose(1, 2) / math.sqrt(d), dim=-1).reshape(-1)
+    lse_err = (lse[: heads * s] - ref_lse).abs().max().item()
+    ok = (not torch.isnan(o).any().item() and not torch.isnan(lse).any().item()
+          and err < 2e-2 and lse_err < 1e-2)
+    return ok, err, lse_err
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ptx", required=True)
+    ap.add_argument("--head-dim", type=int, default=128)
+    ap.add_argument("--shapes", default=None, help="B,H,S,D;... (default: the issue's)")
+    ap.add_argument("--dtype", default="bf16")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=2)
+    args = ap.parse_args(argv)
+    shapes = parse_shapes(args.shapes) if args.shapes else DEFAULT_SHAPES
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
+    drv = gb.CudaDriver()
+    drv.check(drv.cuInit(0), "cuInit")
+    dev = drv.device(0)
+    torch.cuda.init()
+    drv.current_context(dev)
+    kern = AttentionKernel(drv, args.ptx, dev)
+    print("device: %s, torch %s, driver %d; kernel %s: %d regs, %d B local, %d B smem"
+          % (torch.cuda.get_device_name(0), torch.__version__, drv.driver_version(),
+             kern.name, kern.regs, kern.local, kern.smem))
+    stream = torch.cuda.current_stream().cuda_stream
+    rows = []
+    for shape in shapes:
+        why = supported(shape, args.head_dim)
+        if why:
+            rows.append((shape, "skip: " + why))
+            continue
+        b, h, s, d = shape
+        results = []
+        for seed in (1, 2):
+            results.append(check(kern, shape, dtype, seed, stream))
+        if not all(r[0] for r in results):
+            rows.append((shape, "FAILED check: rel err %s, lse err %s"
+                         % ([r[1] for r in results], [r[2] for r in results])))
+            continue
+        q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dtype) for _ in range(3))
+        o = torch.empty_like(q)
+        lse = torch.empty(b * h * s, device="cuda", dtype=torch.float32)
+        params = kern.prepare(q, k, v, o, lse, s)
+        backends = sdpa_backends(q, k, v)
+        passes = []
+        for _ in range(args.repeat):
+            t_argus = time_ms(lambda: kern.launch(params, (s // TILE, b * h), stream),
+                              args.warmup, args.iters)
+            t_sdpa = time_ms(lambda: sdpa_with(q, k, v, "default"), args.warmup, args.iters)
+            per_be = {be: time_ms(lambda: sdpa_with(q, k, v, be), args.warmup, args.iters)
+                      for be in backends}
+            passes.append((t_argus, t_sdpa, per_be))
+        rows.append((shape, (results, backends, passes)))
+    print()
+    print("| B, H, S, D | argus TFLOP/s | SDPA (default) | best SDPA backend | argus/SDPA |"
+          " rel err O | max err LSE |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+    for shape, r in rows:
+        if isinstance(r, str):
+            print("| %s | %s | | | | | |" % (",".join(map(str, shape)), r))
+            continue
+        results, backends, passes = r
+        ta = " / ".join("%.0f" % attn_tflops(shape, p[0]) for p in passes)
+        ts = " / ".join("%.0f" % attn_tflops(shape, p[1]) for p in passes)
+        best = []
+        for p in passes:
+            if p[2]:
+                be, t = min(p[2].items(), key=lambda x: x[1])
+                best.append("%s %.0f" % (be.split("_")[0].lower(), attn_tflops(shape, t)))
+        ratio = " / ".join("%.2f" % (p[1] / p[0]) for p in passes)
+        print("| %s | %s | %s | %s | %s | %.1e | %.1e |"
+              % (",".join(map(str, shape)), ta, ts, "; ".join(best), ratio,
+                 max(x[1] for x in results), max(x[2] for x in results)))
+    print("\nSDPA backends that accept the inputs: see 'best SDPA backend' (timed each).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
