@@ -59,6 +59,13 @@ def test_example_has_the_ops_of_the_handwritten_kernel(examples_dir):
     assert 'argus.role "consumer" warps 4 to 12 regs 232' in dsl
     assert argus.parse(dsl).verify() == []
 
+    # From the tensor maps on, the two are the same ops up to value names and
+    # the order of independent ops (where constants are, stage before copy).
+    def body(t):
+        t = re.sub(r"%[A-Za-z0-9_#]+", "%V", t[t.index("argus.tensor_map"):])
+        return sorted(l.strip() for l in t.splitlines() if "arith.constant" not in l)
+    assert body(hand) == body(dsl)
+
 
 def test_example_proves_every_check(need_verifier):
     r = gemm_tma_ws.gemm_tma_ws.verify(strict=True)
@@ -77,6 +84,33 @@ def test_example_compiles_to_ptx():
     # Both register budgets: 40 for the producer, 232 for the consumers.
     assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40", ck.asm)
     assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232", ck.asm)
+
+
+def test_launch_spec_has_the_tensor_maps_and_dynamic_shared_memory():
+    if not argus.has_pass("argus-to-nvptx"):
+        pytest.skip("argus-to-nvptx not built")
+    ck = gemm_tma_ws.gemm_tma_ws.compile()
+    assert ck.launch["dynamic_smem"] > 48 * 1024
+    spec = ck.launch_spec("k.ptx", {"M": 4000, "N": 4000, "K": 4000}, ["sms", 1, 1])
+    assert spec["shared_mem"] == ck.launch["dynamic_smem"]
+    tms = [a for a in spec["args"] if a.get("kind") == "tensor_map"]
+    assert [(a["name"], a["buffer"], a["box"], a["swizzle"]) for a in tms] == [
+        ("tmA", "A", [128, 64], 128), ("tmB", "B", [64, 64], 128)]
+    # The maps follow the user's arguments (3 tensors as pointer + 2 sizes,
+    # 3 indices): kernel parameters 12 and 13, as the lowering numbers them.
+    assert [spec["args"].index(a) for a in tms] == [m["param"] for m in ck.launch["tensor_maps"]]
+    run = argus.find_tool("argus-run")
+    if run:
+        import json
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            ck.write(os.path.join(d, "k.ptx"))
+            with open(os.path.join(d, "spec.json"), "w") as f:
+                json.dump(spec, f)
+            p = subprocess.run([run, "--validate", os.path.join(d, "spec.json")],
+                               capture_output=True, text=True)
+            assert p.returncode == 0, p.stdout + p.stderr
 
 
 def test_locations_point_at_python_lines():
