@@ -45,7 +45,9 @@ class CompiledKernel:
     """The result of lowering: ``asm`` is PTX (sm_*) or AMDGPU assembly
     (gfx*), ``kernel_name`` the entry point, ``params`` the DSL parameters
     (name, annotation) in order; ``probes`` whether a probe buffer argument
-    was added."""
+    was added; ``launch`` what the lowering says a launch needs (sm_*:
+    ``dynamic_smem`` bytes and ``tensor_maps``, docs/Lowering.md "Kernel
+    ABI"; empty when nothing)."""
     name: str
     kernel_name: str
     target: str
@@ -55,6 +57,7 @@ class CompiledKernel:
     probes: bool
     region_names: Dict[int, str]
     diagnostics: list
+    launch: dict = dataclasses.field(default_factory=dict)
 
     @property
     def format(self) -> str:
@@ -72,7 +75,10 @@ class CompiledKernel:
                     saves: Optional[Dict[str, str]] = None) -> dict:
         """An argus-run launch spec (docs/Runtime.md) following the lowering
         ABI: each rank-r tensor is a pointer followed by r i64 sizes, each
-        index an i64; the probe buffer (when compiled with probes) last.
+        index an i64, then one TMA descriptor per ``argus.tensor_map`` (a
+        ``"kind": "tensor_map"`` argument over its tensor); the probe buffer
+        (when compiled with probes) last. ``shared_mem`` is the dynamic
+        shared memory the lowering asks for (sm_90a kernels over 48 KiB).
         ``sizes`` gives every symbolic dim and index parameter. Tensors named
         in ``outputs`` get role "output", in ``inouts`` role "inout", the
         rest "input"; ``inits`` maps names to an "init" value (e.g.
@@ -103,10 +109,15 @@ class CompiledKernel:
             else:
                 args.append({"name": pname, "kind": "scalar", "dtype": "i64",
                              "value": int(sizes[pname])})
+        for tm in self.launch.get("tensor_maps", []):
+            buf = self.params[tm["arg"]][0]
+            args.append({"name": f"tm{tm.get('name', buf)}", "kind": "tensor_map",
+                         "buffer": buf, "box": list(tm["box"]), "swizzle": tm["swizzle"],
+                         "oob_fill": tm.get("oob_fill", "zero"), "pass": tm.get("pass", "value")})
         block = list(self.block) + [1] * (3 - len(self.block))
         spec = {"name": name or self.name, "module": module_path, "format": self.format,
                 "kernel": self.kernel_name, "grid": list(grid), "block": block,
-                "shared_mem": 0, "args": args, "warmup": warmup, "repetitions": repetitions}
+                "shared_mem": int(self.launch.get("dynamic_smem", 0)), "args": args, "warmup": warmup, "repetitions": repetitions}
         if check:
             spec["check"] = check
         if self.probes:
@@ -124,6 +135,13 @@ def compile_module(module: "_ir.Module", target: str, probes: bool = False,
                    fmt: str = "isa", chip: Optional[str] = None,
                    probe_regions: Sequence[str] = ()) -> (str, list):
     """Lower a parsed module; returns (assembly text, diagnostics)."""
+    asm, diags, _ = _compile_module(module, target, probes, fmt, chip, probe_regions)
+    return asm, diags
+
+
+def _compile_module(module, target, probes, fmt, chip, probe_regions):
+    """compile_module, plus the launch facts of each kernel (the dump's
+    ``.json`` sidecar: ``{kernel: {dynamic_smem, tensor_maps}}``)."""
     check_target(target)
     if chip is not None:
         check_target(chip)
@@ -146,23 +164,29 @@ def compile_module(module: "_ir.Module", target: str, probes: bool = False,
             raise CompileError(f"lowering for {target} failed ({pipe})", diags)
         with open(path, "rb") as f:
             data = f.read()
+        launch = {}
+        if os.path.exists(path + ".json"):
+            with open(path + ".json") as f:
+                launch = json.load(f).get("kernels", {})
     finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        for p in (path, path + ".json"):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
     if not data:
         raise CompileError(f"lowering for {target} produced no object ({pipe})", diags)
-    return data.decode("utf-8", "replace"), diags
+    return data.decode("utf-8", "replace"), diags, launch
 
 
 def compile_kernel(kernel, target: Optional[str] = None, probes: bool = False,
                    fmt: str = "isa") -> CompiledKernel:
     target = check_target(kernel.target if target is None else target)
     chip = target if target != kernel.target else None
-    asm, diags = compile_module(kernel.module(), target, probes=probes, fmt=fmt, chip=chip)
+    asm, diags, launch = _compile_module(kernel.module(), target, probes, fmt, chip, ())
     return CompiledKernel(kernel.name, kernel.name, target, asm, list(kernel.params),
-                          kernel.block, probes, dict(kernel.region_names), diags)
+                          kernel.block, probes, dict(kernel.region_names), diags,
+                          dict(launch.get(kernel.name, {})))
 
 
 #===------------------------------------------------------------------------===#

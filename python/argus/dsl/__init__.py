@@ -13,7 +13,8 @@ The package is layered; each module imports only the ones above it here:
 - ``types``: element types, layouts, fragments, tile and parameter types;
 - ``values``: traced values (index, condition, tensor, tile, buffer), affine
   expressions for tag maps, helpers shared by the ops;
-- ``memory``, ``compute``, ``tags``, ``control``: the ops;
+- ``memory``, ``compute``, ``tags``, ``control``, ``hopper``: the ops
+  (``hopper``: TMA, mbarrier rings, warp roles, asynchronous wgmma);
 - ``kernel``: :class:`Kernel` and the ``kernel`` decorator.
 
 This module re-exports the public API. See docs/Python.md for the reference.
@@ -23,14 +24,17 @@ from ._tracer import SourceLoc
 from .types import (Frag, Layout, Scalar, ScalarSpec, Tensor, TensorSpec, TileType, check_instruction, col_major,
                     dtype_of, frag, index, instruction, layout, row_major, swizzle)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
-                     ScalarValue, TagInfo, TensorValue, Tile, Value)
+                     ScalarValue, TagInfo, TensorValue, Tile, Value, cdiv)
 from .memory import (alloc, barrier, commit_group, copy, copy_async, gather_view, load,
                      reinterpret, stage, store, transpose, view, wait_group)
 from .compute import (abs, add, broadcast, cmp, convert, convert_layout, div, eq, exp, exp2,
                       fill, gelu, iota, log, log2, maximum, minimum, mma, mul, ne, neg, reduce,
                       relu, rsqrt, scale, sigmoid, splat, sqrt, sub, tanh, where, zeros)
 from .tags import tag, tag_assert
-from .control import assume, block_id, grid_dim, range, region, thread_id  # noqa: F401
+from .control import assume, block_id, grid_dim, range, region, thread_id, when  # noqa: F401
+from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarrier,
+                     mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async, role,
+                     tensor_map, tma_load, wgmma_commit, wgmma_wait)
 from .kernel import Diagnostic, Kernel, kernel
 
 # `range` and `abs` are left out of `from argus.dsl import *` so the builtins
@@ -40,7 +44,7 @@ __all__ = [
     "Frag", "Layout", "Scalar", "ScalarSpec", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
     "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
-    "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value",
+    "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value", "cdiv",
     "alloc", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
     "reinterpret", "stage", "store", "transpose", "view", "wait_group",
     "add", "broadcast", "cmp", "convert", "convert_layout", "div", "eq", "exp", "exp2",
@@ -48,6 +52,9 @@ __all__ = [
     "reduce", "relu", "rsqrt", "scale", "sigmoid", "splat", "sqrt", "sub", "tanh", "where",
     "zeros",
     "tag", "tag_assert",
-    "assume", "block_id", "grid_dim", "region", "thread_id",
+    "assume", "block_id", "grid_dim", "region", "thread_id", "when",
+    "BarrierSlot", "MBarrier", "TensorMap", "fence_proxy_async", "mbarrier", "mbarrier_arrive",
+    "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "role", "tensor_map", "tma_load",
+    "wgmma_commit", "wgmma_wait",
     "Diagnostic", "Kernel", "kernel",
 ]

@@ -1,6 +1,7 @@
 """Control flow and launch geometry: ``range`` (traced ``scf.for`` loops,
-with loop-carried values), ``region`` (measured region markers), ``assume``
-(launch preconditions) and ``block_id``, ``grid_dim``, ``thread_id``.
+with loop-carried values), ``when`` (a traced ``scf.if`` without results),
+``region`` (measured region markers), ``assume`` (launch preconditions) and
+``block_id``, ``grid_dim``, ``thread_id``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from typing import Optional
 
 from ..errors import TraceError
 from ._tracer import _current_tracer, _err, _user_loc
-from .values import Condition, IndexValue, Tile, Value, _index_or_err
+from .values import Condition, IndexValue, Tile, Value, _const, _index_or_err
 
 #===------------------------------------------------------------------------===#
 # Launch geometry and preconditions
@@ -107,6 +108,40 @@ class region:
         return False
 
 
+class when:
+    """``with argus.when(cond):`` traces the body into an ``scf.if`` without
+    results: it runs when the traced condition (``kt.ne(0)``, ``i < n``,
+    combined with ``&`` and ``|``) holds. Values defined inside stay inside."""
+
+    def __init__(self, cond: Condition):
+        self._loc = _user_loc(2)
+        if not isinstance(cond, Condition):
+            raise _err(TraceError, "argus.when takes a traced condition of index values (for "
+                       f"example kt.ne(0) or i < n), got {cond!r}", self._loc)
+        self.cond = cond
+        self._entered = False
+
+    def __enter__(self):
+        if self._entered:
+            raise _err(TraceError, "an argus.when can be entered only once", self._loc)
+        self._entered = True
+        tr = self._tr = _current_tracer()
+        tr.push_block()
+        self._saved_site = tr.last_site
+        return self
+
+    def __exit__(self, et, ev, tb):
+        tr = self._tr
+        body = tr.pop_block()
+        tr.last_site = self._saved_site
+        if et is not None:
+            return False
+        tr.blocks[-1].append(f"scf.if {self.cond.name} {{")
+        tr.blocks[-1].extend("  " + l for l in body)
+        tr.blocks[-1].append(f"}} {self._loc.mlir()}")
+        return False
+
+
 class range:  # noqa: A001 - mirrors the builtin on purpose
     """A traced ``scf.for`` loop. Without carried values::
 
@@ -161,10 +196,15 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
         lo = _index_or_err(tr, self.lo, "the loop lower bound")
         hi = _index_or_err(tr, self.hi, "the loop upper bound")
         st = _index_or_err(tr, self.step, "the loop step")
+        init = []
         for i, v in enumerate(self.init):
+            if isinstance(v, int) and not isinstance(v, bool):
+                v = _const(tr, v, self._loc)  # an index counter starting at a constant
             if not isinstance(v, (Tile, IndexValue)):
-                raise _err(TraceError, f"loop-carried value {i} must be a tile or index, got "
-                           f"{v!r}", self._loc)
+                raise _err(TraceError, f"loop-carried value {i} must be a tile, an index or an "
+                           f"int, got {v!r}", self._loc)
+            init.append(v)
+        self.init = tuple(init)
         iv = IndexValue(tr, tr.fresh(self.iv_name))
         self._args = []
         for v in self.init:

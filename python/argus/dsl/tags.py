@@ -16,7 +16,7 @@ from .values import ADim, Tile, _need_tile, _new_tile, _to_affine
 
 # The operand names of the ops a tag assertion can name.
 _OPERANDS = {
-    "argus.mma": ("a", "b", "acc"),
+    "argus.mma": ("a", "b", "acc"), "argus.mma_async": ("a", "b", "acc"),
     "argus.add": ("lhs", "rhs"), "argus.sub": ("lhs", "rhs"), "argus.mul": ("lhs", "rhs"),
     "argus.div": ("lhs", "rhs"), "argus.max": ("lhs", "rhs"), "argus.min": ("lhs", "rhs"),
     "argus.cmp": ("lhs", "rhs"), "argus.select": ("mask", "lhs", "rhs"),

@@ -148,6 +148,10 @@ class IndexValue(Value):
     def __mod__(self, o): return self._arith("remui", o)
     def __rmod__(self, o): return self._arith("remui", o, True)
 
+    def cdiv(self, o) -> "IndexValue":
+        """``ceil(self / o)`` (``arith.ceildivui``), e.g. the number of tiles."""
+        return self._arith("ceildivui", o)
+
     def __bool__(self):
         raise _err(TraceError, "a traced index has no Python truth value (use argus.range for "
                    "loops; Python `if` on traced values is not supported)")
@@ -424,6 +428,20 @@ def _arith(tr: _Tracer, op: str, a: IndexValue, b: IndexValue) -> IndexValue:
     name = tr.fresh("i")
     tr.emit(f"{name} = arith.{op} {a.name}, {b.name} : index", loc)
     return IndexValue(tr, name)
+
+
+def cdiv(a, b) -> IndexValue:
+    """``ceil(a / b)`` of index values and ints (``arith.ceildivui``; two
+    Python ints give an int)."""
+    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return -(-a // b)
+    tr = a._tr if isinstance(a, IndexValue) else getattr(b, "_tr", None)
+    if tr is None:
+        raise _err(TraceError, f"cdiv takes traced indices or ints, got {a!r} and {b!r}")
+    x = _index_or_err(tr, a, "cdiv's dividend")
+    y = _index_or_err(tr, b, "cdiv's divisor")
+    return _arith(tr, "ceildivui", x, y)
 
 
 def _new_tile(tr: _Tracer, hint, ttype, tags=None, site=None, buffer=None) -> Tile:

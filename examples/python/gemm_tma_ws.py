@@ -1,0 +1,131 @@
+"""Warp-specialized persistent GEMM for Hopper (sm_90a): the Python twin of
+examples/sm90a/gemm_tma_ws.mlir.
+
+TMA copies complete on mbarriers of a 4-stage ring; one producer warpgroup
+(40 registers) and two consumer warpgroups (232 registers) issue
+asynchronous wgmma with both operands in shared memory, keeping one k-slab's
+wgmma in flight while the next is issued. A: M x K, B: K x N, C: M x N bf16
+(f32 accumulation). Each block walks the 128 x 256 tiles of C persistently
+(tiles b, b + G, b + 2G, ... for a grid of G blocks); the views are clipped,
+so M, N, K need not be multiples of the tile (TMA needs 16-byte rows: K and N
+are multiples of 8).
+
+The protocol: slab i of a block (counted across its tiles) uses stage
+s = i % 4 of both rings. The producer waits until the consumers released the
+stage (parity (i / 4 + 1) % 2 of empty[s]; a fresh barrier counts as having
+completed the phase before its first), announces 48 KiB on full[s] and issues
+the copies. The consumers wait for full[s] with parity (i / 4) % 2, issue
+slab i's wgmma, retire slab i - 1's (wgmma_wait 1) and then release stage
+(i - 1) % 4.
+
+``make_gemm_tma_ws`` takes knobs that plant protocol mistakes (the tests
+check that the verifier finds each one at its Python line):
+``flip_parity=False`` (consumers always wait parity 0), ``expect_bytes``
+(bytes announced per stage, 49152 when right), ``wgmma_pending`` (the main
+loop's wgmma_wait depth, 1 when right), ``b_stage_shift`` (B lands in stage
+(i + shift) % 4, 0 when right), ``empty_arrivals`` (256 when right).
+"""
+
+import argus
+
+WGMMA = "wgmma.m64n256k16.f32.bf16.ss"
+BM, BN, BK, S = 128, 256, 64, 4
+
+
+def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
+                     wgmma_pending: int = 1, b_stage_shift: int = 0,
+                     empty_arrivals: int = 256, name: str = "gemm_tma_ws"):
+    FC = argus.frag(WGMMA, "c", warps=(2, 1))
+    if expect_bytes is None:
+        expect_bytes = (BM * BK + BK * BN) * 2  # one stage of A and B, bf16
+
+    @argus.kernel(target="sm_90a", block=384, name=name)
+    def gemm_tma_ws(A: argus.Tensor[("M", "K"), "bf16"], B: argus.Tensor[("K", "N"), "bf16"],
+                    C: argus.Tensor[("M", "N"), "bf16"], M: argus.index, N: argus.index,
+                    K: argus.index):
+        argus.assume((N % 8).eq(0), "N is a multiple of 8 (16-byte rows of B for TMA)")
+        argus.assume((K % 8).eq(0), "K is a multiple of 8 (16-byte rows of A for TMA)")
+        argus.assume(K >= 8, "K >= 8")
+        tiles_n = argus.cdiv(N, BN)
+        tiles = argus.cdiv(M, BM) * tiles_n
+        ktiles = argus.cdiv(K, BK)
+        # The slab counter runs up to tiles * ktiles on one block.
+        argus.assume(tiles < (1 << 22) // ktiles,
+                     "ceil(M / 128) * ceil(N / 256) * ceil(K / 64) < 2^22")
+        bid = argus.block_id("x")
+        grid = argus.grid_dim("x")
+
+        tmA = argus.tensor_map(A, (BM, BK), swizzle=128)
+        tmB = argus.tensor_map(B, (BK, 64), swizzle=128)
+        sa = argus.alloc((BM, BK), "bf16", argus.swizzle(3, 3, 3, "(128,64):(64,1)"),
+                         stages=S, name="sA")
+        sb = argus.alloc((BK, BN), "bf16", argus.swizzle(3, 3, 3, "(64,(64,4)):(64,(1,4096))"),
+                         stages=S, name="sB")
+        full = argus.mbarrier("full", stages=S, arrivals=1)
+        empty = argus.mbarrier("empty", stages=S, arrivals=empty_arrivals)
+
+        with argus.role("producer", warps=(0, 4), regs=40):
+            with argus.region("produce"):
+                tile_loop = argus.range(bid, tiles, step=grid, carry=0, name="t")
+                for t, i0 in tile_loop:
+                    m0 = (t // tiles_n) * BM
+                    n0 = (t % tiles_n) * BN
+                    k_loop = argus.range(0, ktiles, carry=i0, name="kt")
+                    for kt, i in k_loop:
+                        k0 = kt * BK
+                        s = i % S
+                        free = 1 - (i // S) % 2
+                        argus.mbarrier_wait(empty[s], free)
+                        argus.mbarrier_arrive_expect_tx(full[s], expect_bytes)
+                        ga = argus.tag(argus.view(A, (m0, k0), (BM, BK), clipped=True),
+                                       lambda m, k: (m0 + m, k0 + k))
+                        gb = argus.tag(argus.view(B, (k0, n0), (BK, BN), clipped=True),
+                                       lambda k, n: (k0 + k, n0 + n))
+                        argus.tma_load(ga, sa[s], tmA, full[s])
+                        sb_s = (i + b_stage_shift) % S if b_stage_shift else s
+                        argus.tma_load(gb, sb[sb_s], tmB, full[s])
+                        k_loop.carry(i + 1)
+                    tile_loop.carry(k_loop.results)
+
+        with argus.role("consumer", warps=(4, 12), regs=232):
+            with argus.region("consume"):
+                tile_loop = argus.range(bid, tiles, step=grid, carry=0, name="t")
+                for t, i0 in tile_loop:
+                    m0 = (t // tiles_n) * BM
+                    n0 = (t % tiles_n) * BN
+                    acc0 = argus.tag(argus.zeros((BM, BN), "f32", FC),
+                                     lambda m, n: (m0 + m, n0 + n))
+                    k_loop = argus.range(0, ktiles, carry=(acc0, i0), name="kt")
+                    for kt, (acc, i) in k_loop:
+                        s = i % S
+                        phase = (i // S) % 2 if flip_parity else 0
+                        argus.mbarrier_wait(full[s], phase)
+                        acc = argus.mma_async(WGMMA, sa[s], sb[s], acc)
+                        argus.tag_assert(acc, "a.k == b.k && a.m == acc.m && b.n == acc.n")
+                        argus.wgmma_commit()
+                        argus.wgmma_wait(wgmma_pending)
+                        # Slab i - 1's wgmma has retired: hand its stage back.
+                        with argus.when(kt.ne(0)):
+                            argus.mbarrier_arrive(empty[(i + (S - 1)) % S])
+                        k_loop.carry(acc, i + 1)
+                    acc, i_end = k_loop.results
+                    acc = argus.wgmma_wait(0, acc)
+                    argus.mbarrier_arrive(empty[(i_end + (S - 1)) % S])
+                    gc = argus.tag(argus.view(C, (m0, n0), (BM, BN), clipped=True),
+                                   lambda m, n: (m0 + m, n0 + n))
+                    argus.store(argus.convert(acc, "bf16"), gc)
+                    argus.tag_assert("value.m == dest.m && value.n == dest.n")
+                    tile_loop.carry(i_end)
+
+    return gemm_tma_ws
+
+
+gemm_tma_ws = make_gemm_tma_ws()
+
+
+if __name__ == "__main__":
+    print(gemm_tma_ws.ir())
+    result = gemm_tma_ws.verify()
+    print(result.summary())
+    ptx = gemm_tma_ws.compile().asm
+    print(f"PTX: {len(ptx)} bytes")
