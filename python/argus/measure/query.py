@@ -79,38 +79,51 @@ class Scope:
 
 @dataclasses.dataclass
 class Query:
-    """What the client wants. ``program`` is the kernel's IR file;
-    ``launch`` an argus-run spec template for it (grid, block, args, check:
-    docs/Runtime.md) that the planner completes per run; ``repeats`` how
-    many times each collection is repeated (statistics across runs)."""
+    """What the client wants: ``asks`` is a list of (region, signal) pairs
+    (or give ``regions`` and ``signals`` for their product). ``program`` is
+    the kernel's IR file; ``launch`` an argus-run spec template for it
+    (grid, block, args, check: docs/Runtime.md) that the planner completes
+    per run; ``repeats`` how many times each collection is repeated
+    (statistics across runs)."""
     program: str
-    regions: Sequence[str]
-    signals: Sequence[str]
+    regions: Sequence[str] = ()
+    signals: Sequence[str] = ()
     scope: Scope = dataclasses.field(default_factory=Scope)
     launch: Optional[dict] = None
     repeats: int = 1
     target: str = "nvptx"
+    asks: Sequence[Tuple[str, str]] = ()
 
     def __post_init__(self):
-        self.regions = list(self.regions)
-        self.signals = list(self.signals)
-        if not self.regions:
-            raise ValueError("a query names at least one region")
+        asks = [tuple(a) for a in self.asks]
+        asks += [(r, s) for r in self.regions for s in self.signals]
+        seen, self.asks = set(), []
+        for a in asks:
+            if a not in seen:
+                seen.add(a)
+                self.asks.append(a)
+        self.regions = list(dict.fromkeys(r for r, _ in self.asks))
+        self.signals = list(dict.fromkeys(s for _, s in self.asks))
+        if not self.asks:
+            raise ValueError("a query asks for at least one region and signal")
         unknown = [s for s in self.signals if s not in SIGNALS]
         if unknown:
             raise ValueError(f"unknown signal(s) {', '.join(unknown)}: expected "
                              f"{', '.join(SIGNALS)}")
-        if not self.signals:
-            raise ValueError("a query asks for at least one signal")
         if self.repeats < 1:
             raise ValueError("repeats must be >= 1")
+        if self.target not in ("nvptx", "gfx942"):
+            raise ValueError(f"unknown target {self.target!r}: nvptx or gfx942")
 
     def to_json(self) -> dict:
-        return {"program": self.program, "regions": list(self.regions),
-                "signals": list(self.signals), "scope": self.scope.to_json(),
-                "repeats": self.repeats, "target": self.target}
+        return {"program": self.program, "asks": [list(a) for a in self.asks],
+                "scope": self.scope.to_json(), "repeats": self.repeats,
+                "target": self.target}
 
 
-def items(query: Query) -> List[Tuple[str, str]]:
-    """The (region, signal) pairs a query asks for, in query order."""
-    return [(r, s) for r in query.regions for s in query.signals]
+def parse_ask(text: str) -> Tuple[str, str]:
+    """``"mainloop:timeline"`` -> ("mainloop", "timeline")."""
+    region, sep, signal = text.rpartition(":")
+    if not sep or not region or not signal:
+        raise ValueError(f"expected REGION:SIGNAL, got {text!r}")
+    return region, signal
