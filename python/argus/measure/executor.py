@@ -181,8 +181,8 @@ class LocalExecutor(Executor):
                     for i in t.inputs):
                 continue
             o.key = task_key(t.kind, t.op, t.options, t.binding,
-                             [f"{i}:{out[i].status}:{out[i].key}" if out[i].key else
-                              f"{i}:{out[i].status}" for i in t.inputs])
+                             [out[i].key if out[i].status in ("done", "cached") else
+                              f"missing:{plan.tasks[i].op}:{out[i].status}" for i in t.inputs])
             if self.store.has(o.key):
                 rec = self.store.load(o.key)
                 o.status, o.result = "cached", rec["result"]

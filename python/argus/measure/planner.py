@@ -116,7 +116,7 @@ class Planner:
                                   "analysis:regions",
                                   options={"source": program.path,
                                            "summary": "region structure of the IR"},
-                                  binding=ctx.binding(None)))
+                                  binding=ctx.binding(None, scoped=False)))
         ctx.analysis["analysis:regions"] = t_regions.id
 
         # Reference run: always (the unprobed kernel; the one checked run).
@@ -125,7 +125,7 @@ class Planner:
                               options={"source": program.path, "probes": False,
                                        "target": query.target,
                                        "summary": "lower the unprobed kernel"},
-                              binding=ctx.binding(None)))
+                              binding=ctx.binding(None, scoped=False)))
         ctx.reference_transform = t_ref.id
         ctx.add_collections("reference", t_ref.id, [], "unprobed reference (checked)",
                             probes=False)
@@ -228,9 +228,11 @@ class _Ctx:
         self.early: List[str] = []
         plan._ctx = self
 
-    def binding(self, region):
+    def binding(self, region, scoped: bool = True):
+        """What a task is bound to; analyses and the reference run do not
+        depend on the scope (their artifacts are shared across scopes)."""
         return {"program_version": self.program.version, "region": region,
-                "scope": self.scope, "backend": self.query.target}
+                "scope": self.scope if scoped else None, "backend": self.query.target}
 
     def analysis_task(self, name: str, region: str, unavailable=None) -> str:
         key = f"{name}:{region}"
@@ -242,7 +244,7 @@ class _Ctx:
                                "transform", name, inputs=[self.analysis["analysis:regions"]],
                                options={"source": self.program.path, "region": region,
                                         "summary": f"discover {name[9:]} in {region}"},
-                               binding=self.binding(region),
+                               binding=self.binding(region, scoped=False),
                                unavailable=(f"missing {', '.join(miss)}" if miss else None)))
         self.analysis[key] = t.id
         return t.id
@@ -329,7 +331,7 @@ class _Ctx:
                                             "check": not probes and rep == 0,
                                             "launch": self.query.launch, **extra,
                                             "summary": f"argus-run {rid} repeat {rep}"},
-                                   binding=self.binding(None), device=True,
+                                   binding=self.binding(None, scoped=probes), device=True,
                                    unavailable=unavailable))
             ids.append(t.id)
             self._feed(t.id)
