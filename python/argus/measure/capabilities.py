@@ -1,0 +1,76 @@
+"""What the compiler can do today: the pass options a recipe needs.
+
+A capability is ``"<pass>:<option>"`` (``"argus-insert-probes:iteration-window"``)
+or ``"<facility>"``. ``KNOWN`` lists what argus-opt has (docs/Lowering.md);
+``detect(argus_opt)`` reads them from ``argus-opt --help`` instead. A recipe
+whose requirement is missing is *unavailable*: the planner keeps its tasks
+in the plan, marked unavailable with the missing capability, and never runs
+them (nothing is faked).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import FrozenSet, Iterable, Optional
+
+INSERT_PROBES_OPTIONS = ("regions", "signals", "scope-warps", "scope-blocks",
+                         "iteration-window", "capacity", "clock")
+PIPELINE_OPTIONS = ("probes", "probe-regions", "probe-signals", "clock", "format", "dump",
+                    "toolkit", "ldmatrix", "min-blocks-per-sm", "chip")
+
+#: Options of passes that do not exist yet (issue 16, later steps).
+PENDING = {
+    "argus-insert-probes:completion-site":
+        "forced completion wait right after one asynchronous site's issue, timed",
+    "argus-insert-probes:completion-iteration":
+        "the iteration whose issue the completion wait targets (TMA: its barrier phase)",
+    "argus-insert-probes:site-trace":
+        "issue and wait timestamps of the discovered sites without forcing waits "
+        "(the reference trace that completion intervals are joined to)",
+    "argus-insert-probes:sync-sites":
+        "probes around each barrier / mbarrier / group wait of a region",
+    "argus-to-nvptx:probe-scope":
+        "scope-warps / scope-blocks / iteration-window carried through the lowering "
+        "pipeline (today --argus-to-nvptx re-runs argus-insert-probes without them)",
+    "argus-to-nvptx:lineinfo-regions":
+        "line info plus region-marker extents in the PTX, to map SASS PCs to regions",
+}
+
+KNOWN: FrozenSet[str] = frozenset(
+    [f"argus-insert-probes:{o}" for o in INSERT_PROBES_OPTIONS] +
+    [f"argus-to-nvptx:{o}" for o in PIPELINE_OPTIONS] +
+    [f"argus-to-gfx942:{o}" for o in PIPELINE_OPTIONS] +
+    ["analysis:regions", "analysis:async-sites", "analysis:sync-sites"])
+
+
+def detect(argus_opt: Optional[str]) -> FrozenSet[str]:
+    """Capabilities from ``argus-opt --help`` (the options listed under
+    each argus pass), plus the Python analyses; ``KNOWN`` when the tool is
+    missing or fails."""
+    if not argus_opt:
+        return KNOWN
+    try:
+        text = subprocess.run([argus_opt, "--help"], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return KNOWN
+    return frozenset(parse_help(text)) | {c for c in KNOWN if c.startswith("analysis:")}
+
+
+def parse_help(text: str) -> Iterable[str]:
+    """``<pass>:<option>`` for every option indented under an ``--argus-*``
+    pass or pipeline in argus-opt's help."""
+    current, indent = None, None
+    for line in text.splitlines():
+        m = re.match(r"^(\s*)--([a-z0-9-]+)", line)
+        if not m:
+            continue
+        ind, name = len(m.group(1)), m.group(2)
+        if name.startswith("argus-") and re.search(r"\s-\s{2,}\S", line):
+            current, indent = name, ind
+            continue
+        if current and ind > indent:
+            yield f"{current}:{name}"
+        elif current and ind <= indent:
+            current = None

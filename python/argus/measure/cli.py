@@ -1,0 +1,82 @@
+"""argus-measure: plan (and run) a region measurement query.
+
+    argus-measure plan K.mlir --ask mainloop:timeline --ask wait:duration --iterations 0:16 [--json]
+    argus-measure run  K.mlir --ask wait:duration --launch spec.json --artifacts DIR [--devices 0,1]
+    argus-measure recipes
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import capabilities
+from .executor import LocalExecutor
+from .artifacts import ArtifactStore
+from .handlers import make_handlers
+from .planner import Planner
+from .query import Query, Scope, parse_ask
+from .recipes import REGISTRY
+from .report import text_summary
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="argus-measure", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("plan", "run"):
+        p = sub.add_parser(name)
+        p.add_argument("program")
+        p.add_argument("--ask", action="append", required=True, help="REGION:SIGNAL")
+        p.add_argument("--roles", default="")
+        p.add_argument("--warps", default="")
+        p.add_argument("--blocks", default="")
+        p.add_argument("--iterations", default="", help="lo:hi")
+        p.add_argument("--repeats", type=int, default=1)
+        p.add_argument("--max-batch", type=int, default=8)
+        p.add_argument("--argus-opt", default=None,
+                       help="detect capabilities from this argus-opt's --help")
+        p.add_argument("--json", action="store_true")
+        if name == "run":
+            p.add_argument("--launch", required=True, help="argus-run spec template")
+            p.add_argument("--artifacts", required=True)
+            p.add_argument("--argus-run", default="argus-run")
+            p.add_argument("--ncu", default="ncu")
+            p.add_argument("--devices", default="0")
+            p.add_argument("--workers", type=int, default=2)
+            p.add_argument("--timeout", type=float, default=600)
+    sub.add_parser("recipes")
+    a = ap.parse_args(argv)
+    if a.cmd == "recipes":
+        print(json.dumps({k: r.to_json() for k, r in REGISTRY.items()}, indent=1))
+        return 0
+    try:
+        launch = json.load(open(a.launch)) if a.cmd == "run" else None
+        q = Query(a.program, asks=[parse_ask(x) for x in a.ask],
+                  scope=Scope.parse(a.roles, a.warps, a.blocks, a.iterations),
+                  launch=launch, repeats=a.repeats)
+        caps = capabilities.detect(a.argus_opt) if a.argus_opt else None
+        plan = Planner(capabilities=caps, max_batch=a.max_batch).plan(q)
+    except (ValueError, OSError) as e:
+        print(f"argus-measure: {e}", file=sys.stderr)
+        return 2
+    if a.cmd == "plan":
+        print(plan.dumps() if a.json else plan.to_text())
+        return 0
+    tools = {"argus-opt": a.argus_opt or "argus-opt", "argus-run": a.argus_run, "ncu": a.ncu}
+    ex = LocalExecutor(ArtifactStore(a.artifacts), workers=a.workers,
+                       devices=[int(d) for d in a.devices.split(",") if d],
+                       collect_timeout=a.timeout).execute(plan, make_handlers(tools))
+    rep = ex.outcomes[plan.by_op("report")[0].id].result
+    out = {"report": rep, "execution": ex.to_json(), "plan": plan.to_json()}
+    if a.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(text_summary(rep) if rep else "no report")
+        print(json.dumps(ex.summary()))
+    return 0 if ex.ok() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The real task handlers (op -> fn(TaskContext)), for LocalExecutor.
+
+* ``analysis:regions`` / ``analysis:async-sites`` / ``analysis:sync-sites``:
+  the IR analyses of program.py (CPU);
+* ``lower`` / ``instrument``: argus-opt (transform.py's command lines);
+  the PTX, the probed IR and the commands land in the artifact;
+* ``argus-run``: writes the launch spec (collect.py) and runs argus-run
+  on the task's device; the run report is the result;
+* ``ncu``: ncu over argus-run (collect.py);
+* ``expand``: returns the discovery's targets (the executor expands);
+* ``report``: synthesis (report.py).
+
+``make_handlers(tools)`` binds the tool paths; tests replace entries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import Dict, Optional
+
+from . import collect, report, transform
+from .program import Program, discover_async_sites, discover_sync_sites
+
+
+def _run(cmd, timeout=None, cwd=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    if p.returncode != 0:
+        raise RuntimeError(f"{os.path.basename(cmd[0])} exited {p.returncode}: "
+                           f"{(p.stderr or p.stdout)[-2000:]}")
+    return p
+
+
+def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
+    tools = dict(tools or {})
+    opt = tools.get("argus-opt", "argus-opt")
+    run = tools.get("argus-run", "argus-run")
+    ncu = tools.get("ncu", "ncu")
+
+    def regions(ctx):
+        return {name: i.to_json() for name, i in
+                Program.load(ctx.task.options["source"]).regions().items()}
+
+    def sites(fn):
+        def h(ctx):
+            prog = Program.load(ctx.task.options["source"])
+            return {"targets": [t.to_json() for t in fn(prog.text, ctx.task.options["region"])]}
+        return h
+
+    def expand(ctx):
+        disc = next(iter(ctx.inputs.values())) or {}
+        return {"targets": disc.get("targets", [])}
+
+    def lower(ctx):
+        module = os.path.join(ctx.workdir, "module.ptx")
+        cmds = transform.reference_commands(opt, ctx.task.options["source"], module,
+                                            ctx.task.options.get("target", "nvptx"))
+        for c in cmds:
+            _run(c)
+        return {"module": "module.ptx", "commands": cmds}
+
+    def instrument(ctx):
+        probed = os.path.join(ctx.workdir, "probed.mlir")
+        module = os.path.join(ctx.workdir, "module.ptx")
+        cmds = transform.instrument_commands(opt, ctx.task.options["source"], probed, module,
+                                             ctx.task.options["insert_probes"],
+                                             ctx.task.options.get("target", "nvptx"))
+        for c in cmds:
+            _run(c)
+        return {"module": "module.ptx", "probed": "probed.mlir", "commands": cmds}
+
+    def argus_run(ctx):
+        spec_path, report_path = write_spec(ctx)
+        _run(collect.argus_run_command(run, spec_path, report_path, ctx.device),
+             timeout=ctx.timeout)
+        with open(report_path) as f:
+            return {"report": json.load(f), "spec": "spec.json", "run": ctx.task.options["run"]}
+
+    def ncu_run(ctx):
+        spec_path, _ = write_spec(ctx)
+        base = os.path.join(ctx.workdir, "ncu")
+        kernel = json.load(open(spec_path))["kernel"]
+        _run(collect.ncu_command(ncu, run, spec_path, kernel, base, ctx.device),
+             timeout=ctx.timeout)
+        csv = _run(collect.ncu_export_command(ncu, base), timeout=ctx.timeout).stdout
+        with open(os.path.join(ctx.workdir, "source.csv"), "w") as f:
+            f.write(csv)
+        return {"source_csv": "source.csv"}
+
+    return {"analysis:regions": regions,
+            "analysis:async-sites": sites(discover_async_sites),
+            "analysis:sync-sites": sites(discover_sync_sites),
+            "expand": expand, "lower": lower, "instrument": instrument,
+            "argus-run": argus_run, "ncu": ncu_run, "report": report.synthesize_task}
+
+
+def write_spec(ctx):
+    """The run's launch spec in the task's workdir (module from the
+    transform input's artifact)."""
+    t = ctx.task
+    src = t.inputs[0]
+    files = ctx.input_files(src)
+    module = os.path.join(files, (ctx.inputs[src] or {}).get("module", "module.ptx"))
+    template = t.options.get("launch") or {}
+    probes = None
+    if t.options.get("probes"):
+        probes = collect.probes_section(template, t.options.get("regions", {}),
+                                        t.options.get("capacity", 4096),
+                                        t.options.get("clock", "globaltimer"))
+    spec = collect.launch_spec(template, module, name=f"{t.options['run']}-r{t.options['repeat']}",
+                               probes=probes, check=t.options.get("check", False))
+    spec_path = os.path.join(ctx.workdir, "spec.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f, indent=1)
+    return spec_path, os.path.join(ctx.workdir, "report.json")

@@ -1,0 +1,104 @@
+"""The measurement report (``argus.measure_report/1``, docs/Measure.md) and
+its text summary."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+from . import synthesis as S
+
+LEGEND = {"observed": "read from the device in one run (records, counters, event timings)",
+          "attributed": "apportioned to a region from evidence at another granularity "
+                        "(per-PC hardware metrics), with the association entropy",
+          "derived": "computed from observed or attributed values (statistics, joins)"}
+
+
+def synthesize_task(ctx) -> dict:
+    """Handler of the ``report`` task: inputs are the analyses, controls and
+    collections of the plan."""
+    t = ctx.task
+    plan_runs: Dict[str, List[dict]] = {}
+    regions_info = {}
+    missing = []
+    for tid, res in ctx.inputs.items():
+        st = ctx.input_status[tid]
+        if st not in ("done", "cached"):
+            missing.append({"task": tid, "status": st})
+            continue
+        if tid.endswith("-transform-regions"):
+            regions_info = res
+        elif isinstance(res, dict) and "report" in res:
+            run = res.get("run")
+            plan_runs.setdefault(run, []).append(res["report"])
+    return build(t.options, regions_info, plan_runs, t.options.get("runs_items", {}),
+                 missing, t.binding)
+
+
+def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
+          run_items: Dict[str, List[str]], missing: List[dict], binding: dict) -> dict:
+    scope = options.get("scope") or {}
+    window = scope.get("iterations")
+    out_regions: Dict[str, dict] = {}
+    for region, signal in options.get("asks", []):
+        r = out_regions.setdefault(region, {})
+        src = _run_for(region, signal, run_items)
+        reports = runs.get(src, []) if src else []
+        if signal == "duration":
+            r[signal] = S.duration_from_runs(reports, region, window) or \
+                {"missing": "no run report for this region"}
+        elif signal == "timeline":
+            covers = [n for n, i in regions_info.items()
+                      if i.get("in_loop") and _inside(regions_info, n, region)] or [region]
+            r[signal] = S.timeline_from_runs(reports, covers, window, scope.get("warps") or ())
+        else:
+            r[signal] = {"missing": "not collected (see unavailable)"}
+    ref = runs.get("reference", [])
+    return {"schema": "argus.measure_report/1", "provenance_legend": LEGEND,
+            "program_version": binding.get("program_version"), "scope": scope,
+            "kernel": {"time": S.kernel_time(ref),
+                       "check": (ref[0].get("check") if ref else None)},
+            "regions": out_regions, "missing_inputs": missing}
+
+
+def _run_for(region, signal, run_items):
+    kinds = {"duration": ("boundary", "timeline"), "timeline": ("timeline",)}.get(signal, ())
+    for rid, labels in run_items.items():
+        for lab in labels:
+            k, _, rest = lab.partition(":")
+            if k in kinds and rest.split(":")[0] == region:
+                return rid
+    return None
+
+
+def _inside(info, name, outer):
+    p = info.get(name, {}).get("parent")
+    while p is not None:
+        if p == outer:
+            return True
+        p = info.get(p, {}).get("parent")
+    return False
+
+
+def text_summary(rep: dict) -> str:
+    lines = [f"program {rep.get('program_version')}"]
+    kt = (rep.get("kernel") or {}).get("time")
+    if kt:
+        b = kt.get("across_runs") or {}
+        lines.append(f"kernel (reference run, unprobed): {kt['value']:.4f} ms "
+                     f"[{b.get('min', 0):.4f}..{b.get('p80', 0):.4f}] ({kt['provenance']})")
+    for region, sigs in rep.get("regions", {}).items():
+        for sig, v in sigs.items():
+            if "missing" in v:
+                lines.append(f"  {region:12s} {sig:10s} missing: {v['missing']}")
+            elif sig == "duration":
+                m = v["mean"]
+                b = m.get("across_runs") or {}
+                lines.append(f"  {region:12s} {sig:10s} mean {m['value']:.1f} {v.get('unit') or ''}"
+                             f" [{b.get('min', 0):.1f}..{b.get('p80', 0):.1f}] ({m['provenance']}),"
+                             f" {v['intervals']['value']} intervals")
+            elif sig == "timeline":
+                for name, tl in v.items():
+                    its = tl["per_iteration"]["iterations"]
+                    lines.append(f"  {region:12s} {sig:10s} {name}: {len(its)} iterations"
+                                 + (f", mean of first {its[0]['mean']:.1f}" if its else ""))
+    return "\n".join(lines)

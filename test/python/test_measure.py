@@ -1,0 +1,397 @@
+"""argus.measure: planning, execution, synthesis and attribution without a GPU.
+
+Real tools are replaced by fakes injected through the executor's handlers;
+the real argus-opt / argus-run command lines are checked against the
+documented option names."""
+
+import json
+import os
+import re
+import threading
+
+import pytest
+
+from argus.measure import (ArtifactStore, LocalExecutor, Planner, ProbeItem, Query, Scope,
+                           attribute, conflicts, entropy, make_handlers, partition)
+from argus.measure import capabilities as caps
+from argus.measure import collect, synthesis, transform
+from argus.measure.program import Program, discover_async_sites
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GEMM2 = os.path.join(ROOT, "examples", "gemm_pipelined_2stage.mlir")
+TMA = os.path.join(ROOT, "examples", "sm90a", "gemm_tma_ws.mlir")
+LAUNCH = {"kernel": "gemm_pipelined_2stage", "grid": [64, 64, 1], "block": [128, 1, 1],
+          "args": [{"name": "A", "dtype": "f16", "shape": [64, 64]}],
+          "check": {"kind": "gemm", "A": 0, "B": 0, "C": 0, "M": 64, "N": 64, "K": 64}}
+ALL = caps.KNOWN | set(caps.PENDING)
+
+
+def query(**kw):
+    kw.setdefault("asks", [("mainloop", "timeline"), ("wait", "duration"),
+                           ("prologue", "duration"), ("epilogue", "duration")])
+    kw.setdefault("scope", Scope(iterations=(0, 16)))
+    kw.setdefault("launch", LAUNCH)
+    return Query(GEMM2, **kw)
+
+
+# --- planning ---------------------------------------------------------------
+
+def test_conflicting_probes_are_partitioned_and_compatible_ones_batched():
+    plan = Planner().plan(query())
+    runs = {rid: r["items"] for rid, r in plan.runs.items()}
+    timeline = [r for r in runs.values() if any(i.startswith("timeline:") for i in r)]
+    # mainloop's timeline (its loop regions) and wait (inside the loop) never share a run
+    assert len(timeline) == 2 and all(len(r) == 1 for r in timeline)
+    boundary = [r for r in runs.values() if any(i.startswith("boundary:") for i in r)]
+    assert boundary == [["boundary:prologue", "boundary:epilogue"]]
+    assert conflicts(ProbeItem("timeline", "a"), ProbeItem("boundary", "b"))
+    assert conflicts(ProbeItem("boundary", "a"), ProbeItem("boundary", "b")) is None
+
+
+def test_completion_probes_batch_only_beyond_the_pipeline_depth():
+    items = [ProbeItem("completion", "issue", "s", i) for i in range(8)]
+    runs = partition(items, depth=2, max_batch=8)
+    for run in runs:
+        its = sorted(i.iteration for i in run)
+        assert all(b - a > 2 for a, b in zip(its, its[1:]))
+    assert len(runs) == 3            # 0,3,6 / 1,4,7 / 2,5
+    assert sum(len(r) for r in runs) == 8
+
+
+def test_reference_run_always_present_and_only_it_checks():
+    for asks in ([("wait", "duration")], [("prologue", "duration")]):
+        plan = Planner().plan(query(asks=asks))
+        assert "reference" in plan.runs and plan.runs["reference"]["items"] == []
+        ref = [plan.tasks[c] for c in plan.runs["reference"]["collects"]]
+        assert ref and ref[0].options["check"] and not ref[0].options["probes"]
+        others = [t for t in plan.by_op("argus-run") if t.options["run"] != "reference"]
+        assert others and not any(t.options["check"] for t in others)
+
+
+def test_prerequisites_added_recursively_and_unavailable_reported():
+    plan = Planner().plan(query(asks=[("issue", "exposed")]))
+    ops = {t.op for t in plan.tasks.values()}
+    assert {"analysis:regions", "analysis:async-sites", "expand"} <= ops
+    asks = {u["ask"] for u in plan.unavailable}
+    # exposed needs completion which needs the site trace: all three named
+    assert {"issue:exposed", "issue:completion", "issue:site-trace"} <= asks
+    comp = [t for t in plan.by_op("instrument") if "completion-site" in t.options["insert_probes"]]
+    assert comp and all(t.unavailable for t in comp)
+    assert "completion-site" in " ".join(u for u in (t.unavailable for t in comp))
+    # with the pending pass options present the same plan is available
+    plan2 = Planner(capabilities=ALL).plan(query(asks=[("issue", "exposed")]))
+    assert not plan2.unavailable and not any(t.unavailable for t in plan2.tasks.values())
+
+
+def test_expansion_from_discovery_one_query_many_probes():
+    q = query(asks=[("produce", "completion")], scope=Scope(iterations=(0, 16)))
+    q.program = TMA
+    plan = Planner(capabilities=ALL).plan(q)
+    targets = discover_async_sites(Program.load(TMA).text, "produce")
+    assert len(targets) == 2                  # two TMA loads on the full barrier
+    items = [i for r in plan.runs.values() for i in r["items"] if i.startswith("completion:")]
+    assert len(items) == 2 * 16               # one per (site, iteration)
+    assert len({i for i in items}) == 32
+
+
+def test_dynamic_expansion_at_execution(tmp_path):
+    plan = Planner(capabilities=ALL, eager=False).plan(query(asks=[("issue", "completion")],
+                                                             scope=Scope(iterations=(0, 4))))
+    before = len(plan.by_op("instrument"))
+    calls = []
+    h = fake_handlers(calls)
+    ex = LocalExecutor(ArtifactStore(str(tmp_path)), workers=2).execute(plan, h)
+    inst = plan.by_op("instrument")
+    assert len(inst) > before
+    sites = sum(len(t.options["items"]) for t in inst
+                if t.options["items"][0]["kind"] == "completion")
+    assert sites == 4                         # 1 cp.async group x 4 iterations
+    assert ex.status(plan.by_op("report")[0].id) == "done"
+
+
+def test_plan_json_and_text():
+    plan = Planner().plan(query())
+    j = json.loads(plan.dumps())
+    assert j["schema"] == "argus.measure_plan/1"
+    kinds = {t["kind"] for t in j["tasks"]}
+    assert kinds == {"transform", "collect", "synthesize"}
+    assert "reference" in plan.to_text()
+    plan.check_acyclic()
+
+
+def test_query_validation():
+    with pytest.raises(ValueError):
+        Query(GEMM2, asks=[("wait", "latency")])
+    with pytest.raises(ValueError):
+        Planner().plan(query(asks=[("nope", "duration")]))
+    with pytest.raises(ValueError):
+        Scope(iterations=(5, 2))
+
+
+# --- real command lines -------------------------------------------------------
+
+def _doc_options():
+    text = open(os.path.join(ROOT, "docs", "Lowering.md")).read()
+    row = next(l for l in text.splitlines() if l.startswith("| `--argus-insert-probes`"))
+    pipe = next(l for l in text.splitlines() if l.startswith("| `--argus-to-nvptx`"))
+    return (set(re.findall(r"`([a-z-]+)=", row)), set(re.findall(r"`([a-z-]+)=", pipe)))
+
+
+def test_transform_command_uses_documented_options():
+    ip, pipe = _doc_options()
+    plan = Planner().plan(query(scope=Scope(iterations=(0, 16), warps=(0, 1))))
+    t = [t for t in plan.by_op("instrument") if "iteration-window" in t.options["insert_probes"]][0]
+    cmds = transform.instrument_commands("argus-opt", GEMM2, "p.mlir", "m.ptx",
+                                         t.options["insert_probes"])
+    first = cmds[0][2]
+    assert first.startswith("--argus-insert-probes=")
+    names = set(re.findall(r"([a-z-]+)=", first.split("=", 1)[1]))
+    assert names <= ip and {"regions", "signals", "iteration-window", "scope-warps"} <= names
+    assert "iteration-window=0:16" in first and "scope-warps=0,1" in first
+    second = cmds[1][2]
+    assert second.startswith("--argus-to-nvptx=")
+    assert set(re.findall(r"([a-z-]+)=", second.split("=", 1)[1])) <= pipe | {"probes", "dump"}
+    assert "probe-regions=wait|issue|mma" in second or "|" not in t.options["insert_probes"]["regions"]
+    # pending options are never emitted for available recipes
+    assert not set(caps.PENDING) & {f"argus-insert-probes:{n}" for n in names}
+
+
+@pytest.mark.skipif(not os.path.exists("/work/main/build/bin/argus-opt")
+                    and not os.environ.get("ARGUS_OPT"), reason="argus-opt not built")
+def test_instrument_command_runs_with_real_argus_opt(tmp_path):
+    tool = os.environ.get("ARGUS_OPT", "/work/main/build/bin/argus-opt")
+    assert caps.detect(tool) >= {f"argus-insert-probes:{o}" for o in caps.INSERT_PROBES_OPTIONS}
+    opts = transform.insert_probes_options([ProbeItem("timeline", "wait")],
+                                           Scope(iterations=(0, 16)).to_json(), capacity=64)
+    cmd = transform.instrument_commands(tool, GEMM2, str(tmp_path / "p.mlir"),
+                                        str(tmp_path / "m.ptx"), opts)[0]
+    import subprocess
+    subprocess.run(cmd, check=True, capture_output=True)
+    out = (tmp_path / "p.mlir").read_text()
+    assert "argus_probes" in out and "iteration_hi = 16" in out
+
+
+def test_argus_run_spec_and_command():
+    spec = collect.launch_spec(LAUNCH, "/a/m.ptx", name="run01-r0",
+                               probes=collect.probes_section(LAUNCH, {3: "wait"}, 64, "globaltimer"))
+    assert spec["probes"]["warps_per_block"] == 4 and spec["probes"]["regions"] == {"3": "wait"}
+    assert "check" not in spec                 # checked once, in the reference run
+    ref = collect.launch_spec(LAUNCH, "/a/m.ptx", name="reference-r0", check=True)
+    assert "check" in ref and "probes" not in ref
+    runtime_doc = open(os.path.join(ROOT, "docs", "Runtime.md")).read()
+    for k in spec["probes"]:
+        assert f'"{k}"' in runtime_doc
+    cmd = collect.argus_run_command("argus-run", "s.json", "r.json", device=1)
+    assert cmd[1:] == ["s.json", "--report", "r.json", "--quiet", "--device", "1"]
+    for flag in ("--report", "--quiet", "--device"):
+        assert flag in runtime_doc
+    with pytest.raises(ValueError):
+        collect.launch_spec({"bogus": 1}, "m.ptx", name="x")
+
+
+# --- execution ------------------------------------------------------------------
+
+def fake_report(run, region_names, base=100.0):
+    regs = []
+    for i, n in enumerate(region_names):
+        its = [{"iteration": k, "count": 10, "mean": base + 10 * i + k, "min": base, "max": base + 50,
+                "p50": base, "p90": base} for k in range(20)]
+        regs.append({"id": i + 1, "name": n, "unit": "ns", "mean": {"value": base + 10 * i},
+                     "p50": {"value": base}, "count": {"value": 200}, "min": {"value": base - 5},
+                     "max": {"value": base + 60}, "per_iteration": {"iterations": its},
+                     "timelines": {"warps": [{"block": 0, "warp": w, "intervals":
+                                              [[0, 5, k] for k in range(20)]} for w in range(4)]}})
+    return {"schema": "argus.run_report/1", "timing": {"median": 0.5 + 0.01 * len(region_names)},
+            "check": {"passed": True}, "probes": {"regions": regs} if regs else None}
+
+
+def fake_handlers(calls, fail=None, lock=None):
+    """Fakes for the tool-backed ops; ``fail``: {task-id-substring: times}."""
+    real = make_handlers()
+    fail = dict(fail or {})
+    lock = lock or threading.Lock()
+
+    def maybe_fail(ctx):
+        with lock:
+            calls.append(ctx.task.id)
+            for k, n in fail.items():
+                if k in ctx.task.id and n > 0:
+                    fail[k] = n - 1
+                    raise RuntimeError(f"injected failure of {ctx.task.id}")
+
+    def lower(ctx):
+        maybe_fail(ctx)
+        open(os.path.join(ctx.workdir, "module.ptx"), "w").write("// fake\n")
+        return {"module": "module.ptx"}
+
+    def run(ctx):
+        maybe_fail(ctx)
+        spec_path, _ = __import__("argus.measure.handlers", fromlist=["x"]).write_spec(ctx)
+        spec = json.load(open(spec_path))
+        names = list((spec.get("probes") or {}).get("regions", {}).values())
+        return {"report": fake_report(ctx.task.options["run"], names), "run": ctx.task.options["run"]}
+
+    def counted(fn):
+        def h(ctx):
+            maybe_fail(ctx)
+            return fn(ctx)
+        return h
+
+    h = {k: counted(v) for k, v in real.items()}
+    h.update({"lower": lower, "instrument": lower, "argus-run": run})
+    return h
+
+
+def test_execution_report_and_reuse_on_repeated_query(tmp_path):
+    store = ArtifactStore(str(tmp_path))
+    calls = []
+    plan = Planner().plan(query(repeats=2))
+    ex = LocalExecutor(store, workers=2).execute(plan, fake_handlers(calls))
+    assert ex.ok(), ex.to_json()
+    rep = ex.outcomes[plan.by_op("report")[0].id].result
+    assert rep["schema"] == "argus.measure_report/1"
+    w = rep["regions"]["wait"]["duration"]
+    assert w["mean"]["provenance"] == "derived" and w["runs"] == 2
+    assert w["mean"]["across_runs"]["n"] == 2
+    # iteration window 0:16 applied: 16 iterations x 10 intervals per run
+    assert w["intervals"]["value"] == 2 * 16 * 10
+    assert rep["kernel"]["time"]["provenance"] == "derived"
+    n = len(calls)
+    assert n == len(plan.tasks)
+    # the same query again: every task is a cache hit, no handler runs
+    calls.clear()
+    plan2 = Planner().plan(query(repeats=2))
+    ex2 = LocalExecutor(store, workers=2).execute(plan2, fake_handlers(calls))
+    assert calls == [] and ex2.count("cached") == len(plan2.tasks)
+    # another scope changes the keys of what depends on it
+    plan3 = Planner().plan(query(repeats=2, scope=Scope(iterations=(0, 8))))
+    ex3 = LocalExecutor(store, workers=2).execute(plan3, fake_handlers(calls))
+    assert calls and ex3.count("cached") > 0
+
+
+def test_failed_task_reruns_alone(tmp_path):
+    store = ArtifactStore(str(tmp_path))
+    calls = []
+    plan = Planner().plan(query())
+    bad = plan.by_op("instrument")[0].id
+    ex = LocalExecutor(store).execute(plan, fake_handlers(calls, fail={bad: 1}))
+    assert ex.status(bad) == "failed" and ex.outcomes[bad].attempts == 1  # transforms: no retry
+    dependents = [t.id for t in plan.dependents(bad)]
+    assert dependents and all(ex.status(d) == "skipped" for d in dependents)
+    assert store.failure(ex.outcomes[bad].key)
+    # rerun: only the failed transform and what depends on it run
+    calls.clear()
+    plan2 = Planner().plan(query())
+    ex2 = LocalExecutor(store).execute(plan2, fake_handlers(calls))
+    assert ex2.ok()
+    ran = set(calls)
+    assert bad in ran and set(dependents) <= ran
+    assert plan2.by_op("report")[0].id in ran
+    assert len(ran) == 1 + len(dependents) + 1
+    assert store.failure(ex2.outcomes[bad].key) is None
+
+
+def test_collection_retried_once_then_reported(tmp_path):
+    store = ArtifactStore(str(tmp_path))
+    plan = Planner().plan(query())
+    col = [t.id for t in plan.by_op("argus-run") if t.options["run"] != "reference"]
+    calls = []
+    ex = LocalExecutor(store).execute(plan, fake_handlers(calls, fail={col[0]: 1, col[1]: 2}))
+    assert ex.status(col[0]) == "done" and ex.outcomes[col[0]].attempts == 2
+    assert ex.status(col[1]) == "failed" and ex.outcomes[col[1]].attempts == 2
+    assert len(ex.outcomes[col[1]].errors) == 2
+    # the synthesis still runs and names what is missing; nothing collected is lost
+    rep = ex.outcomes[plan.by_op("report")[0].id]
+    assert rep.status == "done"
+    assert {m["task"] for m in rep.result["missing_inputs"]} == {col[1]}
+    calls.clear()
+    ex2 = LocalExecutor(store).execute(Planner().plan(query()), fake_handlers(calls))
+    assert col[1] in calls and col[0] not in calls and ex2.ok()
+
+
+def test_timeout_counts_as_failure_and_is_retried(tmp_path):
+    import subprocess
+    plan = Planner().plan(query(asks=[("wait", "duration")]))
+    col = [t.id for t in plan.by_op("argus-run") if t.options["run"] != "reference"][0]
+    h = fake_handlers([])
+    n = {"k": 0}
+    inner = h["argus-run"]
+
+    def slow(ctx):
+        if ctx.task.id == col and n["k"] == 0:
+            n["k"] += 1
+            raise subprocess.TimeoutExpired(["argus-run"], ctx.timeout)
+        return inner(ctx)
+    h["argus-run"] = slow
+    ex = LocalExecutor(ArtifactStore(str(tmp_path)), collect_timeout=5).execute(plan, h)
+    assert ex.status(col) == "done" and "timed out" in ex.outcomes[col].errors[0]
+
+
+def test_gpu_collections_serialized_per_device(tmp_path):
+    plan = Planner().plan(query(repeats=3))
+    h = fake_handlers([])
+    active, peak, lk = {}, {"max": 0, "per_dev": 0}, threading.Lock()
+    inner = h["argus-run"]
+
+    def run(ctx):
+        import time
+        with lk:
+            active[ctx.device] = active.get(ctx.device, 0) + 1
+            peak["per_dev"] = max(peak["per_dev"], active[ctx.device])
+            peak["max"] = max(peak["max"], sum(active.values()))
+        time.sleep(0.02)
+        with lk:
+            active[ctx.device] -= 1
+        return inner(ctx)
+    h["argus-run"] = run
+    ex = LocalExecutor(ArtifactStore(str(tmp_path)), workers=4, devices=(0, 1)).execute(plan, h)
+    assert ex.ok()
+    assert peak["per_dev"] == 1 and peak["max"] == 2
+
+
+# --- synthesis -------------------------------------------------------------------
+
+def test_completion_join_by_operation_and_iteration():
+    probe = {("tma#0", 3): 900.0, ("tma#0", 4): 700.0, ("tma#1", 3): 500.0}
+    # reference timestamps live on another run's clock: only their
+    # differences within that run matter
+    ref = {("tma#0", 3): {"issue": 10_000.0, "wait_begin": 10_400.0},
+           ("tma#0", 4): {"issue": 50.0, "wait_begin": 850.0},
+           ("tma#1", 4): {"issue": 0.0, "wait_begin": 100.0}}
+    j = synthesis.join_completion(probe, ref)
+    rows = {(r["site"], r["iteration"]): r for r in j["rows"]}
+    assert rows[("tma#0", 3)]["exposed_latency"]["value"] == 500.0
+    assert rows[("tma#0", 4)]["exposed_latency"]["value"] == 0.0
+    assert j["unmatched"] == [["tma#1", 3]]     # not joined to iteration 4 of tma#1
+    assert all(r["exposed_latency"]["provenance"] == "derived" for r in j["rows"])
+
+
+def test_band_statistics():
+    b = synthesis.band([1, 2, 3, 4, 5])
+    assert b["mean"] == 3 and b["min"] == 1 and b["p80"] == pytest.approx(4.2)
+    assert synthesis.percentile(list(range(1, 101)), 0.5) == 50.5
+
+
+# --- attribution -------------------------------------------------------------------
+
+def test_attribution_weights_sum_to_totals_and_entropy():
+    pc_metrics = {0x10: {"inst": 100, "stall": 40}, 0x20: {"inst": 60, "stall": 6},
+                  0x30: {"inst": 30, "stall": 9}, 0x40: {"inst": 7, "stall": 0}}
+    pc_regions = {0x10: {"mma": 4}, 0x20: {"mma": 1, "issue": 2}, 0x30: {"issue": 3}}
+    a = attribute(pc_metrics, pc_regions)
+    for m in ("inst", "stall"):
+        s = sum(a["regions"][r][m]["value"] for r in a["regions"])
+        assert s + a["unattributed"].get(m, 0) == pytest.approx(a["totals"][m])
+    assert a["regions"]["mma"]["inst"]["value"] == pytest.approx(100 + 20)
+    assert a["regions"]["issue"]["inst"]["value"] == pytest.approx(40 + 30)
+    assert a["unattributed"]["inst"] == 7
+    assert all(f["provenance"] == "attributed" for r in a["regions"].values() for f in r.values())
+    # unshared only: entropy 0
+    solo = attribute({1: {"inst": 5}, 2: {"inst": 3}}, {1: {"a": 2}, 2: {"b": 1}})
+    assert solo["regions"]["a"]["inst"]["entropy"] == 0.0
+    assert solo["regions"]["b"]["inst"]["entropy"] == 0.0
+    h = entropy({"mma": 1 / 3, "issue": 2 / 3})
+    assert h == pytest.approx(0.9183, abs=1e-4)
+    # mma: 100 inst from an unshared PC, 20 from the shared one
+    assert a["regions"]["mma"]["inst"]["entropy"] == pytest.approx(20 * h / 120)
+    assert a["regions"]["issue"]["inst"]["entropy"] == pytest.approx(40 * h / 70)
