@@ -39,8 +39,10 @@ struct Uniformity {
       if (!loop || arg.getArgNumber() == 0)
         return false;
       unsigned i = arg.getArgNumber() - 1;
-      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      return uniform(loop.getInitArgs()[i]) && uniform(yield.getOperand(i));
+      auto yield =
+          dyn_cast_or_null<scf::YieldOp>(loop.getBody()->getTerminator());
+      return yield && uniform(loop.getInitArgs()[i]) &&
+             uniform(yield.getOperand(i));
     }
     Operation *def = v.getDefiningOp();
     unsigned idx = cast<OpResult>(v).getResultNumber();
@@ -50,10 +52,12 @@ struct Uniformity {
       return false;
     if (auto w = dyn_cast<WgmmaWaitOp>(def))
       return uniform(w.getValues()[idx]);
-    if (auto loop = dyn_cast<scf::ForOp>(def))
-      return uniform(loop.getInitArgs()[idx]) &&
-             uniform(cast<scf::YieldOp>(loop.getBody()->getTerminator())
-                         .getOperand(idx));
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      auto yield =
+          dyn_cast_or_null<scf::YieldOp>(loop.getBody()->getTerminator());
+      return yield && uniform(loop.getInitArgs()[idx]) &&
+             uniform(yield.getOperand(idx));
+    }
     if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
       if (ifOp.getElseRegion().empty())
         return false;

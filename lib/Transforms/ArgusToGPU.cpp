@@ -42,6 +42,7 @@ struct ArgusToGPUPass
     if (failed(gfn))
       return failure();
     auto mod = (*gfn)->getParentOfType<gpu::GPUModuleOp>();
+    markStoreOnce(*gfn);
     narrowExchanges(*gfn);
     createExchangeScratch(*gfn, mod);
     expandProbes(*gfn, mod);

@@ -37,6 +37,13 @@ struct KernelOutlining {
 FailureOr<gpu::GPUFuncOp> outlineKernel(ModuleOp top, func::FuncOp fn,
                                         const KernelOutlining &options);
 
+/// Marks (kStoreOnceAttr) the stores of replicated register tiles to global
+/// memory whose replicas hold equal values: they store each element once.
+/// Decided before the conversion, which rewrites the loops the analysis
+/// follows.
+void markStoreOnce(gpu::GPUFuncOp gfn);
+inline constexpr llvm::StringLiteral kStoreOnceAttr = "argus.store_once";
+
 /// Rewrite convert_layout + narrowing convert to exchange narrow values.
 void narrowExchanges(gpu::GPUFuncOp gfn);
 /// One shared scratch per element type for the kernel's exchanges.

@@ -202,7 +202,7 @@ struct StoreLowering : ArgusPattern<StoreOp> {
     // verifier's model too). Other replicated tiles store from every holder.
     std::vector<int64_t> masks(tc.numSlots(), 0);
     if (dst.getMemorySpace() == MemorySpace::Global &&
-        L::isReplicated(rt->layout) && isReplicaUniform(op.getValue())) {
+        L::isReplicated(rt->layout) && op->hasAttr(kStoreOnceAttr)) {
       std::optional<std::vector<int64_t>> m = L::firstHolderMasks(rt->layout);
       if (!m)
         return op.emitOpError()
@@ -345,6 +345,16 @@ struct BarrierLowering : ArgusPattern<BarrierOp> {
 };
 
 } // namespace
+
+void mlir::argus::markStoreOnce(gpu::GPUFuncOp gfn) {
+  gfn.walk([&](StoreOp st) {
+    TileType src = st.getValue().getType(), dst = st.getDest().getType();
+    std::optional<L::Layout> l = regLayout(src);
+    if (dst.getMemorySpace() == MemorySpace::Global && l &&
+        L::isReplicated(*l) && isReplicaUniform(st.getValue()))
+      st->setAttr(kStoreOnceAttr, UnitAttr::get(st.getContext()));
+  });
+}
 
 void mlir::argus::populateMemoryLoweringPatterns(const TypeConverter &tc,
                                                  RewritePatternSet &patterns,

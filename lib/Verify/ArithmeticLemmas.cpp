@@ -261,15 +261,28 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
     const std::vector<Dividend> &xs = entry.second;
     unsigned w = d.get_sort().bv_size();
     z3::expr nz = d != ctx.bv_val(0, w);
-    // (L1) against every product with d as a factor.
+    // (L1) against every product with d as a factor, and (L10) a factor
+    // below a quotient bounds the product (a size cap written as
+    // `rows < cap / S`).
     auto prods = c.products.byKey.find(id);
     if (prods != c.products.byKey.end())
       for (const Dividend &x : xs)
         if (x.quotient)
-          for (auto &[a, p] : prods->second.second)
+          for (auto &[a, p] : prods->second.second) {
             out.push_back(
                 z3::implies(nz && z3::bvmul_no_overflow(a, d, false),
                             z3::ult(x.x, p) == z3::ult(z3::udiv(x.x, d), a)));
+            out.push_back(z3::implies(nz && z3::ult(a, z3::udiv(x.x, d)),
+                                      z3::bvmul_no_overflow(a, d, false) &&
+                                          z3::bvadd_no_overflow(p, d, false) &&
+                                          z3::ule(p + d, x.x)));
+            // (L12) x rounded down to a multiple of d: (x / d) * d.
+            if (isApp(a, Z3_OP_BUDIV) || isApp(a, Z3_OP_BUDIV_I))
+              if (z3::eq(a.arg(0), x.x) && z3::eq(a.arg(1), d))
+                out.push_back(z3::implies(
+                    nz, z3::bvmul_no_overflow(a, d, false) && z3::ule(p, x.x) &&
+                            z3::ult(x.x - p, d)));
+          }
     for (const Dividend &x : xs) {
       // (L4) a dividend in radix d: q * d + r with r < d.
       for (auto &[C, t] : radixForms(x.x))
@@ -370,6 +383,10 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
         out.push_back(z3::implies(
             z3::ult(a1, a2) && z3::bvmul_no_overflow(a2, d, false),
             z3::bvadd_no_overflow(p1, d, false) && z3::ule(p1 + d, p2)));
+        // (L11) congruence, which the abstraction of products as fresh
+        // variables (KernelVerifier::abstractNonlinear) forgets.
+        if (i < j)
+          out.push_back(z3::implies(a1 == a2, p1 == p2));
       }
   }
 

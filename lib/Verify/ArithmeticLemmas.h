@@ -41,6 +41,9 @@ namespace argus::verify::detail {
 ///   (L8) two such dividends  =>  (x1 % d == x2 % d  <=>
 ///                                 q1 % k == q2 % k && r1 == r2)
 ///   (L9) a1 < a2, a2 * d does not wrap  =>  a1 * d + d <= a2 * d
+///   (L10) d != 0, a < x / d  =>  a * d + d does not wrap and is <= x
+///   (L11) a1 == a2  =>  a1 * d == a2 * d
+///   (L12) d != 0  =>  (x / d) * d <= x && x - (x / d) * d < d
 /// Instances are capped per divisor or radix, so the lemmas stay small.
 std::vector<z3::expr> arithmeticLemmas(z3::context &ctx,
                                        const z3::expr_vector &roots);

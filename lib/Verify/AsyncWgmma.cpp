@@ -7,9 +7,11 @@
 // group: until then only another mma_async (as its accumulator, which the
 // hardware chains in order), a wgmma_wait or a loop carrying it may use it.
 // `wgmma-ready` checks every other use: proved when the value comes out of a
-// `wgmma_wait 0`, violated when it comes straight from an mma_async (or a
-// loop carrying one), unknown for a deeper wait (which groups it retires
-// depends on the commits after the mma, not modelled for register values).
+// `wgmma_wait 0`, or from a `wgmma_wait N` with at least N + 1 commits
+// between the mma and the wait in one block (its group is then not among
+// the N most recent); violated when it comes straight from an mma_async
+// (or a loop carrying one) or from a wait that leaves its group pending;
+// unknown otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,32 @@ namespace argus::verify::detail {
 
 namespace {
 enum class Readiness { Ready, Pending, Unknown };
+
+/// Whether `wgmma_wait N` (N > 0) retires the group of mma_async result
+/// `in`: its group is committed by the first commit after the mma; the
+/// wait retires all but the N most recent groups, so it retires this one
+/// when at least N + 1 commits lie between the mma and the wait. Counted
+/// on straight-line code of one block (the same warpgroup's program
+/// order); anything else is unknown.
+Readiness waitRetires(Value in, WgmmaWaitOp w) {
+  auto m = in.getDefiningOp<MmaAsyncOp>();
+  if (!m || m->getBlock() != w->getBlock() || !m->isBeforeInBlock(w))
+    return Readiness::Unknown;
+  int64_t commits = 0;
+  for (Operation *o = m->getNextNode(); o && o != w.getOperation();
+       o = o->getNextNode()) {
+    if (isa<WgmmaCommitOp>(o)) {
+      ++commits;
+      continue;
+    }
+    bool nested = false;
+    for (Region &r : o->getRegions())
+      r.walk([&](WgmmaCommitOp) { nested = true; });
+    if (nested)
+      return Readiness::Unknown;
+  }
+  return commits >= w.getPending() + 1 ? Readiness::Ready : Readiness::Pending;
+}
 
 /// Whether register value `v` is ready to read.
 Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
@@ -45,11 +73,11 @@ Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
   if (isa<MmaAsyncOp>(def))
     return Readiness::Pending;
   if (auto w = dyn_cast<WgmmaWaitOp>(def)) {
-    Readiness in =
-        readiness(w.getValues()[cast<OpResult>(v).getResultNumber()], seen);
-    if (in == Readiness::Ready || w.getPending() == 0)
+    Value in = w.getValues()[cast<OpResult>(v).getResultNumber()];
+    Readiness r = readiness(in, seen);
+    if (r == Readiness::Ready || w.getPending() == 0)
       return Readiness::Ready;
-    return Readiness::Unknown;
+    return waitRetires(in, w);
   }
   if (auto loop = dyn_cast<scf::ForOp>(def)) {
     unsigned i = cast<OpResult>(v).getResultNumber();
@@ -118,10 +146,11 @@ void KernelVerifier::checkWgmmaReady(std::vector<CheckResult> &out) {
       Readiness r = readiness(use.get(), seen);
       runCheck({&res}, [&](Query &Q) {
         if (r == Readiness::Unknown)
-          unsupported("the value passes a wgmma_wait with a depth above 0; "
-                      "which groups that retires is not modelled for "
-                      "register values (use argus.wgmma_wait 0 before reading "
-                      "the accumulator)");
+          unsupported("the value passes a wgmma_wait with a depth above 0 "
+                      "whose retirement the verifier cannot count (the mma "
+                      "in another block, or commits inside nested regions; "
+                      "use argus.wgmma_wait 0 before reading the "
+                      "accumulator)");
         Inst in = freshInst(op);
         std::optional<z3::model> m =
             findWitness(res, {ctx.bool_val(r == Readiness::Pending)}, in);

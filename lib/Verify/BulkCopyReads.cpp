@@ -171,32 +171,68 @@ Inst KernelVerifier::bulkWitness(TmaLoadOp fill, Operation *wait,
                   "': the witness runs plain loop nests only");
     loops.insert(loops.begin(), loop);
   }
-  if (loops.size() != waitDepth)
-    unsupported("the producer's loop nest and the loops around the "
-                "consumer's wait differ in depth: no witness by iteration "
-                "numbers");
-  Inst wi(ctx.bool_val(true));
-  fits = ctx.bool_val(true);
-  for (size_t k = 0; k < loops.size(); ++k) {
-    auto rloop = cast<scf::ForOp>(in.ivs[k].first);
-    // Loops over the same range: the same induction variable.
-    if (rloop.getLowerBound() == loops[k].getLowerBound() &&
-        rloop.getUpperBound() == loops[k].getUpperBound() &&
-        rloop.getStep() == loops[k].getStep()) {
-      wi = wi.with(loops[k], in.ivs[k].second, wi.guard);
-      continue;
+  // Candidate 1: the producer's loops at the iteration numbers of the loops
+  // around the wait (roles with the same loop structure).
+  std::optional<Inst> numbered;
+  z3::expr fitsNumbered = ctx.bool_val(true);
+  if (loops.size() == waitDepth) {
+    Inst wi(ctx.bool_val(true));
+    for (size_t k = 0; k < loops.size(); ++k) {
+      auto rloop = cast<scf::ForOp>(in.ivs[k].first);
+      // Loops over the same range: the same induction variable.
+      if (rloop.getLowerBound() == loops[k].getLowerBound() &&
+          rloop.getUpperBound() == loops[k].getUpperBound() &&
+          rloop.getStep() == loops[k].getStep()) {
+        wi = wi.with(loops[k], in.ivs[k].second, wi.guard);
+        continue;
+      }
+      z3::expr rlb = bv(0), rub = bv(0), rstep = bv(1);
+      loopRange(rloop, in.without(rloop), rlb, rub, rstep);
+      z3::expr n = z3::udiv(in.ivs[k].second - rlb, rstep);
+      z3::expr lb = bv(0), ub = bv(0), step = bv(1);
+      loopRange(loops[k], wi, lb, ub, step);
+      z3::expr iv = lb + n * step;
+      fitsNumbered = fitsNumbered && z3::bvmul_no_overflow(n, step, false) &&
+                     z3::bvadd_no_overflow(lb, n * step, false) &&
+                     z3::ult(iv, ub);
+      wi = wi.with(loops[k], iv, wi.guard);
     }
-    z3::expr rlb = bv(0), rub = bv(0), rstep = bv(1);
-    loopRange(rloop, in.without(rloop), rlb, rub, rstep);
-    z3::expr n = z3::udiv(in.ivs[k].second - rlb, rstep);
-    z3::expr lb = bv(0), ub = bv(0), step = bv(1);
-    loopRange(loops[k], wi, lb, ub, step);
-    z3::expr iv = lb + n * step;
-    fits = fits && z3::bvmul_no_overflow(n, step, false) &&
-           z3::bvadd_no_overflow(lb, n * step, false) && z3::ult(iv, ub);
-    wi = wi.with(loops[k], iv, wi.guard);
+    numbered = wi;
   }
-  return wi;
+  if (loops.size() != 1) {
+    if (!numbered)
+      unsupported("the producer's loop nest and the loops around the "
+                  "consumer's wait differ in depth: no witness by iteration "
+                  "numbers");
+    fits = fitsNumbered;
+    return *numbered;
+  }
+  // Candidate 2 (a single producer loop whose slot advances by one per
+  // iteration): the iteration that fills the slot the wait observed,
+  // lb + (j - slot(lb)) * step. A skewed consumer (P V of key tile j - 1
+  // at iteration j) and a read after the loop find their copy so.
+  Value ring = fill.getBarrier();
+  auto w = cast<MBarrierWaitOp>(wait);
+  z3::expr j = ringSlot(w, ring, w.getStage(), in);
+  z3::expr lb = bv(0), ub = bv(0), step = bv(1);
+  loopRange(loops[0], Inst(ctx.bool_val(true)), lb, ub, step);
+  Inst first = Inst(ctx.bool_val(true)).with(loops[0], lb, ctx.bool_val(true));
+  z3::expr j0 = ringSlot(fill, ring, fill.getStage(), first);
+  z3::expr n = j - j0;
+  z3::expr ivInv = lb + n * step;
+  z3::expr fitsInv = z3::uge(j, j0) && z3::bvmul_no_overflow(n, step, false) &&
+                     z3::bvadd_no_overflow(lb, n * step, false) &&
+                     z3::ult(ivInv, ub);
+  if (!numbered) {
+    fits = fitsInv;
+    return Inst(ctx.bool_val(true)).with(loops[0], ivInv, ctx.bool_val(true));
+  }
+  // Both: the numbered one where it fills slot j, else the inverted one.
+  z3::expr jNum = ringSlot(fill, ring, fill.getStage(), *numbered);
+  z3::expr useNum = fitsNumbered && jNum == j;
+  z3::expr iv = z3::ite(useNum, *numbered->lookup(loops[0]), ivInv);
+  fits = z3::ite(useNum, fitsNumbered, fitsInv);
+  return Inst(ctx.bool_val(true)).with(loops[0], iv, ctx.bool_val(true));
 }
 
 CheckResult KernelVerifier::checkBulkWritten(Operation *reader, Value source) {

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 #include "OpNames.h"
 #include "argus/Dialect/TagFields.h"
@@ -26,6 +27,64 @@ namespace detail {
 void KernelVerifier::baseCons(Query &Q) {
   for (auto &c : paramCons)
     Q.cons.push_back(c);
+}
+
+/// Whether `e` is a product, quotient, remainder or multiplication-overflow
+/// test of two symbolic operands.
+static bool isNonlinear(const z3::expr &e) {
+  if (!e.is_app() || e.num_args() != 2)
+    return false;
+  switch (e.decl().decl_kind()) {
+  case Z3_OP_BMUL:
+  case Z3_OP_BUMUL_NO_OVFL:
+    return !e.arg(0).is_numeral() && !e.arg(1).is_numeral();
+  case Z3_OP_BUDIV:
+  case Z3_OP_BUDIV_I:
+  case Z3_OP_BUREM:
+  case Z3_OP_BUREM_I:
+    return !e.arg(1).is_numeral();
+  default:
+    return false;
+  }
+}
+
+z3::check_result KernelVerifier::abstractNonlinear(z3::solver &full,
+                                                   unsigned timeoutMs) {
+  z3::expr_vector as = full.assertions();
+  z3::expr_vector from(ctx), to(ctx);
+  std::set<unsigned> seen;
+  std::vector<z3::expr> stack;
+  for (unsigned i = 0; i < as.size(); ++i)
+    stack.push_back(as[i]);
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    if (!e.is_app() || !seen.insert(e.id()).second)
+      continue;
+    if (isNonlinear(e)) {
+      from.push_back(e);
+      std::string name = "nonlinear!" + std::to_string(from.size());
+      to.push_back(e.is_bool() ? ctx.bool_const(name.c_str())
+                               : ctx.constant(name.c_str(), e.get_sort()));
+    }
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      stack.push_back(e.arg(i));
+  }
+  if (from.empty())
+    return z3::unknown;
+  z3::solver s(ctx, "QF_BV");
+  z3::params p(ctx);
+  unsigned limit =
+      timeoutMs ? std::min(timeoutMs, opts.timeoutMs) : opts.timeoutMs;
+  p.set("timeout", limit ? std::min(limit, 2000u) : 2000u);
+  s.set(p);
+  for (unsigned i = 0; i < as.size(); ++i)
+    s.add(as[i].substitute(from, to));
+  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR"))
+    std::ofstream(std::string(dumpDir) + "/q" + std::to_string(queries) +
+                  ".abstract.smt2")
+        << s.to_smt2();
+  return s.check();
 }
 
 z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
@@ -50,6 +109,17 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   for (auto &l : arithmeticLemmas(ctx, s.assertions()))
     s.add(l);
   ++queries;
+  // Products, quotients and remainders of two symbolic values bit-blast
+  // into multiplier and divider circuits. First try the query with each
+  // such term replaced by a fresh variable (the lemmas above tie them
+  // together): every model of the query is one of the abstraction, so
+  // unsat there is unsat here. Otherwise the full query decides.
+  if (abstractNonlinear(s, timeoutMs) == z3::unsat) {
+    if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR"))
+      std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
+          << "q" << queries << " unsat (nonlinear terms abstracted)\n";
+    return z3::unsat;
+  }
   // A debugging aid: every query as SMT-LIB, and its answer and time.
   const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
   std::string name = "q" + std::to_string(queries) + ".smt2";

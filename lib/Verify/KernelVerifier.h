@@ -188,6 +188,9 @@ private:
   // ---- checks (AssertCheck.cpp, MemoryChecks.cpp, KernelVerifier.cpp) -----
   /// Solve the current query plus `extra`, assuming every obligation but
   /// the `skip`-th.
+  /// The query of `full` with symbolic products, quotients and remainders
+  /// replaced by fresh variables: unsat proves `full` unsat.
+  z3::check_result abstractNonlinear(z3::solver &full, unsigned timeoutMs);
   z3::check_result solve(const std::vector<z3::expr> &extra,
                          std::optional<z3::model> &model, int skip = -1,
                          unsigned timeoutMs = 0);

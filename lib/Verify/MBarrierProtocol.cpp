@@ -74,16 +74,57 @@ MBarrierWaitOp KernelVerifier::lastWaitOn(Operation *op, Operation *ring) {
   return {};
 }
 
+/// Whether no op of `op`'s kind in `op`'s role (or, outside roles, in the
+/// kernel) uses the same stage of ring `barrier` before `op`: the first
+/// wait, arrival, announcement or copy of that barrier by the role.
+static bool firstUseInRole(Operation *op, Value barrier, Value stage) {
+  Operation *scope = op->getParentOfType<RoleOp>();
+  if (!scope)
+    scope = op->getParentOfType<func::FuncOp>();
+  bool before = true, used = false;
+  scope->walk<WalkOrder::PreOrder>([&](Operation *o) {
+    if (o == op) {
+      before = false;
+      return WalkResult::interrupt();
+    }
+    if (before && o->getName() == op->getName() &&
+        llvm::is_contained(o->getOperands(), barrier) &&
+        isa<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp,
+            TmaLoadOp>(o)) {
+      // The same kind of op on the ring: the same stage unless both are
+      // constants that differ.
+      Value other;
+      if (auto w = dyn_cast<MBarrierWaitOp>(o))
+        other = w.getStage();
+      else if (auto a = dyn_cast<MBarrierArriveOp>(o))
+        other = a.getStage();
+      else if (auto e = dyn_cast<MBarrierArriveExpectTxOp>(o))
+        other = e.getStage();
+      else
+        other = cast<TmaLoadOp>(o).getStage();
+      auto c1 = other.getDefiningOp<arith::ConstantOp>();
+      auto c2 = stage.getDefiningOp<arith::ConstantOp>();
+      if (!(c1 && c2 && c1.getValue() != c2.getValue()))
+        used = true;
+    }
+    return WalkResult::advance();
+  });
+  return !used;
+}
+
 z3::expr KernelVerifier::ringSlot(Operation *op, Value barrier, Value stage,
                                   const Inst &in) {
   int64_t stages = ringStages(barrier);
-  // A single barrier used once per block (no loop around the op): its only
-  // phase is slot 0.
-  if (stages == 1 && !op->getParentOfType<scf::ForOp>() &&
-      !op->getParentOfType<scf::WhileOp>())
-    if (auto c = stage.getDefiningOp<arith::ConstantOp>())
-      if (auto ia = dyn_cast<IntegerAttr>(c.getValue()); ia && ia.getInt() == 0)
-        return bv(0);
+  // A constant stage c outside loops, where no op of its role used the
+  // ring before (a pipeline prologue; a barrier used once): slot c, the
+  // first round.
+  if (auto c = stage.getDefiningOp<arith::ConstantOp>())
+    if (auto ia = dyn_cast<IntegerAttr>(c.getValue());
+        ia && ia.getInt() >= 0 && ia.getInt() < stages &&
+        !op->getParentOfType<scf::ForOp>() &&
+        !op->getParentOfType<scf::WhileOp>() &&
+        firstUseInRole(op, barrier, stage))
+      return bv(ia.getInt());
   auto rem = stage.getDefiningOp<arith::RemUIOp>();
   auto c = rem ? rem.getRhs().getDefiningOp<arith::ConstantOp>()
                : arith::ConstantOp();

@@ -86,7 +86,12 @@ void KernelVerifier::carriedFields(scf::ForOp loop, unsigned idx,
                                    const Inst &outer, const z3::expr &iv,
                                    Tags &out) {
   Value yielded = loop.getYieldedValues()[idx];
-  if (!freshEachIteration(yielded, loop) || carriedDepth > 4)
+  // A yield computed from the loop's own iter_args (P of tile j - 1 carried
+  // next to the row statistics it was computed with) is evaluated at the
+  // previous iteration too: its carried operands then give their
+  // invariant fields, or recurse one iteration further (up to the depth
+  // cap, past which the field is not carried: unknown, never assumed).
+  if (carriedDepth > (freshEachIteration(yielded, loop) ? 4 : 2))
     return;
   // The value at iteration i is the init value (i = lb) or what iteration
   // i - step yielded: exact, by the loop's semantics.
