@@ -345,6 +345,11 @@ private:
   /// (`fits`: it lies in the producer's loop ranges).
   Inst bulkWitness(mlir::argus::TmaLoadOp fill, mlir::Operation *wait,
                    const Inst &in, z3::expr &fits);
+  /// Whether instance `ia` of `a` runs before instance `ib` of `b` in one
+  /// thread's program order (iterations of the loops around both, then
+  /// the ops' order in their innermost common block).
+  z3::expr executesBefore(mlir::Operation *a, const Inst &ia,
+                          mlir::Operation *b, const Inst &ib);
   /// Whether read view `mv` and the copy's view `wv` of one root put every
   /// element at the same address (mv's coordinates permuted by mv.perm).
   bool sameAddresses(const MemView &mv, const MemView &wv,

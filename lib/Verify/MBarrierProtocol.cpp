@@ -74,6 +74,17 @@ MBarrierWaitOp KernelVerifier::lastWaitOn(Operation *op, Operation *ring) {
   return {};
 }
 
+/// The wait a bulk copy relies on for the release of its stage: the
+/// nearest wait before it in its block on another ring than its own. That
+/// ring guards the copy's buffer (checkStageRelease).
+static MBarrierWaitOp releaseWaitOf(TmaLoadOp t) {
+  for (Operation *q = t->getPrevNode(); q; q = q->getPrevNode())
+    if (auto w = dyn_cast<MBarrierWaitOp>(q))
+      if (w.getBarrier() != t.getBarrier())
+        return w;
+  return {};
+}
+
 /// Whether no op of `op`'s kind in `op`'s role (or, outside roles, in the
 /// kernel) uses the same stage of ring `barrier` before `op`: the first
 /// wait, arrival, announcement or copy of that barrier by the role.
@@ -408,10 +419,7 @@ CheckResult KernelVerifier::checkTmaSlot(TmaLoadOp t) {
     std::string release;
     MBarrierWaitOp relWait;
     if (readElsewhere) {
-      for (Operation *q = t->getPrevNode(); q && !relWait; q = q->getPrevNode())
-        if (auto w = dyn_cast<MBarrierWaitOp>(q))
-          if (w.getBarrier() != t.getBarrier())
-            relWait = w;
+      relWait = releaseWaitOf(t);
       if (!relWait) {
         // Only the first round (slots below S) fills stages nobody read.
         bad = bad || z3::uge(j, bv(S));
@@ -543,16 +551,56 @@ CheckResult KernelVerifier::checkAsyncReadOrder(Operation *reader,
   return res;
 }
 
+z3::expr KernelVerifier::executesBefore(Operation *a, const Inst &ia,
+                                        Operation *b, const Inst &ib) {
+  // The loops around both, outermost first.
+  std::vector<scf::ForOp> common;
+  for (Operation *p = a->getParentOp(); p && p != func.getOperation();
+       p = p->getParentOp())
+    if (auto f = dyn_cast<scf::ForOp>(p); f && f->isAncestor(b))
+      common.insert(common.begin(), f);
+  z3::expr before = ctx.bool_val(false), equal = ctx.bool_val(true);
+  for (scf::ForOp f : common) {
+    std::optional<z3::expr> x = ia.lookup(f), y = ib.lookup(f);
+    if (!x || !y)
+      unsupported("an instance without the iteration of a loop around it");
+    before = before || (equal && z3::ult(*x, *y));
+    equal = equal && *x == *y;
+  }
+  // The same iterations: the order of the two ops in their innermost
+  // common block.
+  Region *r = common.empty() ? &func.getBody() : &common.back().getRegion();
+  Operation *pa = r->findAncestorOpInRegion(*a);
+  Operation *pb = r->findAncestorOpInRegion(*b);
+  while (pa && pb && pa == pb && pa->getNumRegions()) {
+    // Both inside one op (a role, an scf.if): go one level down.
+    Operation *na = nullptr, *nb = nullptr;
+    for (Region &sub : pa->getRegions()) {
+      if (!na)
+        na = sub.findAncestorOpInRegion(*a);
+      if (!nb)
+        nb = sub.findAncestorOpInRegion(*b);
+    }
+    if (!na || !nb || na->getBlock() != nb->getBlock())
+      unsupported("two ops in different branches");
+    pa = na;
+    pb = nb;
+  }
+  if (!pa || !pb || pa->getBlock() != pb->getBlock())
+    unsupported("ops whose program order the verifier does not relate");
+  bool staticBefore = pa != pb && pa->isBeforeInBlock(pb);
+  return before || (equal && ctx.bool_val(staticBefore));
+}
+
 CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
   // The buffers whose copies wait on this ring: their stages are what an
   // arrive on it releases.
   Operation *ring = a.getBarrier().getDefiningOp();
   llvm::SetVector<Value> roots;
   func.walk([&](TmaLoadOp t) {
-    for (Operation *q = t->getPrevNode(); q; q = q->getPrevNode())
-      if (auto w = dyn_cast<MBarrierWaitOp>(q);
-          w && w.getBarrier().getDefiningOp() == ring)
-        roots.insert(getMemoryRoot(t.getDest()));
+    if (MBarrierWaitOp w = releaseWaitOf(t);
+        w && w.getBarrier().getDefiningOp() == ring)
+      roots.insert(getMemoryRoot(t.getDest()));
   });
   if (roots.empty())
     return {};
@@ -615,11 +663,65 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
         }
       }
     }
+    // Reads of the released slot that come after the arrive: a buffer the
+    // ring guards must not be read again for slot j once slot j is
+    // released (the producer may refill the stage). Each read's slot is
+    // the one its last wait on the buffer's full ring observed.
+    struct Late {
+      Operation *op;
+      z3::expr when;
+    };
+    std::vector<Late> late;
+    RoleOp role = roleOf(a);
+    // The arrive names its slot exactly when its stage index is the one a
+    // wait of its block used (kempty[s] after kfull[s]); a release written
+    // as (i + S - 1) % S names slot i + S - 1 for data slot i - 1, and
+    // only its stage is compared (the reads before it, above).
+    bool exactSlot = false;
+    for (Operation &o : *a->getBlock())
+      if (auto w = dyn_cast<MBarrierWaitOp>(&o);
+          w && w.getStage() == a.getStage())
+        exactSlot = true;
+    for (Value root : exactSlot ? roots : llvm::SetVector<Value>()) {
+      TmaLoadOp fill;
+      func.walk([&](TmaLoadOp t) {
+        if (getMemoryRoot(t.getDest()) == root)
+          fill = t;
+      });
+      if (!fill)
+        continue;
+      Operation *full = fill.getBarrier().getDefiningOp();
+      func.walk([&](Operation *r) {
+        if (roleOf(r) != role || !readsRoot(r, root))
+          return;
+        MBarrierWaitOp w = lastWaitOn(r, full);
+        if (!w)
+          return; // async-read-order reports the read
+        Inst ir = freshInst(r);
+        z3::expr jr = ringSlot(w, w.getBarrier(), w.getStage(), ir);
+        z3::expr b =
+            ir.guard && jr == j && !executesBefore(r, ir, a.getOperation(), in);
+        bad = bad || b;
+        late.push_back({r, b});
+      });
+    }
     std::optional<z3::model> m = findWitness(res, {bad}, in);
     if (!m)
       return;
     Counterexample cx;
     fillCommon(cx, *m, in);
+    for (Late &l : late)
+      if (m->eval(l.when, true).is_true()) {
+        cx.notes.push_back(
+            "releases " + ringName(a.getBarrier()) + " slot " +
+            std::to_string(uval(*m, j)) + " (stage " +
+            std::to_string(uval(*m, j) % S) + ") but " + opDesc(l.op) +
+            " reads that slot's data later: the producer may refill the "
+            "stage first (write after read across roles); hint: release "
+            "the stage on a ring of its own, after its last read");
+        res.counterexamples.push_back(cx);
+        return;
+      }
     for (Pending &p : pending) {
       if (!m->eval(p.when, true).is_true())
         continue;

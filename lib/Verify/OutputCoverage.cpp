@@ -648,9 +648,10 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
         };
         auto resolveAs = [&](size_t i, const z3::expr &cand) {
           from.push_back(xs[i].x);
-          // Simplified, so that lemmas match its quotients and products
-          // ((e / S) * S, not (0 + (e - 0) / S * 1) * S).
-          to.push_back(cand.simplify());
+          // In the second order, simplified so that lemmas match its
+          // quotients and products ((e / S) * S, not (0 + (e - 0) / S * 1)
+          // * S); the first order keeps the terms the radix lemmas match.
+          to.push_back(symbolicFirst ? cand.simplify() : cand);
           done[i] = true;
         };
         // A tile index split by a tile count (a persistent loop over
