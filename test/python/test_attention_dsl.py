@@ -219,26 +219,77 @@ def test_head_dim_64_builds():
 #===------------------------------------------------------------------------===#
 
 
+# The lowering runs in child processes: a crash of the C++ pass must fail
+# (or, when the handwritten kernel crashes the same way, xfail) this test,
+# not take the test session down.
+_COMPILE_DSL = (
+    "import sys; sys.path[:0] = {path!r}; import flash_attention_ws as f; "
+    "sys.stdout.write(f.flash_attention_ws.compile().asm)")
+
+
+def _opt_ptx(mlir_path):
+    """``argus-opt FILE --argus-to-nvptx=dump=...``: (returncode, ptx, stderr)."""
+    opt = argus.find_tool("argus-opt")
+    if not opt:
+        pytest.skip("argus-opt not found")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "k.ptx")
+        p = subprocess.run([opt, mlir_path, f"--argus-to-nvptx=dump={out}", "-o", os.devnull],
+                           capture_output=True, text=True)
+        ptx = open(out).read() if p.returncode == 0 and os.path.exists(out) else None
+        return p.returncode, ptx, p.stderr
+
+
+def _crash(rc, err):
+    frames = [f.split(" (")[0].split(" ReplicaUniformity")[0]
+              for f in re.findall(r"#\d+ 0x[0-9a-f]+ (.*)", err)
+              if not re.search(r"llvm::sys::|libc\.so|libLLVM|^\(", f)][:6]
+    return f"exit {rc}; " + (" <- ".join(frames) or err[-1500:])
+
+
 @pytest.fixture(scope="module")
 def ptx():
     if not argus.has_pass("argus-to-nvptx"):
         pytest.skip("argus-to-nvptx not built")
-    return fa.flash_attention_ws.compile().asm
+    import sys
+    p = subprocess.run([sys.executable, "-c", _COMPILE_DSL.format(path=sys.path)],
+                       capture_output=True, text=True, cwd=os.path.dirname(EXAMPLE_PY))
+    if p.returncode != 0:
+        rc, _, err = _opt_ptx(HAND)
+        if rc != 0:
+            pytest.xfail("argus-to-nvptx fails on the handwritten kernel too (a C++ issue, "
+                         f"not the DSL's): {_crash(rc, err)}")
+        pytest.fail(f"the DSL kernel does not compile ({_crash(p.returncode, p.stderr)}) but "
+                    "the handwritten kernel does")
+    return p.stdout
 
 
 def test_compiles_to_ptx_with_both_wgmma_forms(ptx):
     for needle in ("cp.async.bulk.tensor", "ex2.approx", "shfl.sync", "mbarrier.try_wait",
                    "wgmma.wait_group", "wgmma.commit_group", "lg2.approx"):
         assert needle in ptx, needle
-    wgmma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.\S+[^;]*;", ptx)
-    assert wgmma
-    # S = Q K^T: A and B are shared-memory descriptors (64-bit registers
-    # %rd...); P V: A is four 32-bit registers {%r...}, B a descriptor.
-    ss = [w for w in wgmma if re.search(r"m64n128k16\.f32\.bf16\.bf16\s+\{[^}]*\},\s*%rd", w)]
-    rs = [w for w in wgmma if re.search(r"m64n128k16\.f32\.bf16\.bf16\s+\{[^}]*\},\s*\{", w)]
-    assert ss and rs, wgmma[:2]
+    wgmma = [re.sub(r"\{[^{}]*%r[^{}]*\}", "{A}", w, count=1) for w in
+             re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.bf16\.bf16[^;]*;",
+                        ptx)]
+    # S = Q K^T: A and B are shared-memory descriptors (64-bit registers);
+    # P V: A is four 32-bit registers, B a descriptor.
+    ss = [w for w in wgmma if re.search(r"\{A\},\s*%rd\d+,\s*%rd\d+", w)]
+    rs = [w for w in wgmma if re.search(r"\{A\},\s*\{%r\d+, %r\d+, %r\d+, %r\d+\},\s*%rd", w)]
+    assert ss and rs and len(ss) + len(rs) == len(wgmma), wgmma[:4]
+    assert len(ss) == len(rs) == 16  # 2 x 8 k-steps of 16 over D = 128 and over 128 keys
     assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40", ptx)
     assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232", ptx)
+
+
+def test_ptx_is_the_handwritten_kernels(ptx, tmp_path):
+    """The same IR lowers to the same PTX through argus-opt."""
+    dsl = tmp_path / "dsl.mlir"
+    dsl.write_text(fa.flash_attention_ws.ir())
+    rc_h, hand_ptx, err_h = _opt_ptx(HAND)
+    rc_d, dsl_ptx, err_d = _opt_ptx(str(dsl))
+    assert rc_h == 0, _crash(rc_h, err_h)
+    assert rc_d == 0, _crash(rc_d, err_d)
+    assert dsl_ptx == hand_ptx
 
 
 #===------------------------------------------------------------------------===#
