@@ -344,6 +344,7 @@ BUGS = [
     (dict(expect_bytes=16384), "mbarrier-tx-bytes", "argus.mbarrier_arrive_expect_tx(kfull[s]", 0),
     (dict(early_k_release=True), "stage-release", "argus.mbarrier_arrive(kempty[s])", 0),
     (dict(kv_tile_shift=1), "assert", "s_acc = argus.mma_async(", 0),
+    (dict(kempty_arrivals=128), "mbarrier-arrivals", 'argus.mbarrier("kempty"', 0),
 ]
 
 
