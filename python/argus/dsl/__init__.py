@@ -24,7 +24,7 @@ from ._tracer import SourceLoc
 from .types import (Frag, Layout, Scalar, ScalarSpec, Tensor, TensorSpec, TileType, check_instruction, col_major,
                     dtype_of, frag, index, instruction, layout, row_major, swizzle)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
-                     ScalarValue, TagInfo, TensorValue, Tile, Value, cdiv)
+                     ScalarValue, TagInfo, TensorValue, Tile, Value, cdiv, index_const)
 from .memory import (alloc, barrier, commit_group, copy, copy_async, gather_view, load,
                      reinterpret, stage, store, transpose, view, wait_group)
 from .compute import (abs, add, broadcast, cmp, convert, convert_layout, div, eq, exp, exp2,
@@ -44,7 +44,7 @@ __all__ = [
     "Frag", "Layout", "Scalar", "ScalarSpec", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
     "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
-    "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value", "cdiv",
+    "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value", "cdiv", "index_const",
     "alloc", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
     "reinterpret", "stage", "store", "transpose", "view", "wait_group",
     "add", "broadcast", "cmp", "convert", "convert_layout", "div", "eq", "exp", "exp2",

@@ -183,7 +183,7 @@ class Kernel:
 def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
                      loc: SourceLoc) -> None:
     """The relations the annotations state, as ``argus.assume``: dims with the
-    same name are equal across tensors, and a dim named like an
+    same name (other than ``"?"``, an anonymous dynamic dim) are equal across tensors, and a dim named like an
     ``argus.index`` parameter equals it (``Tensor[("M", "K"), ...]`` with a
     parameter ``K``). The verifier uses them and the kernel checks them at
     launch."""
@@ -193,7 +193,7 @@ def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
         if not isinstance(a, TensorValue):
             continue
         for k, d in enumerate(a.shape):
-            if not isinstance(d, str):
+            if not isinstance(d, str) or d == "?":  # "?": dynamic, unrelated
                 continue
             if d in params:
                 other, what = params[d], f"the parameter {d}"

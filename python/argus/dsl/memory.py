@@ -191,26 +191,71 @@ def store(value: Tile, dest: Tile) -> None:
     tr.last_site = ("argus.store", {"value": value, "dest": dest})
 
 
+def _split_modes(text: str):
+    """The top-level modes of a CuTe tuple ``(a,(b,c))`` -> ``["a", "(b,c)"]``
+    (a bare ``a`` is one mode); None when the parentheses do not balance."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return [text]
+    inner, out, depth, cur = text[1:-1], [], 0, ""
+    for ch in inner:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if depth != 0:
+        return None
+    out.append(cur)
+    return [m.strip() for m in out]
+
+
+def _transposed_layout(lay: Layout) -> Optional[Layout]:
+    """``lay`` with its two top-level modes swapped (shape and stride), the
+    swizzle prefix kept: the same offsets read with the coordinates swapped.
+    ``Sw<3,3,3> o (128,(64,2)):(64,(1,8192))`` gives
+    ``Sw<3,3,3> o ((64,2),128):((1,8192),64)``. None for other forms."""
+    text = lay.text
+    m = re.fullmatch(r"(Sw<\s*\d+\s*,\s*\d+\s*,\s*\d+\s*>\s*o\s*)?(.*)", text, re.S)
+    prefix, body = m.group(1) or "", m.group(2)
+    depth, colon = 0, -1
+    for i, ch in enumerate(body):
+        depth += (ch == "(") - (ch == ")")
+        if ch == ":" and depth == 0:
+            colon = i
+            break
+    if colon < 0:
+        return None
+    shape, stride = _split_modes(body[:colon]), _split_modes(body[colon + 1:])
+    if not shape or not stride or len(shape) != 2 or len(stride) != 2:
+        return None
+    return Layout(f"{prefix}({shape[1]},{shape[0]}):({stride[1]},{stride[0]})")
+
+
 def transpose(x: Tile, layout=None) -> Tile:
-    """A 2-D memory tile viewed with its dimensions swapped. The result
-    layout is derived for plain ``(a,b):(c,d)`` layouts, else give it."""
+    """A 2-D memory tile viewed with its dimensions swapped (for example a
+    shared stage of K read as K^T by ``mma_async``). The result layout swaps
+    the two top-level modes of the input's, keeping a swizzle
+    (``Sw<3,3,3> o (128,(64,2)):(64,(1,8192))`` gives
+    ``Sw<3,3,3> o ((64,2),128):((1,8192),64)``); pass ``layout`` for other
+    forms. The C++ op verifier checks that it is the transpose."""
     tr = _current_tracer()
     loc = _user_loc(2)
     _need_tile(x, "the transposed tile", loc, memory=True)
     if len(x.shape) != 2:
         raise _err(ShapeError, f"transpose needs a 2-D tile, got {_shs(x.shape)}", loc)
     lay = _as_layout(layout)
-    if lay is None:
-        m = re.fullmatch(r"\((\d+),(\d+)\):\((\d+),(\d+)\)",
-                         (x.layout.text if isinstance(x.layout, Layout) else "").replace(" ", ""))
-        if x.layout is None:
-            lay = None
-        elif m:
-            a, b, c, d = m.groups()
-            lay = Layout(f"({b},{a}):({d},{c})")
-        else:
-            raise _err(LayoutError, f"cannot derive the transposed layout of '{x.layout.text}'; "
-                       "pass layout=", loc)
+    if lay is None and x.layout is not None:
+        lay = _transposed_layout(x.layout) if isinstance(x.layout, Layout) else None
+        if lay is None:
+            raise _err(LayoutError, f"cannot derive the transposed layout of "
+                       f"'{getattr(x.layout, 'text', x.layout)}'; pass layout=", loc)
     ttype = TileType((x.shape[1], x.shape[0]), x.dtype, x.space, lay)
     tags = None if x.tags is None else {
         f: frozenset({1 - d for d in ds}) for f, ds in x.tags.items()}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, Dict, FrozenSet, Optional
 
 from ..errors import DTypeError, ShapeError, TraceError
-from ._tracer import SourceLoc, _Tracer, _err, _user_loc
+from ._tracer import SourceLoc, _Tracer, _current_tracer, _err, _user_loc
 from .types import ScalarSpec, TensorSpec, TileType, _shs
 
 #===------------------------------------------------------------------------===#
@@ -262,7 +262,7 @@ class TensorValue(Value):
         ``argN.dimK``."""
         loc = _user_loc(2)
         if isinstance(k, str):
-            if k not in self.shape:
+            if k == "?" or k not in self.shape:
                 raise _err(TraceError, f"tensor {self.pyname} has no dim named {k!r} "
                            f"(its dims: {self.shape})", loc)
             k = self.shape.index(k)
@@ -428,6 +428,17 @@ def _arith(tr: _Tracer, op: str, a: IndexValue, b: IndexValue) -> IndexValue:
     name = tr.fresh("i")
     tr.emit(f"{name} = arith.{op} {a.name}, {b.name} : index", loc)
     return IndexValue(tr, name)
+
+
+def index_const(v: int) -> IndexValue:
+    """The index constant ``v`` as a traced index (``arith.constant``, shared
+    with the constants the DSL hoists). Where a Python int would fold away,
+    it keeps a symbol: ``lambda m, d: (q0 + m, c0 + d)`` with
+    ``c0 = index_const(0)`` writes the tag map ``(d0 + s0, d1 + s1)`` over
+    ``[q0, c0]``, as a handwritten kernel may."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _err(TraceError, f"index_const takes a Python int, got {v!r}")
+    return _const(_current_tracer(), v, _user_loc(2))
 
 
 def cdiv(a, b) -> IndexValue:

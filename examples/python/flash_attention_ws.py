@@ -1,0 +1,242 @@
+"""Warp-specialized flash-attention forward for Hopper (sm_90a): the Python
+twin of examples/sm90a/flash_attention_ws.mlir (FlashAttention-3 structure).
+
+One producer warpgroup (40 registers) loads the query tile once and streams
+the key and value tiles through 2-stage TMA rings completing on mbarriers;
+two consumer warpgroups (232 registers, 64 query rows each) compute
+S = Q K^T with asynchronous wgmma (both operands in shared memory, K^T read
+in place through ``argus.transpose`` of the K stage), the online softmax in
+registers (row max and row sum with ``reduce``/``broadcast``, ``exp2`` with
+log2(e) / sqrt(D) folded into one ``scale``), convert P in registers to
+wgmma's A fragment and compute P V with A from registers. Within a
+warpgroup, S_j is issued, then P_{j-1} V_{j-1}; ``wgmma_wait(1)`` retires
+S_j, its softmax runs while P V is in flight, and ``wgmma_wait(0)`` retires
+P V before O is rescaled. O is normalised and the log-sum-exp of each row
+stored.
+
+    O = softmax(Q K^T / sqrt(D)) V,  LSE = log(sum(exp(Q K^T / sqrt(D))))
+
+Q, K, V, O: [B * H * S, D] bf16 row-major (heads stacked along the rows);
+LSE: [B * H * S] f32. Block (x, y) computes query tile x (128 rows) of head y.
+
+The protocol: key tile j uses stage s = j % 2 of the K and V rings. The
+producer waits until the consumers released the stage (parity
+1 - (j // 2) % 2 of kempty[s] / vempty[s]), announces 128 * D * 2 bytes on
+kfull[s] / vfull[s] and issues the copy. The consumers wait for kfull[s]
+with parity (j // 2) % 2, compute S and retire it, release the K stage, and
+later do the same with V for P V.
+
+``make_flash_attention_ws`` builds the kernel; its defaults give the twin
+of the .mlir kernel (``head_dim=128``). Knobs that plant protocol and tag
+mistakes (the tests check that the verifier finds each one at its Python
+line): ``flip_parity=False`` (the consumers wait parity 0 on kfull in the
+main loop), ``expect_bytes`` (bytes announced per K stage, 32768 when
+right), ``kempty_arrivals`` (256 when right), ``early_k_release=True`` (the
+K stage is released before S_j has retired), ``kv_tile_shift`` (the
+producer loads key tile j + shift into the slot of tile j; 0 when right).
+"""
+
+import math
+
+import argus
+
+BM = BN = 128  # query rows per block, keys per tile
+ROWS = "((4,8,4,2),2):((0,1,16,64),8)"  # one f32 per row, as the rows of a wgmma C fragment
+
+
+def _qk_layout(d: int) -> str:
+    """The shared layout of a 128 x d bf16 tile: 64-column (128-byte) slabs,
+    each 128B-swizzled, as a TMA box of 128 x 64 writes them."""
+    if d == 64:
+        return "(128,64):(64,1)"
+    return f"(128,(64,{d // 64})):(64,(1,8192))"
+
+
+def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
+                            expect_bytes: int = None, kempty_arrivals: int = 256,
+                            early_k_release: bool = False, kv_tile_shift: int = 0,
+                            name: str = "flash_attention_ws"):
+    D = head_dim
+    if D not in (64, 128):
+        raise ValueError(f"head_dim is 64 or 128, got {head_dim!r}")
+    WS = f"wgmma.m64n{BN}k16.f32.bf16.ss"  # S = Q K^T, both operands in shared memory
+    WO = f"wgmma.m64n{D}k16.f32.bf16"     # O += P V, P from registers
+    FS = argus.frag(WS, "c", warps=(2, 1))
+    FP = argus.frag(WO, "a", warps=(2, 1))     # P as the A operand of P V
+    FO = argus.frag(WO, "c", warps=(2, 1))
+    SQK = argus.swizzle(3, 3, 3, _qk_layout(D))
+    tile_bytes = BM * D * 2  # one 128 x D bf16 tile
+    if expect_bytes is None:
+        expect_bytes = tile_bytes
+    # Scores in log2 units: exp(x / sqrt(D)) = exp2(x * log2(e) / sqrt(D)).
+    # For D = 128 the constant of the .mlir twin (the same f32 as the exact
+    # 0.1275174308...).
+    scale = 0.12751743074 if D == 128 else round(math.log2(math.e) / math.sqrt(D), 11)
+    ln2 = round(math.log(2.0), 11)
+
+    @argus.kernel(target="sm_90a", block=384, name=name)
+    def flash_attention_ws(Q: argus.Tensor[("?", "?"), "bf16"],
+                           K: argus.Tensor[("?", "?"), "bf16"],
+                           V: argus.Tensor[("?", "?"), "bf16"],
+                           O: argus.Tensor[("?", "?"), "bf16"],
+                           LSE: argus.Tensor[("?",), "f32"], S: argus.index):
+        # Shape preconditions (assumed by the verifier, checked at launch).
+        gx = argus.grid_dim("x")
+        gy = argus.grid_dim("y")
+        argus.assume((S % BN).eq(0), "S is a multiple of 128")
+        argus.assume((gx * BM).eq(S), "grid_dim.x * 128 == S (one block per query tile)")
+        argus.assume(gy < (1 << 22) // S, "grid_dim.y * S < 2^22 rows")
+        rows = gy * S
+        for T in (Q, K, V, O):
+            argus.assume(T.dim(0).eq(rows) & T.dim(1).eq(D),
+                         f"{T.pyname} is (grid_dim.y * S) x {D}")
+        argus.assume(LSE.dim(0).eq(rows), "LSE has grid_dim.y * S rows")
+
+        bx = argus.block_id("x")
+        by = argus.block_id("y")
+        head0 = by * S          # the head's first row
+        q0 = head0 + bx * BM    # the block's first query row
+        ntiles = S // BN
+        c0 = argus.index_const(0)
+
+        tmQ = argus.tensor_map(Q, (BM, 64), swizzle=128)
+        tmK = argus.tensor_map(K, (BN, 64), swizzle=128)
+        tmV = argus.tensor_map(V, (BN, 64), swizzle=128)
+        sq = argus.alloc((BM, D), "bf16", SQK, stages=1, name="sQ")
+        sk = argus.alloc((BN, D), "bf16", SQK, stages=2, name="sK")
+        sv = argus.alloc((BN, D), "bf16", SQK, stages=2, name="sV")
+        qfull = argus.mbarrier("qfull", stages=1, arrivals=1)
+        kfull = argus.mbarrier("kfull", stages=2, arrivals=1)
+        vfull = argus.mbarrier("vfull", stages=2, arrivals=1)
+        kempty = argus.mbarrier("kempty", stages=2, arrivals=kempty_arrivals)
+        vempty = argus.mbarrier("vempty", stages=2, arrivals=256)  # the consumers' threads
+
+        with argus.role("producer", warps=(0, 4), regs=40):
+            with argus.region("produce"):
+                argus.mbarrier_arrive_expect_tx(qfull[0], tile_bytes)
+                gq = argus.tag(argus.view(Q, (q0, 0), (BM, D)), lambda m, d: (q0 + m, c0 + d))
+                argus.tma_load(gq, sq[0], tmQ, qfull[0])
+                for j in argus.range(0, ntiles, name="j"):
+                    s = j % 2
+                    free = 1 - (j // 2) % 2
+                    n0 = head0 + (j + kv_tile_shift if kv_tile_shift else j) * BN
+                    argus.mbarrier_wait(kempty[s], free)
+                    argus.mbarrier_arrive_expect_tx(kfull[s], expect_bytes)
+                    gk = argus.tag(argus.view(K, (n0, 0), (BN, D)), lambda n, d: (n0 + n, c0 + d))
+                    argus.tma_load(gk, sk[s], tmK, kfull[s])
+                    argus.mbarrier_wait(vempty[s], free)
+                    argus.mbarrier_arrive_expect_tx(vfull[s], tile_bytes)
+                    gv = argus.tag(argus.view(V, (n0, 0), (BN, D)), lambda n, d: (n0 + n, c0 + d))
+                    argus.tma_load(gv, sv[s], tmV, vfull[s])
+
+        with argus.role("consumer", warps=(4, 12), regs=232):
+            with argus.region("consume"):
+                argus.mbarrier_wait(qfull[0], 0)
+                sq0 = sq[0]
+                # The statistics' initial values (key tile 0 below starts them).
+                argus.tag(argus.fill(float("-inf"), (BM,), "f32", ROWS), lambda m: q0 + m)
+                argus.tag(argus.zeros((BM,), "f32", ROWS), lambda m: q0 + m)
+                o_init = argus.tag(argus.zeros((BM, D), "f32", FO), lambda m, d: (q0 + m, c0 + d))
+
+                # Key tile 0: S_0 and its softmax (O is still zero: no rescale).
+                argus.mbarrier_wait(kfull[0], 0)
+                kt0 = argus.transpose(sk[0])
+                s0 = argus.tag(argus.zeros((BM, BN), "f32", FS), lambda m, n: (q0 + m, head0 + n))
+                s0 = argus.mma_async(WS, sq0, kt0, s0)
+                argus.tag_assert(s0, "a.d == b.d && a.m == acc.m && b.n == acc.n")
+                argus.wgmma_commit()
+                s0 = argus.wgmma_wait(0, s0)
+                argus.mbarrier_arrive(kempty[0])
+                s0 = argus.scale(s0, scale)
+                m0 = argus.reduce(s0, "max", 1, layout=ROWS)
+                d0 = s0 - argus.broadcast(m0, 1, like=s0)
+                argus.tag_assert(d0, "lhs.m == rhs.m")
+                p0 = argus.exp2(d0)
+                l0 = argus.reduce(p0, "sum", 1, layout=ROWS)
+                p0 = argus.convert(argus.convert_layout(p0, FP), "bf16")
+
+                # Key tile j: S_j = Q K_j^T is issued, then P_{j-1} V_{j-1}; the
+                # softmax of S_j runs while P V is in flight (wait depth 1), and
+                # O is rescaled once P V retired.
+                loop = argus.range(1, ntiles, carry=(m0, l0, o_init, p0), name="j")
+                for j, (m_i, l_i, o_i, p_i) in loop:
+                    s = j % 2
+                    phase = (j // 2) % 2 if flip_parity else 0
+                    jp = j - 1
+                    sp = jp % 2
+                    phasep = (jp // 2) % 2
+                    n0 = head0 + j * BN
+
+                    argus.mbarrier_wait(kfull[s], phase)
+                    kt = argus.transpose(sk[s])
+                    s_acc = argus.tag(argus.zeros((BM, BN), "f32", FS),
+                                      lambda m, n: (q0 + m, n0 + n))
+                    s_acc = argus.mma_async(WS, sq0, kt, s_acc)
+                    argus.tag_assert(s_acc, "a.d == b.d && a.m == acc.m && b.n == acc.n")
+                    argus.wgmma_commit()
+
+                    argus.mbarrier_wait(vfull[sp], phasep)
+                    o_acc = argus.mma_async(WO, p_i, sv[sp], o_i)
+                    argus.tag_assert(o_acc, "a.n == b.n && a.m == acc.m && b.d == acc.d")
+                    argus.wgmma_commit()
+
+                    if early_k_release:
+                        argus.mbarrier_arrive(kempty[s])
+                    sc = argus.wgmma_wait(1, s_acc)     # S_j retired, P V in flight
+                    if not early_k_release:
+                        argus.mbarrier_arrive(kempty[s])
+                    sc = argus.scale(sc, scale)
+                    mt = argus.reduce(sc, "max", 1, layout=ROWS)
+                    m_new = argus.maximum(m_i, mt)
+                    argus.tag_assert(m_new, "lhs.m == rhs.m")
+                    d = sc - argus.broadcast(m_new, 1, like=sc)
+                    argus.tag_assert(d, "lhs.m == rhs.m")
+                    p = argus.exp2(d)
+                    alpha = argus.exp2(m_i - m_new)
+                    ps = argus.reduce(p, "sum", 1, layout=ROWS)
+                    l_new = l_i * alpha + ps
+                    argus.tag_assert(l_new, "lhs.m == rhs.m")
+                    ph = argus.convert(argus.convert_layout(p, FP), "bf16")
+
+                    o_done = argus.wgmma_wait(0, o_acc)  # P_{j-1} V_{j-1} retired
+                    argus.mbarrier_arrive(vempty[sp])
+                    o_s = o_done * argus.broadcast(alpha, 1, like=o_done)
+                    argus.tag_assert(o_s, "lhs.m == rhs.m")
+                    loop.carry(m_new, l_new, o_s, ph)
+                m_f, l_f, o_f, p_f = loop.results
+
+                # The last key tile's P V.
+                jl = ntiles - 1
+                sl = jl % 2
+                argus.mbarrier_wait(vfull[sl], (jl // 2) % 2)
+                o_acc = argus.mma_async(WO, p_f, sv[sl], o_f)
+                argus.tag_assert(o_acc, "a.n == b.n && a.m == acc.m && b.d == acc.d")
+                argus.wgmma_commit()
+                o_fin = argus.wgmma_wait(0, o_acc)
+                argus.mbarrier_arrive(vempty[sl])
+
+                # O / l, and LSE = (m + log2 l) * ln 2 (the scores were in log2 units).
+                on = o_fin / argus.broadcast(l_f, 1, like=o_fin)
+                argus.tag_assert(on, "lhs.m == rhs.m")
+                go = argus.tag(argus.view(O, (q0, 0), (BM, D)), lambda m, d: (q0 + m, c0 + d))
+                argus.store(argus.convert(on, "bf16"), go)
+                argus.tag_assert("value.m == dest.m && value.d == dest.d")
+                lse2 = m_f + argus.log2(l_f)
+                argus.tag_assert(lse2, "lhs.m == rhs.m")
+                lse = argus.scale(lse2, ln2)
+                gl = argus.tag(argus.view(LSE, (q0,), (BM,)), lambda m: q0 + m)
+                argus.store(lse, gl)
+                argus.tag_assert("value.m == dest.m")
+
+    return flash_attention_ws
+
+
+flash_attention_ws = make_flash_attention_ws()
+
+
+if __name__ == "__main__":
+    print(flash_attention_ws.ir())
+    result = flash_attention_ws.verify(timeout_ms=3000)
+    print(result.summary())
+    ptx = flash_attention_ws.compile().asm
+    print(f"PTX: {len(ptx)} bytes")
