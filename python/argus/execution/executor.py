@@ -107,6 +107,7 @@ class TaskOutcome:
 class Execution:
     plan: Plan
     outcomes: Dict[str, TaskOutcome]
+    info: Dict[str, Any] = dataclasses.field(default_factory=dict)   # backend details
 
     def status(self, task_id: str) -> str:
         return self.outcomes[task_id].status
