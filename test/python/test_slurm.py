@@ -214,7 +214,7 @@ def test_agent_episode_on_slurm_and_resume(cluster, tmp_path, need_verifier):
     ep, hist = episode(SlurmExecutor(store, config(), progress_stream=open(os.devnull, "w")))
     assert len(hist) == 4
     assert hist[0]["status"] == "violated"          # the planted bug, caught by the verifier
-    assert hist[1]["note"].startswith("repair: ")  # repaired from the counterexample
+    assert hist[2]["note"].startswith("repair: ")  # next round: repaired from the counterexample
     measured = [r for r in hist if r["execution"]["measure"] == "done" and r.get("time_ms")]
     assert measured and all(r["status"] in ("measured", "incorrect") for r in measured)
     for ex in ep.executions:
@@ -228,10 +228,12 @@ def test_agent_episode_on_slurm_and_resume(cluster, tmp_path, need_verifier):
     assert [r["status"] for r in hist2] == [r["status"] for r in hist]
     assert all(ex.info["jobs"] == 0 for ex in ep2.executions)
     assert len(lines(log, "start")) == n_runs
-    # the local backend (process pool for the builds) gives the same records
-    ep3, hist3 = episode(LocalExecutor(ArtifactStore(str(tmp_path / "local")), workers=2))
-    assert [(r["summary"], r["status"]) for r in hist3] == [(r["summary"], r["status"])
-                                                           for r in hist]
+    # the local backend resumes the same artifacts: same records, nothing rerun
+    ep3, hist3 = episode(LocalExecutor(store, workers=2))
+    assert [(r["summary"], r["status"], r["time_ms"]) for r in hist3] == \
+        [(r["summary"], r["status"], r["time_ms"]) for r in hist]
+    assert all(ex.count("cached") == len(ex.outcomes) for ex in ep3.executions)
+    assert len(lines(log, "start")) == n_runs
 
 
 # --- Ctrl-C cancels the episode's jobs; the rerun resumes -------------------------

@@ -326,6 +326,7 @@ class SlurmExecutor(DagExecutor):
         ops, ref = resolve_handlers(handlers)
         out: Dict[str, TaskOutcome] = {tid: TaskOutcome() for tid in plan.tasks}
         self._plan, self._out, self._ops = plan, out, ops
+        self.jobs, self.live, self.log = {}, {}, []     # this execute()'s (the journal keeps all)
         self.cmds: Dict[str, List[Command]] = {}
         self.resubmits: Dict[str, int] = {}
         self.t0: Dict[str, float] = {}
