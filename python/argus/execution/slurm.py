@@ -54,7 +54,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .artifacts import ArtifactStore
 from .executor import (Command, CommandHandler, DagExecutor, Execution,
                        HandlerRef, LocalExecutor, TaskOutcome, resolve_handlers, task_payload)
-from .plan import Plan, Task
+from .plan import Plan
 
 #: Slurm job states in which a job may still run (anything else is final).
 LIVE_STATES = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED",
