@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages Argus builds and tests with (run as root).
+# slurm-wlm and munge: test/python/test_slurm.py starts a throw-away
+# single-node cluster from them (slurmctld, slurmd, munged in a temp dir).
 set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ clang-format
@@ -7,6 +9,7 @@ PACKAGES=(
   libz3-dev z3 pybind11-dev catch2 nlohmann-json3-dev
   python3 python3-dev python3-pytest python3-numpy
   python3-setuptools python3-pip python3-wheel python3-venv
+  slurm-wlm munge
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

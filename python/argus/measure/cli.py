@@ -2,6 +2,7 @@
 
     argus-measure plan K.mlir --ask mainloop:timeline --ask wait:duration --iterations 0:16 [--json]
     argus-measure run  K.mlir --ask wait:duration --launch spec.json --artifacts DIR [--devices 0,1]
+                       [--slurm-config slurm.json]   (run on Slurm: docs/Slurm.md)
     argus-measure recipes
 """
 
@@ -12,9 +13,8 @@ import json
 import sys
 
 from . import capabilities
-from .executor import LocalExecutor
+from .executor import HandlerRef, LocalExecutor
 from .artifacts import ArtifactStore
-from .handlers import make_handlers
 from .planner import Planner
 from .query import Query, Scope, parse_ask
 from .recipes import REGISTRY
@@ -46,6 +46,9 @@ def main(argv=None) -> int:
             p.add_argument("--devices", default="0")
             p.add_argument("--workers", type=int, default=2)
             p.add_argument("--timeout", type=float, default=600)
+            p.add_argument("--slurm-config", metavar="JSON",
+                           help="run on Slurm with this SlurmConfig (docs/Slurm.md); "
+                                "--artifacts must be on a shared file system")
     sub.add_parser("recipes")
     a = ap.parse_args(argv)
     if a.cmd == "recipes":
@@ -65,9 +68,21 @@ def main(argv=None) -> int:
         print(plan.dumps() if a.json else plan.to_text())
         return 0
     tools = {"argus-opt": a.argus_opt or "argus-opt", "argus-run": a.argus_run, "ncu": a.ncu}
-    ex = LocalExecutor(ArtifactStore(a.artifacts), workers=a.workers,
-                       devices=[int(d) for d in a.devices.split(",") if d],
-                       collect_timeout=a.timeout).execute(plan, make_handlers(tools))
+    handlers = HandlerRef("argus.measure.handlers:make_handlers", {"tools": tools})
+    if a.slurm_config:
+        from ..execution.slurm import SlurmConfig, SlurmExecutor
+        try:
+            cfg = SlurmConfig.from_json(dict(json.load(open(a.slurm_config)),
+                                             collect_timeout=a.timeout))
+        except (ValueError, OSError, TypeError) as e:
+            print(f"argus-measure: --slurm-config: {e}", file=sys.stderr)
+            return 2
+        executor = SlurmExecutor(ArtifactStore(a.artifacts), cfg)
+    else:
+        executor = LocalExecutor(ArtifactStore(a.artifacts), workers=a.workers,
+                                 devices=[int(d) for d in a.devices.split(",") if d],
+                                 collect_timeout=a.timeout)
+    ex = executor.execute(plan, handlers)
     rep = ex.outcomes[plan.by_op("report")[0].id].result
     out = {"report": rep, "execution": ex.to_json(), "plan": plan.to_json()}
     if a.json:

@@ -5,12 +5,16 @@
 * ``lower`` / ``instrument``: argus-opt (transform.py's command lines);
   the PTX, the probed IR and the commands land in the artifact;
 * ``argus-run``: writes the launch spec (collect.py) and runs argus-run
-  on the task's device; the run report is the result;
-* ``ncu``: ncu over argus-run (collect.py);
+  on the task's device; the run report is the result (a
+  ``CommandHandler``: on Slurm the job script runs the same argus-run
+  command on the node, with no Python there);
+* ``ncu``: ncu over argus-run (collect.py), also a ``CommandHandler``;
 * ``expand``: returns the discovery's targets (the executor expands);
 * ``report``: synthesis (report.py).
 
 ``make_handlers(tools)`` binds the tool paths; tests replace entries.
+``HandlerRef("argus.measure.handlers:make_handlers", {"tools": {...}})``
+names the same handlers for worker processes and batch jobs.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import os
 import subprocess
 from typing import Dict, Optional
 
+from ..execution.executor import Command, CommandHandler
 from . import collect, report, transform
 from .program import Program, discover_async_sites, discover_sync_sites
 
@@ -70,29 +75,34 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
             _run(c)
         return {"module": "module.ptx", "probed": "probed.mlir", "commands": cmds}
 
-    def argus_run(ctx):
-        spec_path, report_path = write_spec(ctx)
-        _run(collect.argus_run_command(run, spec_path, report_path, ctx.device),
-             timeout=ctx.timeout)
-        with open(report_path) as f:
-            return {"report": json.load(f), "spec": "spec.json", "run": ctx.task.options["run"]}
+    class ArgusRun(CommandHandler):
+        def prepare(self, ctx):
+            spec_path, report_path = write_spec(ctx)
+            cmd = collect.argus_run_command(run, spec_path, report_path)
+            return [Command(cmd, device_flag="--device")]
 
-    def ncu_run(ctx):
-        spec_path, _ = write_spec(ctx)
-        base = os.path.join(ctx.workdir, "ncu")
-        kernel = json.load(open(spec_path))["kernel"]
-        _run(collect.ncu_command(ncu, run, spec_path, kernel, base, ctx.device),
-             timeout=ctx.timeout)
-        csv = _run(collect.ncu_export_command(ncu, base), timeout=ctx.timeout).stdout
-        with open(os.path.join(ctx.workdir, "source.csv"), "w") as f:
-            f.write(csv)
-        return {"source_csv": "source.csv"}
+        def finish(self, ctx, codes):
+            with open(os.path.join(ctx.workdir, "report.json")) as f:
+                return {"report": json.load(f), "spec": "spec.json",
+                        "run": ctx.task.options["run"]}
+
+    class NcuRun(CommandHandler):
+        def prepare(self, ctx):
+            spec_path, _ = write_spec(ctx)
+            base = os.path.join(ctx.workdir, "ncu")
+            kernel = json.load(open(spec_path))["kernel"]
+            return [Command(collect.ncu_command(ncu, run, spec_path, kernel, base),
+                            device_flag="--device"),
+                    Command(collect.ncu_export_command(ncu, base), stdout="source.csv")]
+
+        def finish(self, ctx, codes):
+            return {"source_csv": "source.csv"}
 
     return {"analysis:regions": regions,
             "analysis:async-sites": sites(discover_async_sites),
             "analysis:sync-sites": sites(discover_sync_sites),
             "expand": expand, "lower": lower, "instrument": instrument,
-            "argus-run": argus_run, "ncu": ncu_run, "report": report.synthesize_task}
+            "argus-run": ArgusRun(), "ncu": NcuRun(), "report": report.synthesize_task}
 
 
 def write_spec(ctx):
