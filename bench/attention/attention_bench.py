@@ -2,10 +2,10 @@
 """Benchmark the Argus Hopper flash attention (flash_attention_ws PTX) against
 torch's scaled_dot_product_attention, on one GPU, in one process.
 
-    python3 bench/hopper/attention_bench.py --ptx bench/hopper/flash_attention_ws.ptx
+    python3 bench/attention/attention_bench.py --ptx bench/attention/flash_attention_ws.ptx
 
 The PTX and its `<ptx>.json` (kernel name, dynamic shared memory, tensor maps)
-come from `bench/hopper/compile.sh`. Kernel signature (bench/hopper/README.md):
+come from `bench/attention/compile.sh`. Kernel signature (bench/attention/RESULTS.md):
 
     0..2  Q ptr, rows, cols      3..5 K     6..8 V     9..11 O
     12, 13 LSE ptr, rows         14 S (sequence length)
@@ -28,7 +28,7 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hopper"))
 import gemm_bench as gb  # noqa: E402  (driver, tensor maps, kernel params)
 
 try:
@@ -65,9 +65,16 @@ def supported(shape, head_dim):
     return None
 
 
+CAUSAL = False
+
+
 def attn_tflops(shape, ms):
+    """4 B H S^2 D flops, halved for causal attention (the usual count)."""
     b, h, s, d = shape
-    return 4.0 * b * h * s * s * d / (ms * 1e-3) / 1e12
+    f = 4.0 * b * h * s * s * d
+    if CAUSAL:
+        f /= 2
+    return f / (ms * 1e-3) / 1e12
 
 
 class AttentionKernel:
@@ -135,7 +142,7 @@ def sdpa_backends(q, k, v):
             continue
         try:
             with sdpa_kernel([be]):
-                F.scaled_dot_product_attention(q, k, v)
+                F.scaled_dot_product_attention(q, k, v, is_causal=CAUSAL)
             torch.cuda.synchronize()
             ok.append(name)
         except Exception:
@@ -146,9 +153,9 @@ def sdpa_backends(q, k, v):
 def sdpa_with(q, k, v, backend):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     if backend == "default":
-        return F.scaled_dot_product_attention(q, k, v)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=CAUSAL)
     with sdpa_kernel([getattr(SDPBackend, backend)]):
-        return F.scaled_dot_product_attention(q, k, v)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=CAUSAL)
 
 
 def check(kern, shape, dtype, seed, stream):
@@ -167,7 +174,11 @@ def check(kern, shape, dtype, seed, stream):
     heads = min(2, b * h)
     qf = q.view(b * h, s, d)[:heads].float()
     kf = k.view(b * h, s, d)[:heads].float()
-    ref_lse = torch.logsumexp(qf @ kf.transpose(1, 2) / math.sqrt(d), dim=-1).reshape(-1)
+    scores = qf @ kf.transpose(1, 2) / math.sqrt(d)
+    if CAUSAL:
+        future = torch.ones(s, s, device="cuda", dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+    ref_lse = torch.logsumexp(scores, dim=-1).reshape(-1)
     lse_err = (lse[: heads * s] - ref_lse).abs().max().item()
     ok = (not torch.isnan(o).any().item() and not torch.isnan(lse).any().item()
           and err < 2e-2 and lse_err < 1e-2)
@@ -183,7 +194,11 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--causal", action="store_true",
+                    help="the kernel is causal: SDPA with is_causal=True, half the flops")
     args = ap.parse_args(argv)
+    global CAUSAL
+    CAUSAL = args.causal
     shapes = parse_shapes(args.shapes) if args.shapes else DEFAULT_SHAPES
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
     drv = gb.CudaDriver()
@@ -192,9 +207,10 @@ def main(argv=None):
     torch.cuda.init()
     drv.current_context(dev)
     kern = AttentionKernel(drv, args.ptx, dev)
-    print("device: %s, torch %s, driver %d; kernel %s: %d regs, %d B local, %d B smem"
-          % (torch.cuda.get_device_name(0), torch.__version__, drv.driver_version(),
-             kern.name, kern.regs, kern.local, kern.smem))
+    print("device: %s, torch %s, driver %d; kernel %s (%s, D=%d%s): %d regs, %d B local, "
+          "%d B smem" % (torch.cuda.get_device_name(0), torch.__version__,
+                         drv.driver_version(), kern.name, args.dtype, args.head_dim,
+                         ", causal" if CAUSAL else "", kern.regs, kern.local, kern.smem))
     stream = torch.cuda.current_stream().cuda_stream
     rows = []
     for shape in shapes:

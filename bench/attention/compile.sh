@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Compile the sm_90a flash-attention kernels to PTX for attention_bench.py
+# (development machine: needs argus-opt and the Python module). Each kernel
+# is verified first: bf16 and causal from examples/sm90a, fp16 from the bf16
+# kernel with the element type replaced, head dim 64 from the DSL builder
+# (examples/python/flash_attention_ws.py).
+#
+#   bench/attention/compile.sh [path/to/build]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="${1:-$root/build}"
+opt="$build/bin/argus-opt"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+sed 's/bf16/f16/g' "$root/examples/sm90a/flash_attention_ws.mlir" > "$tmp/f16.mlir"
+PYTHONPATH="$build/python:$root/python:$root/examples/python" /usr/bin/python3 -c "
+import flash_attention_ws as f
+open('$tmp/d64.mlir', 'w').write(f.make_flash_attention_ws(head_dim=64).ir())"
+for v in "flash_attention_ws:$root/examples/sm90a/flash_attention_ws.mlir" \
+         "flash_attention_causal_ws:$root/examples/sm90a/flash_attention_causal_ws.mlir" \
+         "flash_attention_ws_f16:$tmp/f16.mlir" "flash_attention_ws_d64:$tmp/d64.mlir"; do
+  name="${v%%:*}"; file="${v#*:}"
+  # Exit 1 (violated) stops; exit 2 (some check unknown) is reported.
+  rc=0; "$opt" "$file" --argus-verify-tags -o /dev/null || rc=$?
+  [ "$rc" = 1 ] && exit 1
+  [ "$rc" = 2 ] && echo "[$name] verified with unknown checks (warnings above)"
+  "$opt" "$file" --argus-to-nvptx="dump=$here/$name.ptx" -o /dev/null 2>/dev/null
+  if command -v /usr/local/cuda/bin/ptxas >/dev/null; then
+    /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$here/$name.ptx" -o /dev/null 2>&1 |
+      grep -E "registers|spill" | sed "s/^/[$name] /"
+  fi
+done
