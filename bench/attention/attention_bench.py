@@ -12,7 +12,8 @@ come from `bench/attention/compile.sh`. Kernel signature (bench/attention/RESULT
     15.. CUtensorMap of Q, K, V by value (at the JSON "param" slots)
 
 Q, K, V, O are the (B, H, S, D) tensors viewed as (B*H*S, D); LSE is
-(B*H*S,) f32. Grid (S / 128, B * H), 384 threads.
+(B*H*S,) f32. Grid (S / 128, B * H), 384 threads; the causal kernel takes
+(B * H, S / 128) and runs the last query tiles first.
 
 Every row is checked before it is timed: O and LSE poisoned with NaN, fresh
 random inputs per seed, O against SDPA's output (relative Frobenius error)
@@ -91,6 +92,8 @@ class AttentionKernel:
         drv.check(drv.cuFuncSetAttribute(
             self.func, gb.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.smem),
             "cuFuncSetAttribute")
+        # The causal kernel walks heads along x and query tiles along y.
+        self.heads_along_x = "causal" in self.name
         self.regs = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_NUM_REGS)
         self.local = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
 
@@ -111,6 +114,8 @@ class AttentionKernel:
         return gb.KernelParams(values)
 
     def launch(self, params, grid, stream):
+        if self.heads_along_x:  # the causal kernel: heads along x, tiles along y
+            grid = (grid[1], grid[0])
         self.drv.check(self.drv.cuLaunchKernel(self.func, grid[0], grid[1], 1, 384, 1, 1,
                                                self.smem, ctypes.c_void_p(stream),
                                                params.array, None), "cuLaunchKernel")

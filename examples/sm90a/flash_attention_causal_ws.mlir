@@ -16,7 +16,8 @@
 //
 // Q, K, V, O: [B * H * S, D] bf16 row-major (the [B, H, S, D] tensors of a
 // framework, heads stacked along the rows), D = 128; LSE: [B * H * S] f32.
-// Block (x, y) computes query tile x (128 rows) of head y: rows
+// Here block (x, y) computes query tile grid_dim.y - 1 - y of head x (in
+// the non-causal kernel: block (x, y) computes query tile x (128 rows) of head y: rows
 // y * S + 128 x ... of Q and O; keys and values y * S ... y * S + S - 1.
 // S is a multiple of 128.
 //
@@ -63,18 +64,23 @@ func.func @flash_attention_causal_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
   %c2 = arith.constant 2 : index
   %c128 = arith.constant 128 : index
   // Shape preconditions (assumed by the verifier, checked at launch).
-  %gx = gpu.grid_dim x
-  %gy = gpu.grid_dim y
+  // Causal work grows with the query tile: blocks walk heads along x and
+  // query tiles along y, the heaviest (last) tile of every head first, so
+  // the longest blocks start in the first wave. %gx counts query tiles,
+  // %gy heads, %bx is the query tile, %by the head, as in the non-causal
+  // kernel.
+  %gx = gpu.grid_dim y
+  %gy = gpu.grid_dim x
   %sz_sr = arith.remui %S, %c128 : index
   %sz_s = arith.cmpi eq, %sz_sr, %c0 : index
   argus.assume %sz_s, "S is a multiple of 128"
   %sz_tiles = arith.muli %gx, %c128 : index
   %sz_gx = arith.cmpi eq, %sz_tiles, %S : index
-  argus.assume %sz_gx, "grid_dim.x * 128 == S (one block per query tile)"
+  argus.assume %sz_gx, "grid_dim.y * 128 == S (one block per query tile)"
   %c_cap = arith.constant 4194304 : index
   %sz_rows_cap = arith.divui %c_cap, %S : index
   %sz_cap = arith.cmpi ult, %gy, %sz_rows_cap : index
-  argus.assume %sz_cap, "grid_dim.y * S < 2^22 rows"
+  argus.assume %sz_cap, "grid_dim.x * S < 2^22 rows"
   %rows = arith.muli %gy, %S : index
   %c128i = arith.constant 128 : index
   %sz_q0 = memref.dim %Q, %c0 : memref<?x?xbf16>
@@ -89,24 +95,26 @@ func.func @flash_attention_causal_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
   %sz_qr = arith.cmpi eq, %sz_q0, %rows : index
   %sz_qc = arith.cmpi eq, %sz_q1, %c128i : index
   %sz_q = arith.andi %sz_qr, %sz_qc : i1
-  argus.assume %sz_q, "Q is (grid_dim.y * S) x 128"
+  argus.assume %sz_q, "Q is (grid_dim.x * S) x 128"
   %sz_kr = arith.cmpi eq, %sz_k0, %rows : index
   %sz_kc = arith.cmpi eq, %sz_k1, %c128i : index
   %sz_k = arith.andi %sz_kr, %sz_kc : i1
-  argus.assume %sz_k, "K is (grid_dim.y * S) x 128"
+  argus.assume %sz_k, "K is (grid_dim.x * S) x 128"
   %sz_vr = arith.cmpi eq, %sz_v0, %rows : index
   %sz_vc = arith.cmpi eq, %sz_v1, %c128i : index
   %sz_v = arith.andi %sz_vr, %sz_vc : i1
-  argus.assume %sz_v, "V is (grid_dim.y * S) x 128"
+  argus.assume %sz_v, "V is (grid_dim.x * S) x 128"
   %sz_or = arith.cmpi eq, %sz_o0, %rows : index
   %sz_oc = arith.cmpi eq, %sz_o1, %c128i : index
   %sz_o = arith.andi %sz_or, %sz_oc : i1
-  argus.assume %sz_o, "O is (grid_dim.y * S) x 128"
+  argus.assume %sz_o, "O is (grid_dim.x * S) x 128"
   %sz_l = arith.cmpi eq, %sz_l0, %rows : index
-  argus.assume %sz_l, "LSE has grid_dim.y * S rows"
+  argus.assume %sz_l, "LSE has grid_dim.x * S rows"
 
-  %bx = gpu.block_id x
-  %by = gpu.block_id y
+  %by = gpu.block_id x
+  %byq = gpu.block_id y
+  %gyl = arith.subi %gx, %c1 : index
+  %bx = arith.subi %gyl, %byq : index
   %head0 = arith.muli %by, %S : index
   %qoff = arith.muli %bx, %c128 : index
   %q0 = arith.addi %head0, %qoff : index

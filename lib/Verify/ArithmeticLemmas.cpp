@@ -376,8 +376,14 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
     const auto &ps = entry.second;
     for (size_t i = 0; i < ps.size(); ++i)
       for (size_t j = 0; j < ps.size(); ++j) {
-        if (i == j || z3::eq(ps[i].first, ps[j].first))
+        if (i == j)
           continue;
+        // The same factors in another order (d * a and a * d).
+        if (z3::eq(ps[i].first, ps[j].first)) {
+          if (i < j && !z3::eq(ps[i].second, ps[j].second))
+            out.push_back(ps[i].second == ps[j].second);
+          continue;
+        }
         const z3::expr &a1 = ps[i].first, &p1 = ps[i].second;
         const z3::expr &a2 = ps[j].first, &p2 = ps[j].second;
         out.push_back(z3::implies(

@@ -49,7 +49,8 @@ Readiness waitRetires(Value in, WgmmaWaitOp w) {
     if (nested)
       return Readiness::Unknown;
   }
-  return commits >= w.getPending() + 1 ? Readiness::Ready : Readiness::Pending;
+  return commits >= int64_t(w.getPending()) + 1 ? Readiness::Ready
+                                                : Readiness::Pending;
 }
 
 /// Whether register value `v` is ready to read.

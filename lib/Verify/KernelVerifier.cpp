@@ -76,7 +76,7 @@ z3::check_result KernelVerifier::abstractNonlinear(z3::solver &full,
   z3::params p(ctx);
   unsigned limit =
       timeoutMs ? std::min(timeoutMs, opts.timeoutMs) : opts.timeoutMs;
-  p.set("timeout", limit ? std::min(limit, 2000u) : 2000u);
+  p.set("timeout", limit ? std::min(limit, 5000u) : 5000u);
   s.set(p);
   for (unsigned i = 0; i < as.size(); ++i)
     s.add(as[i].substitute(from, to));
@@ -114,12 +114,21 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   // such term replaced by a fresh variable (the lemmas above tie them
   // together): every model of the query is one of the abstraction, so
   // unsat there is unsat here. Otherwise the full query decides.
-  if (abstractNonlinear(s, timeoutMs) == z3::unsat) {
-    if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR"))
-      std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
-          << "q" << queries << " unsat (nonlinear terms abstracted)\n";
+  auto abstractStart = std::chrono::steady_clock::now();
+  z3::check_result abstract = abstractNonlinear(s, timeoutMs);
+  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR"))
+    std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
+        << "q" << queries << " abstracted "
+        << (abstract == z3::sat     ? "sat"
+            : abstract == z3::unsat ? "unsat"
+                                    : "unknown")
+        << " "
+        << std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - abstractStart)
+               .count()
+        << " ms\n";
+  if (abstract == z3::unsat)
     return z3::unsat;
-  }
   // A debugging aid: every query as SMT-LIB, and its answer and time.
   const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
   std::string name = "q" + std::to_string(queries) + ".smt2";

@@ -582,7 +582,8 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           z3::expr x, lb;
           int64_t step; // 0 when symbolic
           z3::expr range;
-          const LoopVar *loop; // null for a block id
+          const LoopVar *loop;          // null for a block id
+          std::optional<z3::expr> last; // a block id's last value
         };
         std::vector<Unknown> xs;
         for (unsigned d = 0; d < 3; ++d)
@@ -590,9 +591,10 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
             xs.push_back(
                 {params.at(blockIdKey(d)), bv(0), 1,
                  z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d))),
-                 nullptr});
+                 nullptr, params.at(gridDimKey(d)) - bv(1)});
         for (auto &l : wi.loops)
-          xs.push_back({l.iv, l.lb, l.step, ctx.bool_val(true), &l});
+          xs.push_back(
+              {l.iv, l.lb, l.step, ctx.bool_val(true), &l, std::nullopt});
         std::vector<z3::expr> from, to;
         std::vector<bool> done(xs.size(), false);
         auto solved = [&](const z3::expr &t) {
@@ -624,7 +626,17 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
             return std::nullopt;
           for (size_t j = 0; othersFirst && j < xs.size(); ++j)
             if (j != i && !done[j] && mentions(f, xs[j].x)) {
+              // The others at their least contribution: the first value,
+              // or a block id's last where the offset falls with it.
               z3::expr lj = solved(xs[j].lb);
+              if (xs[j].last) {
+                z3::expr d = (substituted(f, xs[j].x, lj + bv(1)) -
+                              substituted(f, xs[j].x, lj))
+                                 .simplify(som);
+                if (d.is_numeral() &&
+                    d.get_numeral_uint64() >= uint64_t(kIndexBound))
+                  lj = solved(*xs[j].last);
+              }
               if (blocked(lj, j))
                 return std::nullopt;
               f = substituted(f, xs[j].x, lj);
@@ -639,6 +651,14 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           int64_t av = 0;
           if (a.is_numeral()) {
             av = static_cast<int64_t>(a.get_numeral_uint64());
+            // A negative constant slope (tiles walked from the last, as
+            // (g - 1 - y) * 128): offset n is f0 - |a| n, so the tile
+            // holding e is n = ceil((f0 - e) / |a|).
+            int64_t neg = (int64_t(1) << a.get_sort().bv_size()) - av;
+            if (av >= kIndexBound && neg > 0 && neg < kIndexBound)
+              return Solution{lb + z3::udiv(f0 + bv(neg - 1) - e[k], bv(neg)) *
+                                       bv(xs[i].step),
+                              neg};
             if (av == 0 || av >= kIndexBound)
               return std::nullopt;
           }
