@@ -320,3 +320,49 @@ def test_slurm_config_from_json_rejects_unknown_keys():
     assert c.partition == "gpu" and c.gres == "gpu:1"
     with pytest.raises(ValueError, match="unknown key"):
         SlurmConfig.from_json({"partiton": "gpu"})
+
+
+# --- the argus-agent command line on Slurm ------------------------------------------
+
+def test_argus_agent_cli_on_slurm(cluster, tmp_path, need_verifier, capsys):
+    import argus
+    from argus.agent.__main__ import main as agent_main
+    if not argus.has_pass("argus-to-nvptx"):
+        pytest.skip("argus-to-nvptx not built into the _argus extension")
+    run, log = stand_in(tmp_path, sleep=0.0, canned=canned_report(tmp_path))
+    cfg = config()
+    conf = tmp_path / "slurm.json"
+    conf.write_text(json.dumps({"env": cfg.env, "poll_interval": 0.25, "batch_wait": 2.0,
+                                "time_limit": "00:05:00", "cpu_time_limit": "00:05:00",
+                                "collect_timeout": 60}))
+    argv = ["--slurm-config", str(conf), "--artifacts", str(tmp_path / "art"),
+            "--steps", "2", "--per-round", "2", "--M", "256", "--N", "256", "--K", "256",
+            "--argus-run", run, "--json"]
+    assert agent_main(argv) == 0
+    hist = json.loads(capsys.readouterr().out)
+    assert len(hist) == 2 and hist[0]["status"] == "violated"   # the planted bug
+    n_runs = len(lines(log, "start"))
+    # rerun over the same artifacts: the same records, nothing measured again
+    assert agent_main(argv) == 0
+    assert [r["status"] for r in json.loads(capsys.readouterr().out)] == \
+        [r["status"] for r in hist]
+    assert len(lines(log, "start")) == n_runs
+
+
+def test_argus_agent_cli_slurm_arguments(tmp_path, capsys):
+    from argus.agent.__main__ import main as agent_main
+    conf = tmp_path / "slurm.json"
+    conf.write_text("{}")
+    for argv, why in [(["--slurm-config", str(conf)], "needs --artifacts"),
+                      (["--slurm-config", str(conf), "--artifacts", str(tmp_path / "a"),
+                        "--batch-dir", str(tmp_path / "b")], "drop --batch-dir"),
+                      (["--artifacts", str(tmp_path / "a")], "is for --slurm-config")]:
+        with pytest.raises(SystemExit) as e:
+            agent_main(argv)
+        assert e.value.code == 2
+        assert why in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"no_such_key": 1}')
+    with pytest.raises(SystemExit):
+        agent_main(["--slurm-config", str(bad), "--artifacts", str(tmp_path / "a")])
+    assert "--slurm-config" in capsys.readouterr().err

@@ -3,13 +3,17 @@ table of attempts.
 
     argus-agent [--steps N] [--start default|buggy] [--batch-dir DIR]
                 [--resume DIR] [--log LOG.jsonl] [--M M --N N --K K]
+                [--slurm-config slurm.json --artifacts DIR [--per-round N]]
 
 Without a GPU, variants are verified and compiled (and measured in-process
 when a GPU and argus-run are present). With --batch-dir DIR, each round's
 compiled variants (PTX + an argus-run spec each) go to DIR/round<k> for
 ``argus-run --batch DIR/round<k>`` on a GPU host, and the log to
 DIR/log.jsonl; --resume DIR reads every round's results.json, feeds the
-measurements to the policy and runs the next round.
+measurements to the policy and runs the next round. With --slurm-config,
+the episode runs on a Slurm cluster (docs/Slurm.md): each round's builds as
+one job array, its measurements batched into --gres=gpu:1 jobs, every
+result kept in --artifacts DIR, so a rerun recomputes nothing.
 """
 
 import argparse
@@ -92,7 +96,29 @@ def _main(argv=None) -> int:
     ap.add_argument("--log", help="JSON-lines log of every record (needed to resume)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print the records as JSON")
+    ap.add_argument("--slurm-config", metavar="JSON",
+                    help="run the episode on Slurm (docs/Slurm.md): builds as job arrays, "
+                         "measurements as --gres=gpu:1 jobs; needs --artifacts")
+    ap.add_argument("--artifacts", metavar="DIR",
+                    help="content-addressed artifact directory on a shared file system "
+                         "(with --slurm-config; a rerun resumes from it)")
+    ap.add_argument("--per-round", type=_positive_int, default=4,
+                    help="variants proposed per round on Slurm (default 4)")
+    ap.add_argument("--argus-run", default="argus-run",
+                    help="argus-run on the GPU nodes (with --slurm-config)")
     a = ap.parse_args(argv)
+    if a.slurm_config:
+        if a.batch_dir or a.resume:
+            ap.error("--slurm-config runs the measurements itself: drop --batch-dir/--resume "
+                     "(a rerun with the same --artifacts resumes)")
+        if not a.artifacts:
+            ap.error("--slurm-config needs --artifacts DIR (a directory the nodes share)")
+        why = _writable_dir(a.artifacts)
+        if why:
+            ap.error(f"--artifacts: {why}")
+        return _run_on_slurm(a, ap)
+    if a.artifacts:
+        ap.error("--artifacts is for --slurm-config")
 
     # Everything that will be written is checked before any work is done.
     root = a.batch_dir or a.resume
@@ -174,6 +200,30 @@ def _main(argv=None) -> int:
         print(f"pending measurements in {loop.batch_dir}: run `argus-run --batch "
               f"{loop.batch_dir}` on a GPU host, copy its results.json back into that "
               f"folder, then `argus-agent --resume {root}`")
+    return 0
+
+
+def _run_on_slurm(a, ap) -> int:
+    """The episode on Slurm through argus.execution (argus/agent/episode.py)."""
+    from ..execution import ArtifactStore
+    from ..execution.slurm import SlurmConfig, SlurmExecutor
+    from .episode import Episode, handlers_ref
+    try:
+        with open(a.slurm_config) as f:
+            cfg = SlurmConfig.from_json(json.load(f))
+    except (ValueError, OSError, TypeError) as e:
+        ap.error(f"--slurm-config: {e}")
+    task = GemmTask(a.M, a.N, a.K, target=a.target)
+    start = PLANTED if a.start == "buggy" else Variant()
+    loop = AgentLoop(task, KnowledgeBasePolicy(start=start, seed=a.seed),
+                     Budget(steps=a.steps), log_path=a.log)
+    ex = SlurmExecutor(ArtifactStore(a.artifacts), cfg)
+    history = Episode(loop, ex, handlers_ref(task, argus_run=a.argus_run),
+                      per_round=a.per_round).run()
+    if a.json:
+        print(json.dumps(history, indent=1, default=str))
+    else:
+        print(format_table(history))
     return 0
 
 
