@@ -26,7 +26,6 @@ import argparse
 import ctypes
 import math
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hopper"))
@@ -122,19 +121,8 @@ class AttentionKernel:
 
 
 def time_ms(fn, warmup, iters):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    """Median ms of `iters` event-timed calls (gemm_bench's timer)."""
+    return gb.time_ms(fn, warmup, iters)[0]
 
 
 def sdpa_backends(q, k, v):

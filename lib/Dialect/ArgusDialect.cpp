@@ -31,14 +31,19 @@ void ArgusDialect::initialize() {
 
 LogicalResult ArgusDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
-  // argus-to-gpu records the launch facts of the lowered kernels on the
-  // module (kernel name -> {dynamic_smem, tensor_maps}), where they survive
+  // argus-to-gpu records the launch ABI of the lowered kernels on the
+  // module (kernel name -> #argus.kernel_launch), where it survives
   // serialisation (lib/Transforms/LoweringSupport.h, kLaunchAttr).
   constexpr StringLiteral launch = "argus.launch";
   if (attr.getName() == launch) {
-    if (!isa<DictionaryAttr>(attr.getValue()) || !isa<ModuleOp>(op))
-      return op->emitError()
-             << "'" << launch << "' must be a dictionary on a builtin.module";
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isa<ModuleOp>(op) ||
+        !llvm::all_of(dict, [](NamedAttribute k) {
+          return isa<KernelLaunchAttr>(k.getValue());
+        }))
+      return op->emitError() << "'" << launch
+                             << "' must be a dictionary of kernel names to "
+                                "#argus.kernel_launch on a builtin.module";
     return success();
   }
   if (attr.getName() != getKernelAttrName())

@@ -241,21 +241,27 @@ struct ArgusToGPUPass
     return success(ok);
   }
 
-  /// The launch facts a host needs beyond the argument list, per kernel, on
-  /// the top module (`argus.launch`), where they survive serialisation for
-  /// argus-dump-binary's companion JSON.
+  /// The launch ABI of each kernel (#argus.kernel_launch), on the top
+  /// module (`argus.launch`), where it survives serialisation for the hosts:
+  /// the Python driver and argus-dump-binary's companion JSON.
   static void recordLaunchFacts(ModuleOp top) {
     SmallVector<NamedAttribute> kernels;
-    Builder b(top.getContext());
+    MLIRContext *ctx = top.getContext();
+    Builder b(ctx);
     top.walk([&](gpu::GPUFuncOp fn) {
-      SmallVector<NamedAttribute> facts;
-      if (auto smem = fn->getAttr(kDynamicSmemAttr))
-        facts.push_back(b.getNamedAttr("dynamic_smem", smem));
-      if (auto maps = fn->getAttr(kTensorMapsAttr))
-        facts.push_back(b.getNamedAttr("tensor_maps", maps));
-      if (!facts.empty())
-        kernels.push_back(
-            b.getNamedAttr(fn.getName(), b.getDictionaryAttr(facts)));
+      if (!fn->hasAttr(kKernelParamsAttr))
+        return; // not an outlined argus kernel
+      auto smem = fn->getAttrOfType<IntegerAttr>(kDynamicSmemAttr);
+      auto maps = fn->getAttrOfType<ArrayAttr>(kTensorMapsAttr);
+      auto probes = fn->getAttrOfType<ProbePlanAttr>("argus_probes");
+      kernels.push_back(b.getNamedAttr(
+          fn.getName(),
+          KernelLaunchAttr::get(
+              ctx, fn->getAttrOfType<StringAttr>("argus_chip").getValue(),
+              fn->getAttrOfType<DenseI64ArrayAttr>("argus_block"),
+              smem ? smem.getInt() : 0,
+              fn->getAttrOfType<ArrayAttr>(kKernelParamsAttr),
+              maps ? maps : b.getArrayAttr({}), probes)));
     });
     if (!kernels.empty())
       top->setAttr(kLaunchAttr, b.getDictionaryAttr(kernels));
@@ -328,6 +334,7 @@ struct ArgusToGPUPass
       f->removeAttr("argus_chip");
       f->removeAttr("argus_block");
       f->removeAttr("argus_probes");
+      f->removeAttr(kKernelParamsAttr);
     });
   }
 };

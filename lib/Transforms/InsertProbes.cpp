@@ -112,19 +112,13 @@ struct ArgusInsertProbesPass
           }
         }
       });
-      SmallVector<NamedAttribute> plan = {
-          b.getNamedAttr("capacity", b.getI64IntegerAttr(capacity)),
-          b.getNamedAttr("clock", b.getStringAttr(clk)),
-          b.getNamedAttr("regions", b.getDictionaryAttr(names)),
-          b.getNamedAttr("warps", b.getDenseI64ArrayAttr(scopeWarps)),
-          b.getNamedAttr("blocks", b.getDenseI64ArrayAttr(scopeBlocks)),
-          b.getNamedAttr("iteration_lo", b.getI64IntegerAttr(lo)),
-          b.getNamedAttr("iteration_hi", b.getI64IntegerAttr(hi)),
-          b.getNamedAttr("warp_size", b.getI64IntegerAttr(nvidia ? 32 : 64)),
-          b.getNamedAttr("warps_per_block",
-                         b.getI64IntegerAttr(kernel.getNumThreads() /
-                                             (nvidia ? 32 : 64)))};
-      fn->setAttr("argus_probes", b.getDictionaryAttr(plan));
+      int64_t warpSize = nvidia ? 32 : 64;
+      auto plan = ProbePlanAttr::get(
+          b.getContext(), capacity, clk, b.getDictionaryAttr(names),
+          b.getDenseI64ArrayAttr(scopeWarps),
+          b.getDenseI64ArrayAttr(scopeBlocks), lo, hi, warpSize,
+          kernel.getNumThreads() / warpSize);
+      fn->setAttr("argus_probes", plan);
     });
     for (const std::string &r : regions)
       if (!seen.contains(r))

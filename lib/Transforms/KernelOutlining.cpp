@@ -13,6 +13,7 @@
 
 #include "LoweringPatterns.h"
 
+#include "argus/Analysis/WrittenArguments.h"
 #include "argus/Dialect/Targets.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -92,15 +93,27 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
   auto ptrT = LLVM::LLVMPointerType::get(ctx, kGlobalSpace);
   Type i64 = IntegerType::get(ctx, 64);
   bool withProbes = options.probes && fn->hasAttr("argus_probes");
+  // The parameters and, for the host, what each carries (the launch ABI).
+  llvm::BitVector written = writtenArguments(fn);
   SmallVector<Type> argTypes;
-  for (Type t : fn.getArgumentTypes()) {
+  SmallVector<Attribute> params;
+  auto addParam = [&](Type lowered, KernelArgKind kind, int64_t arg,
+                      int64_t dim, Type type, bool w) {
+    argTypes.push_back(lowered);
+    params.push_back(
+        KernelParamAttr::get(ctx, kind, arg, dim, type, BoolAttr::get(ctx, w)));
+  };
+  for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
+    int64_t arg = i;
     if (auto mt = dyn_cast<MemRefType>(t)) {
-      argTypes.push_back(ptrT);
-      argTypes.append(mt.getRank(), i64);
+      addParam(ptrT, KernelArgKind::Buffer, arg, -1, mt.getElementType(),
+               written.test(i));
+      for (int64_t d = 0; d < mt.getRank(); ++d)
+        addParam(i64, KernelArgKind::Size, arg, d, i64, false);
     } else if (isa<IndexType>(t)) {
-      argTypes.push_back(i64);
+      addParam(i64, KernelArgKind::Index, arg, -1, i64, false);
     } else {
-      argTypes.push_back(t);
+      addParam(t, KernelArgKind::Scalar, arg, -1, t, false);
     }
   }
   // Tensor maps, in op order: the generic address of a 128-byte, 64-byte
@@ -111,9 +124,13 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
     if (auto m = dyn_cast<TensorMapOp>(op))
       maps.push_back(m);
   unsigned firstMapParam = argTypes.size();
-  argTypes.append(maps.size(), LLVM::LLVMPointerType::get(ctx));
+  for (auto [i, m] : llvm::enumerate(maps))
+    addParam(LLVM::LLVMPointerType::get(ctx), KernelArgKind::TensorMap,
+             cast<BlockArgument>(m.getTensor()).getArgNumber(), i,
+             m.getResult().getType().getElementType(), false);
   if (withProbes)
-    argTypes.push_back(ptrT);
+    addParam(ptrT, KernelArgKind::ProbeBuffer, -1, -1, IntegerType::get(ctx, 8),
+             true);
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(mod.getBody());
   auto gfn = gpu::GPUFuncOp::create(b, fn.getLoc(), fn.getName(),
@@ -127,6 +144,7 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
     gfn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(options.minBlocksPerSM));
   gfn->setAttr("argus_chip", b.getStringAttr(chip));
   gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));
+  gfn->setAttr(kKernelParamsAttr, b.getArrayAttr(params));
   if (auto p = fn->getAttr("argus_probes"))
     if (withProbes)
       gfn->setAttr("argus_probes", p);
@@ -136,20 +154,11 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
     unsigned param = firstMapParam + i;
     m->setAttr(kTensorMapParamAttr, b.getI64IntegerAttr(param));
     TensorMapType t = m.getResult().getType();
-    std::string elem;
-    llvm::raw_string_ostream(elem) << t.getElementType();
-    mapInfo.push_back(b.getDictionaryAttr({
-        b.getNamedAttr("param", b.getI64IntegerAttr(param)),
-        b.getNamedAttr("name", m.getNameAttr()),
-        b.getNamedAttr("arg",
-                       b.getI64IntegerAttr(
-                           cast<BlockArgument>(m.getTensor()).getArgNumber())),
-        b.getNamedAttr("box", b.getDenseI64ArrayAttr(t.getBox())),
-        b.getNamedAttr("element", b.getStringAttr(elem)),
-        b.getNamedAttr("swizzle", b.getI64IntegerAttr(t.getSwizzle())),
-        b.getNamedAttr("oob_fill", b.getStringAttr("zero")),
-        b.getNamedAttr("pass", b.getStringAttr("value")),
-    }));
+    mapInfo.push_back(TensorMapParamAttr::get(
+        ctx, param, m.getName(),
+        cast<BlockArgument>(m.getTensor()).getArgNumber(),
+        b.getDenseI64ArrayAttr(t.getBox()), t.getElementType(), t.getSwizzle(),
+        "zero", "value"));
     gfn.setArgAttr(param, LLVM::LLVMDialect::getAlignAttrName(),
                    b.getI64IntegerAttr(64));
   }

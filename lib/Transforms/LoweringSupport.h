@@ -58,14 +58,17 @@ KernelInfo getKernelInfo(Operation *op);
 /// [first thread, threads].
 constexpr StringLiteral kRoleAttr = "argus_role";
 
-/// The tensor-map ABI on a lowered kernel (an array of dictionaries:
-/// param, name, arg, box, element, swizzle, oob_fill, pass), and the kernel
-/// parameter of each argus.tensor_map while it is lowered.
+/// The tensor-map ABI on a lowered kernel (an array of
+/// #argus.tensor_map_param), and the kernel parameter of each
+/// argus.tensor_map while it is lowered.
 constexpr StringLiteral kTensorMapsAttr = "argus_tensor_maps";
 constexpr StringLiteral kTensorMapParamAttr = "argus_param";
-/// The module attribute with the launch facts of the lowered kernels
-/// (kernel name -> {dynamic_smem, tensor_maps}); the argus dialect accepts it
-/// on a builtin.module.
+/// What each parameter of a lowered kernel carries (an array of
+/// #argus.kernel_param, in parameter order), while it is lowered.
+constexpr StringLiteral kKernelParamsAttr = "argus_params";
+/// The module attribute with the launch ABI of the lowered kernels (kernel
+/// name -> #argus.kernel_launch); the argus dialect accepts it on a
+/// builtin.module.
 constexpr StringLiteral kLaunchAttr = "argus.launch";
 /// Bytes of dynamic shared memory a lowered kernel must be launched with.
 constexpr StringLiteral kDynamicSmemAttr = "argus_dynamic_smem";

@@ -77,19 +77,16 @@ struct ProbeContext {
 
 static ProbePlan getProbePlan(Operation *fn) {
   ProbePlan p;
-  auto dict = fn->getAttrOfType<DictionaryAttr>("argus_probes");
-  if (!dict)
+  auto plan = fn->getAttrOfType<ProbePlanAttr>("argus_probes");
+  if (!plan)
     return p;
-  if (auto w = dict.getAs<DenseI64ArrayAttr>("warps"))
-    p.warps.assign(w.asArrayRef().begin(), w.asArrayRef().end());
-  if (auto b = dict.getAs<DenseI64ArrayAttr>("blocks"))
-    p.blocks.assign(b.asArrayRef().begin(), b.asArrayRef().end());
-  if (auto lo = dict.getAs<IntegerAttr>("iteration_lo"))
-    p.iterLo = lo.getInt();
-  if (auto hi = dict.getAs<IntegerAttr>("iteration_hi"))
-    p.iterHi = hi.getInt();
-  if (auto c = dict.getAs<StringAttr>("clock"))
-    p.clock = c.str();
+  p.warps.assign(plan.getWarps().asArrayRef().begin(),
+                 plan.getWarps().asArrayRef().end());
+  p.blocks.assign(plan.getBlocks().asArrayRef().begin(),
+                  plan.getBlocks().asArrayRef().end());
+  p.iterLo = plan.getIterationLo();
+  p.iterHi = plan.getIterationHi();
+  p.clock = plan.getClock().str();
   return p;
 }
 

@@ -32,12 +32,10 @@ struct ArgusTensorMapParamsPass
         return;
       MLIRContext *ctx = fn.getContext();
       Builder b(ctx);
-      for (Attribute a : maps) {
-        auto d = cast<DictionaryAttr>(a);
-        auto pass = d.getAs<StringAttr>("pass");
-        if (!pass || pass.getValue() != "value")
+      for (auto map : maps.getAsRange<TensorMapParamAttr>()) {
+        if (map.getPass() != "value")
           continue;
-        unsigned param = d.getAs<IntegerAttr>("param").getInt();
+        unsigned param = map.getParam();
         fn.setArgAttr(param, LLVM::LLVMDialect::getByValAttrName(),
                       TypeAttr::get(LLVM::LLVMArrayType::get(
                           IntegerType::get(ctx, 8), 128)));

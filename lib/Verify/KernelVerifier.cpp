@@ -87,6 +87,25 @@ z3::check_result KernelVerifier::abstractNonlinear(z3::solver &full,
   return s.check();
 }
 
+/// With ARGUS_VERIFY_DUMP_DIR set: one line of queries.log per solver call,
+/// its answer and time.
+static void logQuery(const std::string &what, z3::check_result r,
+                     std::chrono::steady_clock::time_point start) {
+  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
+  if (!dumpDir)
+    return;
+  std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
+      << what << " "
+      << (r == z3::sat     ? "sat"
+          : r == z3::unsat ? "unsat"
+                           : "unknown")
+      << " "
+      << std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+             .count()
+      << " ms\n";
+}
+
 z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
                                        std::optional<z3::model> &model,
                                        int skip, unsigned timeoutMs) {
@@ -116,37 +135,16 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   // unsat there is unsat here. Otherwise the full query decides.
   auto abstractStart = std::chrono::steady_clock::now();
   z3::check_result abstract = abstractNonlinear(s, timeoutMs);
-  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR"))
-    std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
-        << "q" << queries << " abstracted "
-        << (abstract == z3::sat     ? "sat"
-            : abstract == z3::unsat ? "unsat"
-                                    : "unknown")
-        << " "
-        << std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now() - abstractStart)
-               .count()
-        << " ms\n";
+  std::string name = "q" + std::to_string(queries);
+  logQuery(name + " abstracted", abstract, abstractStart);
   if (abstract == z3::unsat)
     return z3::unsat;
   // A debugging aid: every query as SMT-LIB, and its answer and time.
-  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
-  std::string name = "q" + std::to_string(queries) + ".smt2";
-  if (dumpDir)
-    std::ofstream(std::string(dumpDir) + "/" + name) << s.to_smt2();
+  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR"))
+    std::ofstream(std::string(dumpDir) + "/" + name + ".smt2") << s.to_smt2();
   auto start = std::chrono::steady_clock::now();
   z3::check_result r = s.check();
-  if (dumpDir)
-    std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
-        << name << " "
-        << (r == z3::sat     ? "sat"
-            : r == z3::unsat ? "unsat"
-                             : "unknown")
-        << " "
-        << std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now() - start)
-               .count()
-        << " ms\n";
+  logQuery(name + ".smt2", r, start);
   if (r == z3::sat)
     model = s.get_model();
   return r;

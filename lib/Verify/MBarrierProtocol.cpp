@@ -34,6 +34,7 @@
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::argus;
@@ -85,6 +86,15 @@ static MBarrierWaitOp releaseWaitOf(TmaLoadOp t) {
   return {};
 }
 
+/// The stage operand of an op that names a slot of an mbarrier ring (wait,
+/// arrive, arrive_expect_tx, tma_load); null for other ops.
+static Value ringStageOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp,
+            TmaLoadOp>([](auto o) { return o.getStage(); })
+      .Default([](Operation *) { return Value(); });
+}
+
 /// Whether no op of `op`'s kind in `op`'s role (or, outside roles, in the
 /// kernel) uses the same stage of ring `barrier` before `op`: the first
 /// wait, arrival, announcement or copy of that barrier by the role.
@@ -99,20 +109,10 @@ static bool firstUseInRole(Operation *op, Value barrier, Value stage) {
       return WalkResult::interrupt();
     }
     if (before && o->getName() == op->getName() &&
-        llvm::is_contained(o->getOperands(), barrier) &&
-        isa<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp,
-            TmaLoadOp>(o)) {
+        llvm::is_contained(o->getOperands(), barrier) && ringStageOf(o)) {
       // The same kind of op on the ring: the same stage unless both are
       // constants that differ.
-      Value other;
-      if (auto w = dyn_cast<MBarrierWaitOp>(o))
-        other = w.getStage();
-      else if (auto a = dyn_cast<MBarrierArriveOp>(o))
-        other = a.getStage();
-      else if (auto e = dyn_cast<MBarrierArriveExpectTxOp>(o))
-        other = e.getStage();
-      else
-        other = cast<TmaLoadOp>(o).getStage();
+      Value other = ringStageOf(o);
       auto c1 = other.getDefiningOp<arith::ConstantOp>();
       auto c2 = stage.getDefiningOp<arith::ConstantOp>();
       if (!(c1 && c2 && c1.getValue() != c2.getValue()))

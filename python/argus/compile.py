@@ -13,6 +13,7 @@ import tempfile
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import ir as _ir
+from . import runtime as _runtime
 from .errors import CompileError, FeatureUnavailable, NoGPU
 from .tools import find_tool
 
@@ -36,8 +37,26 @@ def check_target(target) -> str:
     return target
 
 
+def family_of(target: str) -> str:
+    """The lowering a chip takes: ``gfx942`` for gfx*, ``nvptx`` for sm_*."""
+    return "gfx942" if target.startswith("gfx") else "nvptx"
+
+
 def pipeline_for(target: str) -> str:
-    return PIPELINES["gfx942" if target.startswith("gfx") else "nvptx"]
+    return PIPELINES[family_of(target)]
+
+
+def _launch_dict(abi) -> dict:
+    """The lowering's launch facts as plain values: ``dynamic_smem`` and
+    ``tensor_maps`` (param, name, arg, box, element, swizzle, oob_fill,
+    pass), as argus-dump-binary's JSON has them."""
+    if abi is None:
+        return {}
+    return {"dynamic_smem": abi.dynamic_smem,
+            "tensor_maps": [{"param": m.param, "name": m.name, "arg": m.arg,
+                             "box": list(m.box), "element": m.element,
+                             "swizzle": m.swizzle, "oob_fill": m.oob_fill,
+                             "pass": m.pass_} for m in abi.tensor_maps]}
 
 
 @dataclasses.dataclass
@@ -45,9 +64,10 @@ class CompiledKernel:
     """The result of lowering: ``asm`` is PTX (sm_*) or AMDGPU assembly
     (gfx*), ``kernel_name`` the entry point, ``params`` the DSL parameters
     (name, annotation) in order; ``probes`` whether a probe buffer argument
-    was added; ``launch`` what the lowering says a launch needs (sm_*:
-    ``dynamic_smem`` bytes and ``tensor_maps``, docs/Lowering.md "Kernel
-    ABI"; empty when nothing)."""
+    was added; ``abi`` the launch ABI the lowering recorded for the kernel
+    (``_argus.KernelLaunch``: every parameter slot in order with what it
+    carries and whether the kernel writes it, the block, dynamic shared
+    memory, tensor maps, the probe plan; docs/Lowering.md "Kernel ABI")."""
     name: str
     kernel_name: str
     target: str
@@ -57,7 +77,21 @@ class CompiledKernel:
     probes: bool
     region_names: Dict[int, str]
     diagnostics: list
-    launch: dict = dataclasses.field(default_factory=dict)
+    abi: Any = None
+    binary: bytes = b""
+
+    @property
+    def launch(self) -> dict:
+        """What a launch needs beyond the arguments (sm_*: ``dynamic_smem``
+        bytes and ``tensor_maps``), from ``abi``."""
+        return _launch_dict(self.abi)
+
+    @property
+    def written(self) -> List[str]:
+        """The tensor parameters the kernel may write (the lowering's
+        analysis, recorded in the ABI)."""
+        return [self.params[p.arg][0] for p in self.abi.params
+                if p.kind == "buffer" and p.written]
 
     @property
     def format(self) -> str:
@@ -84,12 +118,14 @@ class CompiledKernel:
         rest "input"; ``inits`` maps names to an "init" value (e.g.
         ``{"file": path}``), ``saves`` names to a "save" path."""
         args: List[dict] = []
-        for pname, ann in self.params:
-            if hasattr(ann, "shape"):
+        maps = {m.param: m for m in self.abi.tensor_maps}
+        for slot, p in enumerate(self.abi.params):
+            pname, ann = self.params[p.arg] if p.arg >= 0 else ("probes", None)
+            if p.kind == "buffer":
                 shape = [d if isinstance(d, int) else int(sizes[d]) for d in ann.shape]
                 role = ("output" if pname in outputs else
                         "inout" if pname in inouts else "input")
-                a = {"name": pname, "kind": "buffer", "dtype": ann.dtype, "shape": shape,
+                a = {"name": pname, "kind": "buffer", "dtype": p.dtype, "shape": shape,
                      "role": role}
                 if inits and pname in inits:
                     a["init"] = inits[pname]
@@ -98,36 +134,35 @@ class CompiledKernel:
                 if saves and pname in saves:
                     a["save"] = saves[pname]
                 args.append(a)
-                for i, d in enumerate(shape):
-                    args.append({"name": f"{pname}_size{i}", "kind": "scalar", "dtype": "i64",
-                                 "value": d})
-            elif hasattr(ann, "dtype"):  # a scalar parameter: argus-run takes 32/64-bit
-                dt = ann.dtype
-                v = sizes[pname]
-                args.append({"name": pname, "kind": "scalar", "dtype": dt,
-                             "value": float(v) if dt.startswith("f") else int(v)})
-            else:
+            elif p.kind == "size":
+                d = ann.shape[p.dim]
+                args.append({"name": f"{pname}_size{p.dim}", "kind": "scalar", "dtype": "i64",
+                             "value": d if isinstance(d, int) else int(sizes[d])})
+            elif p.kind == "index":
                 args.append({"name": pname, "kind": "scalar", "dtype": "i64",
                              "value": int(sizes[pname])})
-        for tm in self.launch.get("tensor_maps", []):
-            buf = self.params[tm["arg"]][0]
-            args.append({"name": f"tm{tm.get('name', buf)}", "kind": "tensor_map",
-                         "buffer": buf, "box": list(tm["box"]), "swizzle": tm["swizzle"],
-                         "oob_fill": tm.get("oob_fill", "zero"), "pass": tm.get("pass", "value")})
+            elif p.kind == "scalar":  # argus-run takes 32/64-bit scalars
+                v = sizes[pname]
+                args.append({"name": pname, "kind": "scalar", "dtype": p.dtype,
+                             "value": float(v) if p.dtype.startswith(("f", "bf")) else int(v)})
+            elif p.kind == "tensor_map":
+                tm = maps[slot]
+                args.append({"name": f"tm{tm.name}", "kind": "tensor_map", "buffer": pname,
+                             "box": list(tm.box), "swizzle": tm.swizzle,
+                             "oob_fill": tm.oob_fill, "pass": tm.pass_})
+            # probe_buffer: argus-run appends it from "probes" below.
         block = list(self.block) + [1] * (3 - len(self.block))
         spec = {"name": name or self.name, "module": module_path, "format": self.format,
                 "kernel": self.kernel_name, "grid": list(grid), "block": block,
                 "shared_mem": int(self.launch.get("dynamic_smem", 0)), "args": args, "warmup": warmup, "repetitions": repetitions}
         if check:
             spec["check"] = check
-        if self.probes:
-            warp = 64 if self.target.startswith("gfx") else 32
-            threads = 1
-            for b in self.block:
-                threads *= b
+        plan = self.abi.probes
+        if self.probes and plan:
             spec["probes"] = {"capacity_per_warp": probe_capacity,
-                              "warps_per_block": -(-threads // warp), "warp_size": warp,
-                              "regions": {str(k): v for k, v in self.region_names.items()}}
+                              "warps_per_block": int(plan["warps_per_block"]),
+                              "warp_size": int(plan["warp_size"]),
+                              "regions": {str(k): v for k, v in plan["regions"].items()}}
         return spec
 
 
@@ -135,13 +170,13 @@ def compile_module(module: "_ir.Module", target: str, probes: bool = False,
                    fmt: str = "isa", chip: Optional[str] = None,
                    probe_regions: Sequence[str] = ()) -> (str, list):
     """Lower a parsed module; returns (assembly text, diagnostics)."""
-    asm, diags, _ = _compile_module(module, target, probes, fmt, chip, probe_regions)
-    return asm, diags
+    data, diags, _ = _compile_module(module, target, probes, fmt, chip, probe_regions)
+    return data.decode("utf-8", "replace"), diags
 
 
 def _compile_module(module, target, probes, fmt, chip, probe_regions):
-    """compile_module, plus the launch facts of each kernel (the dump's
-    ``.json`` sidecar: ``{kernel: {dynamic_smem, tensor_maps}}``)."""
+    """Lower a clone of ``module`` in process: (the first object's bytes,
+    diagnostics, the launch ABI of each kernel by name)."""
     check_target(target)
     if chip is not None:
         check_target(chip)
@@ -150,43 +185,27 @@ def _compile_module(module, target, probes, fmt, chip, probe_regions):
                          "offloading")
     pipe = pipeline_for(target)
     _ir.require_pass(pipe, f"compiling for {target}")
-    mod = module.clone()
-    fd, path = tempfile.mkstemp(prefix="argus-compile-", suffix=".s")
-    os.close(fd)
-    try:
-        opts = [f"format={fmt}", f"dump={path}", f"probes={'true' if probes else 'false'}"]
-        if chip:
-            opts.append(f"chip={chip}")
-        if probe_regions:
-            opts.append("probe-regions=" + "|".join(str(r) for r in probe_regions))
-        ok, diags = mod.run_pipeline(f"{pipe}{{{' '.join(opts)}}}", check=False)
-        if not ok:
-            raise CompileError(f"lowering for {target} failed ({pipe})", diags)
-        with open(path, "rb") as f:
-            data = f.read()
-        launch = {}
-        if os.path.exists(path + ".json"):
-            with open(path + ".json") as f:
-                launch = json.load(f).get("kernels", {})
-    finally:
-        for p in (path, path + ".json"):
-            try:
-                os.unlink(p)
-            except OSError:
-                pass
-    if not data:
+    objects, kernels, diags = module.clone().lower(family_of(target), chip or "", probes,
+                                                   probe_regions, fmt)
+    if objects is None:
+        raise CompileError(f"lowering for {target} failed ({pipe})", diags)
+    if not objects or not objects[0][1]:
         raise CompileError(f"lowering for {target} produced no object ({pipe})", diags)
-    return data.decode("utf-8", "replace"), diags, launch
+    return objects[0][1], diags, kernels
 
 
 def compile_kernel(kernel, target: Optional[str] = None, probes: bool = False,
                    fmt: str = "isa") -> CompiledKernel:
     target = check_target(kernel.target if target is None else target)
     chip = target if target != kernel.target else None
-    asm, diags, launch = _compile_module(kernel.module(), target, probes, fmt, chip, ())
-    return CompiledKernel(kernel.name, kernel.name, target, asm, list(kernel.params),
-                          kernel.block, probes, dict(kernel.region_names), diags,
-                          dict(launch.get(kernel.name, {})))
+    data, diags, kernels = _compile_module(kernel.module(), target, probes, fmt, chip, ())
+    abi = kernels.get(kernel.name)
+    if abi is None:
+        raise CompileError(f"lowering for {target} recorded no launch ABI for "
+                           f"'{kernel.name}'", diags)
+    return CompiledKernel(kernel.name, kernel.name, target, data.decode("utf-8", "replace"),
+                          list(kernel.params), kernel.block, probes,
+                          dict(kernel.region_names), diags, abi, data)
 
 
 #===------------------------------------------------------------------------===#
@@ -256,58 +275,11 @@ def from_raw(data: bytes, dtype: str, shape, like=None) -> "_np.ndarray":
     return raw
 
 
-_SIG_ARG = re.compile(r"(%[A-Za-z0-9_]+): (?:memref<[^>]*>|index|[fi][0-9]+|bf16)")
-_LOC = re.compile(r"\s+loc\(.*\)\s*$")
-_DEF = re.compile(r"^\s*(%[A-Za-z0-9_]+)(?::\d+)? = (argus\.[a-z_.]+) (.*)$")
-_VIEW_SRC = re.compile(r'^"(?:[^"\\]|\\.)*" (%[A-Za-z0-9_]+)\[')
-_FIRST = re.compile(r"^(%[A-Za-z0-9_]+)")
-_WRITE = re.compile(r"^\s*argus\.(?:store|copy|copy_async) %[A-Za-z0-9_]+, (%[A-Za-z0-9_]+)\b")
-
-
-def written_tensors(kernel) -> List[str]:
-    """Names of the tensor parameters the traced kernel writes: those whose
-    global tiles (``argus.view`` / ``argus.gather_view`` of the tensor, and
-    global-space results of ops on such tiles, e.g. ``argus.tag``) are the
-    destination of ``argus.store``, ``argus.copy`` or ``argus.copy_async``.
-    When the traced IR cannot be analysed, every tensor parameter counts as
-    written."""
-    src = kernel.source()  # traces: fills kernel.params
-    tensors = [p for p, ann in kernel.params if hasattr(ann, "shape")]
-    try:
-        head = src[src.index("func.func @"):]
-        head = head[:head.index(") attributes")]
-        ssa = _SIG_ARG.findall(head)
-        if len(ssa) != len(kernel.params):
-            return tensors
-    except (ValueError, AttributeError):
-        return tensors
-    param_of = {s: p for s, (p, _) in zip(ssa, kernel.params)}
-    alias: Dict[str, str] = {}  # global tile -> tensor parameter
-    written = set()
-    for line in src.splitlines():
-        body = _LOC.sub("", line)
-        m = _DEF.match(body)
-        if m:
-            res, op, rest = m.groups()
-            if op in ("argus.view", "argus.gather_view"):
-                v = _VIEW_SRC.match(rest)
-                if v and v.group(1) in param_of:
-                    alias[res] = param_of[v.group(1)]
-                continue
-            f = _FIRST.match(rest)
-            if f and f.group(1) in alias:
-                result_type = body.rsplit("->", 1)[1] if "->" in body else body.rsplit(" : ", 1)[-1]
-                if "global" in result_type:
-                    alias[res] = alias[f.group(1)]
-            continue
-        w = _WRITE.match(body)
-        if w:
-            dest = w.group(1)
-            if dest in alias:
-                written.add(alias[dest])
-            elif dest in param_of:
-                written.add(param_of[dest])
-    return [p for p in tensors if p in written]
+def written_tensors(kernel, target: Optional[str] = None) -> List[str]:
+    """Names of the tensor parameters the kernel may write: the lowering's
+    analysis (lib/Analysis/WrittenArguments.cpp: a store, copy or other
+    write through any view of the tensor), as recorded in the launch ABI."""
+    return compile_kernel(kernel, target=target).written
 
 
 def find_argus_run() -> Optional[str]:
@@ -355,12 +327,14 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
                probes: bool = False, check: Optional[dict] = None,
                outputs: Sequence[str] = (), repetitions: int = 50,
                warmup: int = 5) -> RunResult:
-    """Compile and run ``kernel`` on the local GPU through argus-run, with
+    """Compile and run ``kernel`` on the local GPU, in process through the
+    runtime's C API (argus.runtime; through an ``argus-run`` process instead
+    when ``$ARGUS_RUN`` is set or the runtime library is not built), with
     Triton-like semantics: each tensor argument's contents (numpy arrays,
     converted to the parameter's element type) are uploaded, and every
-    tensor the kernel writes (``written_tensors``: a destination of
-    store/copy in the traced IR, plus the names in ``outputs``) is copied
-    back into its array in place after the checked run. Written tensors are
+    tensor the kernel may write (the launch ABI's ``written`` parameters,
+    plus the names in ``outputs``) is copied back into its array in place
+    after the checked run. Written tensors are
     "inout" (their initial contents are restored before the checked run,
     so elements the kernel does not write keep the array's values); names
     in ``outputs`` are "output" (poisoned with NaN before the checked run).
@@ -369,9 +343,6 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
     if not gpu_available():
         raise NoGPU("no GPU driver (libcuda.so.1 / libamdhip64.so) on this machine; use "
                     "argus.agent batch measurement (argus-run --batch) on a GPU host")
-    exe = find_argus_run()
-    if exe is None:
-        raise NoGPU("argus-run not found (set ARGUS_RUN, install argus, or put it on PATH)")
     kernel.source()  # trace: fills kernel.params
     if len(arrays) != len(kernel.params):
         raise ValueError(f"{kernel.name} takes {len(kernel.params)} arguments, got {len(arrays)}")
@@ -401,14 +372,70 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
     for o in outputs:
         if o not in tensor_names:
             raise ValueError(f"outputs: '{o}' is not a tensor parameter of {kernel.name}")
-    written = [p for p in tensor_names if p in outputs or p in written_tensors(kernel)]
+    ck = compile_kernel(kernel, probes=probes)
+    written = [p for p in tensor_names if p in outputs or p in ck.written]
     by_name = {p: a for (p, _), a in zip(kernel.params, arrays)}
     for p in written:
         a = by_name[p]
         if not isinstance(a, _np.ndarray) or not a.flags.writeable:
             raise ValueError(f"argument '{p}' is written by {kernel.name}: pass a writable "
                              "numpy array")
-    ck = compile_kernel(kernel, probes=probes)
+    inouts = [p for p in written if p not in outputs]
+    if os.environ.get("ARGUS_RUN") or not _runtime.available():
+        report, saved = _run_with_argus_run(ck, kernel, arrays, sizes, grid, check, outputs,
+                                            inouts, written, repetitions, warmup)
+    else:
+        report, saved = _run_in_process(ck, kernel, arrays, sizes, grid, check, outputs,
+                                        inouts, written, repetitions, warmup)
+    results = {}
+    for pname in written:
+        ann = dict(kernel.params)[pname]
+        a = by_name[pname]
+        data = saved[pname]
+        want = int(_np.prod(a.shape)) * _np.dtype(NUMPY_DTYPES[ann.dtype]).itemsize
+        if len(data) != want:
+            raise RuntimeError(f"the run returned {len(data)} bytes for '{pname}', "
+                               f"expected {want}")
+        a[...] = from_raw(data, ann.dtype, a.shape, like=a)
+        results[pname] = a
+    timing = report.get("timing") or {}
+    chk = report.get("check") or {}
+    return RunResult(report, _value(timing.get("median")), chk.get("passed"),
+                     ((report.get("probes") or {}).get("regions") or []), results)
+
+
+def _run_in_process(ck, kernel, arrays, sizes, grid, check, outputs, inouts, written,
+                    repetitions, warmup):
+    """The run through the runtime's C API (argus.runtime): the module, the
+    inputs and the outputs stay in memory. Returns (report, {name: bytes})."""
+    spec = ck.launch_spec("<memory>", sizes, grid, check=check, outputs=outputs,
+                          inouts=inouts, repetitions=repetitions, warmup=warmup)
+    index = {a["name"]: i for i, a in enumerate(spec["args"]) if a["kind"] == "buffer"}
+    inputs, out_sizes = {}, {}
+    for (pname, ann), a in zip(kernel.params, arrays):
+        if not hasattr(ann, "shape"):
+            continue
+        raw = to_raw(a, ann.dtype)
+        inputs[index[pname]] = raw
+        if pname in written:
+            out_sizes[index[pname]] = len(raw)
+    try:
+        run = _runtime.run(spec, ck.binary, inputs=inputs, outputs=out_sizes)
+    except _runtime.RuntimeFailure as e:
+        if e.kind == "no_driver":
+            raise NoGPU(str(e)) from e
+        raise
+    return run.report, {p: run.outputs[index[p]] for p in written}
+
+
+def _run_with_argus_run(ck, kernel, arrays, sizes, grid, check, outputs, inouts, written,
+                        repetitions, warmup):
+    """The run through an ``argus-run`` process (``$ARGUS_RUN``, or when the
+    runtime library is not built): spec, module and buffers go through a
+    temporary directory. Returns (report, {name: bytes})."""
+    exe = find_argus_run()
+    if exe is None:
+        raise NoGPU("argus-run not found (set ARGUS_RUN, install argus, or put it on PATH)")
     with tempfile.TemporaryDirectory(prefix="argus-run-") as d:
         mod = ck.write(os.path.join(d, "kernel." + ("ptx" if ck.format == "ptx" else "s")))
         inits, saves, files = {}, {}, {}
@@ -422,8 +449,7 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
             if pname in written:
                 saves[pname] = base + ".out"
                 files[pname] = os.path.join(d, base + ".out")
-        spec = ck.launch_spec(mod, sizes, grid, check=check, outputs=outputs,
-                              inouts=[p for p in written if p not in outputs],
+        spec = ck.launch_spec(mod, sizes, grid, check=check, outputs=outputs, inouts=inouts,
                               inits=inits, saves=saves, repetitions=repetitions,
                               warmup=warmup)
         sp = os.path.join(d, "spec.json")
@@ -438,21 +464,10 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
             raise RuntimeError(f"argus-run failed ({proc.returncode}): {proc.stderr.strip()}")
         with open(rp) as f:
             report = json.load(f)
-        results = {}
+        saved = {}
         for pname in written:
-            ann = dict(kernel.params)[pname]
-            a = by_name[pname]
             if not os.path.exists(files[pname]):
                 raise RuntimeError(f"argus-run did not save '{pname}' ({files[pname]})")
             with open(files[pname], "rb") as f:
-                data = f.read()
-            want = int(_np.prod(a.shape)) * _np.dtype(NUMPY_DTYPES[ann.dtype]).itemsize
-            if len(data) != want:
-                raise RuntimeError(f"argus-run saved {len(data)} bytes for '{pname}', "
-                                   f"expected {want}")
-            a[...] = from_raw(data, ann.dtype, a.shape, like=a)
-            results[pname] = a
-    timing = report.get("timing") or {}
-    chk = report.get("check") or {}
-    return RunResult(report, _value(timing.get("median")), chk.get("passed"),
-                     ((report.get("probes") or {}).get("regions") or []), results)
+                saved[pname] = f.read()
+    return report, saved

@@ -96,6 +96,20 @@ class Module:
                                             implicit_checks, threads)
         return report, list(diags)
 
+    def lower(self, family: str, chip: str = "", probes: bool = False,
+              probe_regions=(), fmt: str = "isa"):
+        """Lower in place through argus-to-nvptx / argus-to-gfx942, in
+        process. Returns (objects, kernels, diagnostics): ``objects`` the
+        gpu.binary objects as (binary symbol, bytes), ``kernels`` the launch
+        ABI of each kernel by name (``_argus.KernelLaunch``); both None when
+        the lowering failed."""
+        if not hasattr(self._m, "lower"):
+            raise FeatureUnavailable("the _argus extension was built without the lowering",
+                                     missing="ArgusTransforms")
+        objects, kernels, diags = self._m.lower(family, chip or "", bool(probes),
+                                                [str(r) for r in probe_regions], fmt)
+        return objects, (dict(kernels) if kernels is not None else None), list(diags)
+
     def clone(self) -> "Module":
         return Module(self._m.clone(), self.source_name)
 

@@ -19,6 +19,7 @@
 #include "argus/Verify/TagVerifier.h"
 #endif
 #ifdef ARGUS_HAVE_TRANSFORMS
+#include "argus/Transforms/LoweredModule.h"
 #include "argus/Transforms/Passes.h"
 #endif
 
@@ -155,6 +156,87 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+#ifdef ARGUS_HAVE_TRANSFORMS
+//===----------------------------------------------------------------------===//
+// The launch ABI of a lowered kernel, as Python values
+//===----------------------------------------------------------------------===//
+
+std::string typeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+/// One parameter slot (#argus.kernel_param).
+struct PyKernelParam {
+  std::string
+      kind; // buffer | size | index | scalar | tensor_map | probe_buffer
+  int64_t arg, dim;
+  std::string dtype;
+  bool written;
+};
+
+/// One TMA descriptor parameter (#argus.tensor_map_param).
+struct PyTensorMapParam {
+  int64_t param, arg, swizzle;
+  std::string name, element, oobFill, pass;
+  std::vector<int64_t> box;
+};
+
+/// A kernel's launch ABI (#argus.kernel_launch).
+struct PyKernelLaunch {
+  std::string name, chip, binary;
+  std::vector<int64_t> block;
+  int64_t dynamicSmem;
+  std::vector<PyKernelParam> params;
+  std::vector<PyTensorMapParam> tensorMaps;
+  py::dict probes;
+};
+
+/// The probe plan (#argus.probe_plan) as a dict; empty without probes.
+py::dict probePlanToPython(mlir::argus::ProbePlanAttr plan) {
+  py::dict d;
+  if (!plan)
+    return d;
+  py::dict regions;
+  for (NamedAttribute n : plan.getRegions())
+    if (auto name = dyn_cast<StringAttr>(n.getValue()))
+      regions[py::str(n.getName().str())] = py::str(name.str());
+  d["capacity"] = plan.getCapacity();
+  d["clock"] = plan.getClock().str();
+  d["regions"] = regions;
+  d["warps"] = std::vector<int64_t>(plan.getWarps().asArrayRef());
+  d["blocks"] = std::vector<int64_t>(plan.getBlocks().asArrayRef());
+  d["iteration_lo"] = plan.getIterationLo();
+  d["iteration_hi"] = plan.getIterationHi();
+  d["warp_size"] = plan.getWarpSize();
+  d["warps_per_block"] = plan.getWarpsPerBlock();
+  return d;
+}
+
+PyKernelLaunch toPython(const std::string &name,
+                        mlir::argus::KernelLaunchAttr l) {
+  PyKernelLaunch k;
+  k.name = name;
+  k.chip = l.getChip().str();
+  k.binary = "argus_" + k.chip;
+  k.block.assign(l.getBlock().asArrayRef().begin(),
+                 l.getBlock().asArrayRef().end());
+  k.dynamicSmem = l.getDynamicSmem();
+  for (auto p : l.getParams().getAsRange<mlir::argus::KernelParamAttr>())
+    k.params.push_back({mlir::argus::stringifyKernelArgKind(p.getKind()).str(),
+                        p.getArg(), p.getDim(), typeName(p.getType()),
+                        p.getWritten().getValue()});
+  for (auto m : l.getTensorMaps().getAsRange<mlir::argus::TensorMapParamAttr>())
+    k.tensorMaps.push_back({m.getParam(), m.getArg(), m.getSwizzle(),
+                            m.getName().str(), typeName(m.getElement()),
+                            m.getOobFill().str(), m.getPass().str(),
+                            std::vector<int64_t>(m.getBox().asArrayRef())});
+  k.probes = probePlanToPython(l.getProbes());
+  return k;
+}
+#endif
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
@@ -282,6 +364,48 @@ public:
     bool ok = succeeded(pm.run(*module));
     return {ok, collect.take()};
   }
+
+#ifdef ARGUS_HAVE_TRANSFORMS
+  /// Lowers the module in place for `family` ("nvptx" or "gfx942") and
+  /// returns (objects, kernels, diagnostics): the objects of each gpu.binary
+  /// as (binary symbol, bytes), the launch ABI of each kernel; None, None on
+  /// failure. Nothing is written to files.
+  py::tuple lower(const std::string &family, const std::string &chip,
+                  bool probes, const std::vector<std::string> &probeRegions,
+                  const std::string &format) {
+    if (family != "nvptx" && family != "gfx942")
+      throw py::value_error("lower: family must be 'nvptx' or 'gfx942', got '" +
+                            family + "'");
+    for (const std::string &r : probeRegions)
+      if (r.empty() || r.find('|') != std::string::npos)
+        throw py::value_error("lower: probe region '" + r +
+                              "' must be a non-empty name or ID without '|'");
+    mlir::argus::ArgusTargetPipelineOptions o;
+    o.probes = probes;
+    std::string regions;
+    for (const std::string &r : probeRegions)
+      regions += (regions.empty() ? "" : "|") + r;
+    o.probeRegions = regions;
+    o.format = format;
+    o.chip = chip;
+    DiagnosticCollector collect(ctx->get());
+    PassManager pm(ctx->get(), ModuleOp::getOperationName());
+    pm.enableVerifier(true);
+    if (family == "nvptx")
+      mlir::argus::buildArgusToNVPTXPipeline(pm, o);
+    else
+      mlir::argus::buildArgusToGFX942Pipeline(pm, o);
+    if (failed(pm.run(*module)))
+      return py::make_tuple(py::none(), py::none(), collect.take());
+    py::list objects;
+    for (mlir::argus::LoweredObject &obj : mlir::argus::loweredObjects(*module))
+      objects.append(py::make_tuple(obj.binary, py::bytes(obj.bytes)));
+    py::dict kernels;
+    for (auto &[name, launch] : mlir::argus::launchABI(*module))
+      kernels[py::str(name)] = toPython(name, launch);
+    return py::make_tuple(objects, kernels, collect.take());
+  }
+#endif
 
 #ifdef ARGUS_HAVE_VERIFY
   /// Runs the tag verifier on the module (unchanged): returns (report,
@@ -437,7 +561,54 @@ PYBIND11_MODULE(_argus, m) {
            py::arg("implicit_checks") = true, py::arg("threads") = 1,
            "Run the tag verifier; returns (report dict or None, diagnostics)")
 #endif
+#ifdef ARGUS_HAVE_TRANSFORMS
+      .def("lower", &ArgusMod::lower, py::arg("family"), py::arg("chip") = "",
+           py::arg("probes") = false,
+           py::arg("probe_regions") = std::vector<std::string>{},
+           py::arg("format") = "isa",
+           "Lower in place through argus-to-nvptx / argus-to-gfx942: returns "
+           "(objects [(binary, bytes)], kernels {name: KernelLaunch}, "
+           "diagnostics); None, None on failure")
+#endif
       .def("clone", &ArgusMod::clone);
+
+#ifdef ARGUS_HAVE_TRANSFORMS
+  py::class_<PyKernelParam>(m, "KernelParam",
+                            "one parameter slot of a lowered kernel "
+                            "(#argus.kernel_param)")
+      .def_readonly("kind", &PyKernelParam::kind)
+      .def_readonly("arg", &PyKernelParam::arg)
+      .def_readonly("dim", &PyKernelParam::dim)
+      .def_readonly("dtype", &PyKernelParam::dtype)
+      .def_readonly("written", &PyKernelParam::written)
+      .def("__repr__", [](const PyKernelParam &p) {
+        return "<KernelParam " + p.kind + " arg=" + std::to_string(p.arg) +
+               " dim=" + std::to_string(p.dim) + " " + p.dtype +
+               (p.written ? " written>" : ">");
+      });
+  py::class_<PyTensorMapParam>(m, "TensorMapParam",
+                               "a TMA descriptor parameter "
+                               "(#argus.tensor_map_param)")
+      .def_readonly("param", &PyTensorMapParam::param)
+      .def_readonly("name", &PyTensorMapParam::name)
+      .def_readonly("arg", &PyTensorMapParam::arg)
+      .def_readonly("box", &PyTensorMapParam::box)
+      .def_readonly("element", &PyTensorMapParam::element)
+      .def_readonly("swizzle", &PyTensorMapParam::swizzle)
+      .def_readonly("oob_fill", &PyTensorMapParam::oobFill)
+      .def_readonly("pass_", &PyTensorMapParam::pass);
+  py::class_<PyKernelLaunch>(m, "KernelLaunch",
+                             "the launch ABI of a lowered kernel "
+                             "(#argus.kernel_launch)")
+      .def_readonly("name", &PyKernelLaunch::name)
+      .def_readonly("chip", &PyKernelLaunch::chip)
+      .def_readonly("binary", &PyKernelLaunch::binary)
+      .def_readonly("block", &PyKernelLaunch::block)
+      .def_readonly("dynamic_smem", &PyKernelLaunch::dynamicSmem)
+      .def_readonly("params", &PyKernelLaunch::params)
+      .def_readonly("tensor_maps", &PyKernelLaunch::tensorMaps)
+      .def_readonly("probes", &PyKernelLaunch::probes);
+#endif
 
   m.def("has_pass", &hasPass, py::arg("name"),
         "Whether a pass or pass pipeline of this name is registered.");

@@ -40,6 +40,20 @@ Json dims(const unsigned d[3]) {
 
 } // namespace
 
+bool hasSpecPointer(const RuntimeError &e) {
+  return !e.path.empty() && e.path[0] == '$';
+}
+
+Json errorJson(const RuntimeError &e) {
+  Json j = Json::object();
+  j["kind"] = errorKindName(e.kind);
+  j["message"] = e.what();
+  j["path"] = e.path.empty() ? Json() : Json(e.path);
+  j["pointer"] = hasSpecPointer(e) ? Json(e.pointer) : Json();
+  j["log"] = e.log.empty() ? Json() : Json(e.log);
+  return j;
+}
+
 Json timingStats(const std::vector<double> &samples) {
   std::vector<double> s = samples;
   std::sort(s.begin(), s.end());
@@ -93,7 +107,9 @@ struct RunState {
 void loadKernel(RunState &st) {
   st.cfg = resolveLaunch(st.spec, st.dev.limits());
   validateLaunch(st.cfg, st.dev.limits());
-  std::string image = readFile(st.spec.modulePath, ErrorKind::Module);
+  std::string image = st.spec.moduleImage.empty()
+                          ? readFile(st.spec.modulePath, ErrorKind::Module)
+                          : st.spec.moduleImage;
   st.rs.module = st.dev.loadModule(
       std::vector<char>(image.begin(), image.end()), st.spec.format);
   st.fn = st.dev.getFunction(st.rs.module, st.spec.kernel);
@@ -117,7 +133,9 @@ void prepareHostData(RunState &st) {
         storeElement(slot, a.dtype, 0, static_cast<double>(a.scalarInt));
       continue;
     }
-    if (a.init == "file")
+    if (a.init == "host")
+      st.host[i] = a.hostInit;
+    else if (a.init == "file")
       st.host[i] =
           readInitFile(a, "$.args[" + std::to_string(i) + "].init.file");
     else if (a.init == "random")
@@ -488,6 +506,7 @@ RunResult runSpec(Device &dev, const LaunchSpec &spec, const RunOptions &opts) {
   checkResult(st, res, rep);
   decodeProbes(st, opts, res, rep);
   res.report = std::move(rep);
+  res.outputs = std::move(st.out);
   return res;
 }
 

@@ -104,12 +104,6 @@ bool checkWritable(const std::string &path, std::string &err) {
   return true;
 }
 
-/// Whether the error names a place in the spec (path "$...", with its JSON
-/// pointer); other errors may carry a file name as their path.
-bool hasSpecPointer(const RuntimeError &e) {
-  return !e.path.empty() && e.path[0] == '$';
-}
-
 void printError(const RuntimeError &e) {
   std::cerr << "argus-run: error (" << errorKindName(e.kind)
             << "): " << e.what() << "\n";
@@ -119,16 +113,6 @@ void printError(const RuntimeError &e) {
     std::cerr << "  at JSON pointer " << e.pointer << "\n";
   if (!e.log.empty())
     std::cerr << "---- JIT log ----\n" << e.log << "\n-----------------\n";
-}
-
-Json errorJson(const RuntimeError &e) {
-  Json j = Json::object();
-  j["kind"] = errorKindName(e.kind);
-  j["message"] = e.what();
-  j["path"] = e.path.empty() ? Json() : Json(e.path);
-  j["pointer"] = hasSpecPointer(e) ? Json(e.pointer) : Json();
-  j["log"] = e.log.empty() ? Json() : Json(e.log);
-  return j;
 }
 
 std::unique_ptr<Device> cachedDevice;

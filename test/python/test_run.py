@@ -77,8 +77,9 @@ json.dump({"schema": "argus.run_report/1", "name": spec["name"],
 
 @pytest.fixture
 def fake_run(tmp_path, monkeypatch):
-    """$ARGUS_RUN = the stand-in, $ARGUS_GPU=1, compile stubbed (the
-    lowering is tested elsewhere); returns the path of the log."""
+    """$ARGUS_RUN = the stand-in, $ARGUS_GPU=1, the compiled text stubbed
+    (the lowering runs: its launch ABI shapes the spec); returns the path of
+    the log."""
     exe = tmp_path / "argus-run"
     exe.write_text(FAKE_ARGUS_RUN % {"python": sys.executable})
     exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
@@ -88,9 +89,12 @@ def fake_run(tmp_path, monkeypatch):
     monkeypatch.setenv("ARGUS_FAKE_LOG", str(log))
     monkeypatch.delenv("ARGUS_FAKE_EXIT", raising=False)
 
+    real_compile = acomp.compile_kernel
+
     def fake_compile(kernel, target=None, probes=False, fmt="isa"):
-        return acomp.CompiledKernel(kernel.name, kernel.name, kernel.target, "// fake\n",
-                                    list(kernel.params), kernel.block, probes, {}, [])
+        ck = real_compile(kernel, target=target, probes=probes, fmt=fmt)
+        ck.asm, ck.binary = "// fake\n", b"// fake\n"
+        return ck
     monkeypatch.setattr(acomp, "compile_kernel", fake_compile)
     return log
 
@@ -220,10 +224,15 @@ def test_run_through_real_argus_run_and_fake_driver(fake_run, tmp_path, monkeypa
     wrapper.chmod(0o755)
     monkeypatch.setenv("ARGUS_RUN", str(wrapper))
 
+    real_compile = acomp.compile_kernel
+
     def noop_compile(kernel, target=None, probes=False, fmt="isa"):
-        return acomp.CompiledKernel(kernel.name, "noop", "sm_90a",
-                                    "// fake-ok\n.visible .entry noop()\n",
-                                    list(kernel.params), kernel.block, False, {}, [])
+        # The real launch ABI (for sm_90a), the fake driver's module text.
+        ck = real_compile(kernel, target="sm_90a", probes=False, fmt=fmt)
+        ck.kernel_name = "noop"
+        ck.asm = "// fake-ok\n.visible .entry noop()\n"
+        ck.binary = ck.asm.encode()
+        return ck
     monkeypatch.setattr(acomp, "compile_kernel", noop_compile)
     X = np.arange(64, dtype=np.float32)
     Y = np.linspace(-4, 4, 64).astype(np.float32)

@@ -136,4 +136,114 @@ def Argus_KernelAttr : Argus_Attr<"Kernel", "kernel"> {
   }];
 }
 
+
+//===----------------------------------------------------------------------===//
+// The launch ABI of a lowered kernel
+//===----------------------------------------------------------------------===//
+
+def Argus_KernelArgKind : I32EnumAttr<"KernelArgKind",
+    "what a parameter of a lowered kernel carries", [
+    I32EnumAttrCase<"Buffer", 0, "buffer">,
+    I32EnumAttrCase<"Size", 1, "size">,
+    I32EnumAttrCase<"Index", 2, "index">,
+    I32EnumAttrCase<"Scalar", 3, "scalar">,
+    I32EnumAttrCase<"TensorMap", 4, "tensor_map">,
+    I32EnumAttrCase<"ProbeBuffer", 5, "probe_buffer">
+  ]> {
+  let cppNamespace = "::mlir::argus";
+  let genSpecializedAttr = 0;
+}
+
+def Argus_KernelParamAttr : Argus_Attr<"KernelParam", "kernel_param"> {
+  let summary = "one parameter of a lowered kernel";
+  let description = [{
+    What the host passes in one parameter slot of a lowered kernel, in
+    order (docs/Lowering.md, "Kernel ABI"): a `buffer` is the device address
+    of tensor argument `arg` (element `type`; `written` when the kernel may
+    store into it), a `size` the i64 extent of its dimension `dim`, an
+    `index` argument `arg` as i64, a `scalar` argument `arg` in its `type`,
+    a `tensor_map` the 128-byte TMA descriptor of the kernel's tensor map
+    number `dim` over tensor argument `arg`, and `probe_buffer` the probe
+    records' buffer (arg = -1).
+  }];
+  let parameters = (ins
+    EnumParameter<Argus_KernelArgKind>:$kind,
+    "int64_t":$arg,
+    "int64_t":$dim,
+    "::mlir::Type":$type,
+    "::mlir::BoolAttr":$written
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Argus_TensorMapParamAttr : Argus_Attr<"TensorMapParam", "tensor_map_param"> {
+  let summary = "how the host encodes one TMA descriptor parameter";
+  let description = [{
+    Parameter `param` of a lowered kernel is the CUtensorMap of
+    `argus.tensor_map` `name` over tensor argument `arg`: a box of `box`
+    elements of `element` (outermost first), `swizzle` bytes (0, 32, 64,
+    128), out-of-bounds elements filled as `oob_fill`, passed as `pass`
+    (`value`: by value, a grid constant).
+  }];
+  let parameters = (ins
+    "int64_t":$param,
+    StringRefParameter<"tensor map name">:$name,
+    "int64_t":$arg,
+    "::mlir::DenseI64ArrayAttr":$box,
+    "::mlir::Type":$element,
+    "int64_t":$swizzle,
+    StringRefParameter<"out-of-bounds fill">:$oob_fill,
+    StringRefParameter<"how the descriptor is passed">:$pass
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Argus_ProbePlanAttr : Argus_Attr<"ProbePlan", "probe_plan"> {
+  let summary = "the regions of a kernel to measure, and how";
+  let description = [{
+    Put on a kernel as `argus_probes` by `argus-insert-probes` and read by
+    the lowering and the hosts: `capacity` records per warp the host should
+    allocate, the timer (`clock`), the probed regions (`regions`: ID ->
+    name), the warps and linear block indices that write records (empty:
+    all), the loop iterations recorded (`iteration_lo` <= i <
+    `iteration_hi`; -1: no upper bound), and the warp size and warps per
+    block the probe buffer's slots are counted in.
+  }];
+  let parameters = (ins
+    "int64_t":$capacity,
+    StringRefParameter<"timer">:$clock,
+    "::mlir::DictionaryAttr":$regions,
+    "::mlir::DenseI64ArrayAttr":$warps,
+    "::mlir::DenseI64ArrayAttr":$blocks,
+    "int64_t":$iteration_lo,
+    "int64_t":$iteration_hi,
+    "int64_t":$warp_size,
+    "int64_t":$warps_per_block
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Argus_KernelLaunchAttr : Argus_Attr<"KernelLaunch", "kernel_launch"> {
+  let summary = "the launch ABI the lowering gives one kernel";
+  let description = [{
+    Recorded by `argus-to-gpu` for each kernel, on the top module
+    (`argus.launch = {name = #argus.kernel_launch<...>}`), where it survives
+    serialisation to a binary: the chip, the block, the dynamic shared
+    memory a launch must request, every parameter in order
+    (`#argus.kernel_param`), the tensor maps to encode
+    (`#argus.tensor_map_param`) and the probe plan when probes were lowered
+    (`argus-insert-probes`; absent otherwise). Hosts (the Python driver,
+    argus-opt's dump sidecar) read this instead of re-deriving the ABI.
+  }];
+  let parameters = (ins
+    StringRefParameter<"target chip">:$chip,
+    "::mlir::DenseI64ArrayAttr":$block,
+    "int64_t":$dynamic_smem,
+    "::mlir::ArrayAttr":$params,
+    "::mlir::ArrayAttr":$tensor_maps,
+    OptionalParameter<"::mlir::argus::ProbePlanAttr">:$probes
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // ARGUS_DIALECT_ARGUSATTRS_TD

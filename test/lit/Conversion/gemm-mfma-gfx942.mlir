@@ -7,7 +7,7 @@
 // RUN: %if llvm-mc %{ %llvm_mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj %t.s -o %t.o %}
 // RUN: %if ld.lld %{ %ld_lld -shared %t.o -o %t.hsaco %}
 
-// GPU: module attributes {gpu.container_module}
+// GPU: module attributes {argus.launch = {gemm_mfma = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0{{.*}}>}, gpu.container_module}
 // GPU: gpu.module @argus_gfx942 [#rocdl.target<O = 3, chip = "gfx942">]
 // GPU-DAG: memref.global "private" @__argus_gemm_mfma_sA : memref<4096xf16, 3> {alignment = 128 : i64}
 // GPU-DAG: memref.global "private" @__argus_gemm_mfma_sB : memref<4096xf16, 3> {alignment = 128 : i64}

@@ -40,7 +40,7 @@
 // EPI: st.global.b32
 
 // JSON: "gemm_tma_ws": {
-// JSON-NEXT: "dynamic_smem": 196672,
+// JSON: "dynamic_smem": 196672,
 // JSON: "arg": 0,
 // JSON: "box": [
 // JSON-NEXT: 128,

@@ -13,7 +13,7 @@
 // PTX: .extern .shared .align 1024 .b8 __argus_dynamic_smem[];
 // The launch facts (kernels in name order).
 // JSON: "dynamic_64k": {
-// JSON-NEXT: "dynamic_smem": 65536
+// JSON: "dynamic_smem": 65536
 
 !TA0 = !argus.tensor_map<64x64xbf16, swizzle = 128>
 
@@ -21,7 +21,7 @@
 // arguments; thread 0 prefetches it.
 // CHECK-LABEL: gpu.func @tensor_map_param(
 // CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[MAP:.*]]: !llvm.ptr {llvm.align = 64 : i64})
-// CHECK-SAME: argus_tensor_maps = [{arg = 0 : i64, box = array<i64: 64, 64>, element = "bf16", name = "A", oob_fill = "zero", param = 4 : i64, pass = "value", swizzle = 128 : i64}]
+// CHECK-SAME: argus_tensor_maps = [#argus.tensor_map_param<param = 4, name = "A", arg = 0, box = [64, 64], element = bf16, swizzle = 128, oob_fill = "zero", pass = "value">]
 // CHECK: scf.if
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "prefetch.tensormap [$0];", "l" %[[MAP]]
 // PTX-LABEL: .entry tensor_map_param(

@@ -24,7 +24,7 @@ func.func @k(%n: index) attributes {argus.kernel = #argus.kernel<block = [64], t
   return
 }
 
-// ALL: argus_probes = {blocks = array<i64>, capacity = 4096 : i64, clock = "globaltimer", iteration_hi = -1 : i64, iteration_lo = 0 : i64, regions = {"1" = "outer", "2" = "body", "3" = "other"}, warp_size = 32 : i64, warps = array<i64>, warps_per_block = 2 : i64}
+// ALL: argus_probes = #argus.probe_plan<capacity = 4096, clock = "globaltimer", regions = {"1" = "outer", "2" = "body", "3" = "other"}, warps = [], blocks = [], iteration_lo = 0, iteration_hi = -1, warp_size = 32, warps_per_block = 2>
 // ALL: argus.region.begin "outer" id 1 {argus_probe}
 // ALL: argus.region.begin "body" id 2 {argus_probe}
 // ALL: argus.region.end id 2 {argus_probe}
@@ -33,7 +33,7 @@ func.func @k(%n: index) attributes {argus.kernel = #argus.kernel<block = [64], t
 // ALL-NEXT: argus.region.end id 3 {argus_probe}
 // ALL: argus.region.end id 1 {argus_probe}
 
-// SEL: argus_probes = {blocks = array<i64: 5>, capacity = 64 : i64, clock = "globaltimer", iteration_hi = 6 : i64, iteration_lo = 2 : i64, regions = {"1" = "outer", "3" = "other"}, warp_size = 32 : i64, warps = array<i64: 0, 2>, warps_per_block = 2 : i64}
+// SEL: argus_probes = #argus.probe_plan<capacity = 64, clock = "globaltimer", regions = {"1" = "outer", "3" = "other"}, warps = [0, 2], blocks = [5], iteration_lo = 2, iteration_hi = 6, warp_size = 32, warps_per_block = 2>
 // SEL: argus.region.begin "outer" id 1 {argus_probe}
 // SEL: argus.region.begin "body" id 2{{$}}
 // SEL: argus.region.end id 2{{$}}

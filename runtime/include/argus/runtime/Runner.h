@@ -7,7 +7,9 @@
 #include "argus/runtime/ProbeDecoder.h"
 #include "argus/runtime/Spec.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace argus {
 namespace rt {
@@ -21,6 +23,9 @@ struct RunOptions {
 struct RunResult {
   Json report;         ///< schema argus.run_report/1
   Json trace;          ///< Chrome trace (null when probes are off)
+  /// The checked run's contents of every buffer that is not an "input"
+  /// (indexed like the spec's arguments; empty for the others).
+  std::vector<std::vector<uint8_t>> outputs;
   LaunchConfig launch; ///< as launched ("sms" grid entries resolved)
   bool checked = false;
   bool checkPassed = false;
@@ -34,6 +39,13 @@ struct RunResult {
 /// decode the probes. Throws RuntimeError on failure.
 RunResult runSpec(Device &dev, const LaunchSpec &spec,
                   const RunOptions &opts = {});
+
+/// Whether the error names a place in the spec (path "$...", with its JSON
+/// pointer); other errors may carry a file name as their path.
+bool hasSpecPointer(const RuntimeError &e);
+
+/// The error as a JSON object: kind, message, path, pointer, log.
+Json errorJson(const RuntimeError &e);
 
 /// One-paragraph human summary of a run.
 std::string formatSummary(const LaunchSpec &spec, const RunResult &r);

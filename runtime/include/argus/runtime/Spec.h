@@ -36,7 +36,10 @@ struct ArgSpec {
   // Buffers.
   std::vector<int64_t> shape;
   size_t elements = 0;
-  std::string init = "zeros"; ///< random | zeros | const | file
+  std::string init = "zeros"; ///< random | zeros | const | file | host
+  /// "host": the initial contents, set by an embedding program (the C API),
+  /// never read from a spec file; exactly elements * dtypeSize bytes.
+  std::vector<uint8_t> hostInit;
   double initValue = 0;       ///< for const
   std::string initFile;       ///< for file: raw elements (resolved path)
   std::string savePath;       ///< "save": written after the checked run
@@ -76,6 +79,9 @@ struct LaunchSpec {
   std::string name;
   std::string specPath;
   std::string modulePath; ///< resolved relative to the spec's folder
+  /// The module's contents when an embedding program passes them in memory
+  /// (the C API); then modulePath is only a name for reports.
+  std::string moduleImage;
   ModuleFormat format = ModuleFormat::Auto;
   std::string kernel;
   LaunchConfig launch; ///< grid entries given as "sms" hold 0 until resolved

@@ -1,0 +1,141 @@
+"""The typed path from a traced kernel to a run, in process: the lowering
+returns the object and the launch ABI (no files, no text scanning), and
+argus.runtime runs the object through the runtime's C API with the buffers in
+memory. Without a GPU, the runtime runs against the fake CUDA driver of the
+Catch2 tests (test/unit/Runtime/FakeCuda.cpp), which loads any module with an
+.entry and runs no code for kernels it does not know."""
+
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+import argus
+import argus.compile as acomp
+import argus.runtime as art
+import gemm
+from argus import ir as _ir
+
+
+def _build_lib(name):
+    ext = _ir.extension()
+    build = os.path.dirname(os.path.dirname(os.path.abspath(ext.__file__)))
+    p = os.path.join(build, "lib", name)
+    return p if os.path.isfile(p) else None
+
+
+FAKE_CUDA = _build_lib("libArgusFakeCuda.so")
+needs_runtime = pytest.mark.skipif(not art.available() or FAKE_CUDA is None,
+                                   reason="the runtime library or the fake driver is not built")
+
+
+@argus.kernel(target="sm_90a", block=128)
+def axpy(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"],
+         O: argus.Tensor[("N",), "f32"], a: argus.Scalar["f32"]):
+    i = argus.block_id("x") * 128
+    x = argus.load(argus.view(X, (i,), (128,)), layout="(128,1):(1,0)")
+    y = argus.load(argus.view(Y, (i,), (128,)), layout="(128,1):(1,0)")
+    argus.store(x * a + y, argus.view(O, (i,), (128,)))
+
+
+def test_lowering_returns_the_object_and_the_abi():
+    ck = acomp.compile_kernel(axpy)
+    assert ck.binary.startswith(b"//") and b".entry axpy(" in ck.binary
+    assert ck.asm == ck.binary.decode()
+    abi = ck.abi
+    assert abi.name == "axpy" and abi.chip == "sm_90a" and list(abi.block) == [128, 1, 1]
+    assert abi.dynamic_smem == 0 and list(abi.tensor_maps) == []
+    got = [(p.kind, p.arg, p.dim, p.dtype, p.written) for p in abi.params]
+    assert got == [("buffer", 0, -1, "f32", False), ("size", 0, 0, "i64", False),
+                   ("buffer", 1, -1, "f32", False), ("size", 1, 0, "i64", False),
+                   ("buffer", 2, -1, "f32", True), ("size", 2, 0, "i64", False),
+                   ("scalar", 3, -1, "f32", False)]
+    assert ck.written == ["O"]
+    # Probes add the probe buffer last and carry the plan.
+    cp = acomp.compile_kernel(gemm.gemm_mfma, probes=True)
+    assert cp.abi.params[-1].kind == "probe_buffer"
+    assert cp.abi.probes["warp_size"] == 64 and cp.abi.probes["regions"]
+
+
+def test_written_tensors_follow_views_tags_and_loops():
+    # A tile stored through a tagged view inside a loop is still a write.
+    @argus.kernel(target="sm_90a", block=128)
+    def tagged(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"]):
+        for k in argus.range(0, 2):
+            gy = argus.tag(argus.view(Y, (k * 128,), (128,)), lambda e: (k * 128 + e,), ["pos"])
+            x = argus.load(argus.view(X, (k * 128,), (128,)), layout="(128,1):(1,0)")
+            argus.store(x, gy)
+
+    assert acomp.written_tensors(tagged) == ["Y"]
+
+
+def test_compiling_writes_no_files(monkeypatch):
+    def no_files(*a, **k):
+        raise AssertionError("the compile path made a temporary file")
+    monkeypatch.setattr(tempfile, "mkstemp", no_files)
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_files)
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", no_files)
+    ck = acomp.compile_kernel(gemm.gemm_mfma)
+    assert ck.written == ["C"] and ck.asm
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    monkeypatch.setenv("ARGUS_GPU", "1")
+    monkeypatch.setenv("ARGUS_CUDA_LIB", FAKE_CUDA or "")
+    monkeypatch.setenv("ARGUS_HIP_LIB", "libargus-no-such-hip.so")
+    monkeypatch.delenv("ARGUS_RUN", raising=False)
+
+
+@needs_runtime
+def test_run_kernel_in_process(fake_gpu, monkeypatch):
+    def no_files(*a, **k):
+        raise AssertionError("the run path made a temporary file")
+    monkeypatch.setattr(tempfile, "mkstemp", no_files)
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_files)
+    n = 256
+    x = np.arange(n, dtype=np.float32)
+    y = np.full(n, 3.0, np.float32)
+    o = np.full(n, 7.0, np.float32)
+    r = axpy.run(x, y, o, 2.0, grid=(2, 1, 1), repetitions=3, warmup=1)
+    # The fake driver runs no code for axpy: O comes back as the runtime
+    # restored it (an "inout" keeps the caller's values), the inputs as given.
+    assert r.report["schema"] == "argus.run_report/1"
+    assert r.report["kernel"]["name"] == "axpy"
+    assert r.report["device"]["name"] == "Fake GPU (sm_90)"
+    assert r.time_ms is not None and r.time_ms >= 0
+    assert list(r.outputs) == ["O"] and (o == 7.0).all()
+    # As an "output" it is poisoned with NaN before the checked run: the
+    # bytes that come back are the device's.
+    r = axpy.run(x, y, o, 2.0, grid=(2, 1, 1), outputs=["O"], repetitions=1, warmup=0)
+    assert np.isnan(o).all()
+
+
+@needs_runtime
+def test_runtime_run_spec_errors(fake_gpu):
+    ck = acomp.compile_kernel(axpy)
+    spec = ck.launch_spec("<memory>", {"N": 256, "a": 1.0}, (2, 1, 1), repetitions=1,
+                          outputs=["O"])
+    # The wrong number of bytes for X: a spec error naming the argument.
+    with pytest.raises(art.RuntimeFailure) as e:
+        art.run(spec, ck.binary, inputs={0: b"\0" * 12})
+    assert e.value.kind == "spec" and e.value.error["path"] == "$.args[0].init"
+    # No driver.
+    with pytest.raises(art.RuntimeFailure) as e:
+        art.run(spec, ck.binary, cuda_lib="libargus-no-such-cuda.so")
+    assert e.value.code == 3 and e.value.kind == "no_driver"
+    # A module the driver refuses.
+    with pytest.raises(art.RuntimeFailure) as e:
+        art.run(spec, b"// fake-bad-ptx\n")
+    assert e.value.kind == "module"
+    run = art.run(spec, ck.binary, outputs={4: 256 * 4})
+    assert run.code == 0 and len(run.outputs[4]) == 1024
+
+
+def test_no_runtime_library_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(art, "_lib", None)
+    monkeypatch.setattr(art, "library_candidates", lambda: ["/nonexistent/libargus_runtime.so"])
+    assert not art.available()
+    with pytest.raises(art.RuntimeFailure, match="libargus_runtime.so not found"):
+        art.run({}, b"")
