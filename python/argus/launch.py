@@ -111,8 +111,9 @@ def bind(kernel: Kernel, args: Sequence[Any], kwargs: Dict[str, Any],
     anns = kernel._annotations()
     kwargs = dict(kwargs)
     options = {k: kwargs.pop(k) for k in list(kwargs) if k in LAUNCH_OPTIONS and k not in anns}
+    positional = list(sig.parameters)[:len(args)]
     for k, v in (defaults or {}).items():  # autotune configs: constexprs not passed
-        if k in anns and k not in kwargs:
+        if k in anns and k not in kwargs and k not in positional:
             kwargs[k] = v
     code = kernel.fn.__code__
     try:

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import argus
-from argus import _argus  # noqa: F401  (conftest skips without it)
+
 from argus.dsl import layouts as L
 
 ARGUS_LAYOUT = argus.find_tool("argus-layout")
@@ -57,7 +57,7 @@ def threads_of(text):
 # The evaluator and the instruction tables agree with the C++ algebra
 #===------------------------------------------------------------------------===#
 
-SAMPLES = ["8:1", "(8,64):(64,1)", "(4,(2,8)):(2,(1,8))", "(4,(2,8))", "Sw<3,3,3> o (8,64):(64,1)",
+SAMPLES = ["8:1", "(8,64):(64,1)", "(4,(2,8)):(2,(1,8))", "(4,(2,8)):(1,(4,8))", "Sw<3,3,3> o (8,64):(64,1)",
            "Sw<2,3,2> o (64,32):(32,1)", "((4,8),(2,2,2)):((32,1),(16,8,128))",
            "((16,4),16):((0,1),4)", "(3,(5,2)):(10,(2,1))", "Sw<1,2,-3> o (16,16):(16,1)",
            "((32,2),(4,4)):((32,4),(1,8))", "(2,3,4):(12,4,1)"]
@@ -68,6 +68,12 @@ SAMPLES = ["8:1", "(8,64):(64,1)", "(4,(2,8)):(2,(1,8))", "(4,(2,8))", "Sw<3,3,3
 def test_evaluator_matches_cpp(text):
     vals = cpp_table(text)
     assert [L.evaluate(text, i) for i in range(len(vals))] == vals
+
+
+def test_evaluator_compact_strides():
+    """A shape without strides is compact column-major (docs/Layout.md)."""
+    assert [L.evaluate("(4,(2,8))", i) for i in range(64)] == list(range(64))
+    assert L.evaluate("(4,(2,8))", (3, 5)) == 3 + 4 * 5
 
 
 @need_cli

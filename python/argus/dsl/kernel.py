@@ -79,6 +79,7 @@ class Kernel:
         self._module = None
         self._variants: "collections.OrderedDict" = collections.OrderedDict()
         self._compiled: Dict[Any, Any] = {}
+        self._is_variant = False  # made by specialize(): compiled forms are cached
         self.params: List[Tuple[str, Any]] = []
         self.region_names: Dict[int, str] = {}
 
@@ -114,6 +115,10 @@ class Kernel:
                                  f"(its constexpr parameters: {', '.join(names) or 'none'})",
                                  code.co_filename, code.co_firstlineno)
         bound = {**self.constexprs, **values}
+        for p in inspect.signature(self.fn).parameters.values():  # defaults: one variant
+            if p.name in names and p.name not in bound and \
+                    p.default is not inspect.Parameter.empty:
+                bound[p.name] = p.default
         tgt = self.target if target is None else target
         blk = self.block if block is None else ((block,) if isinstance(block, int) else
                                                 tuple(block))
@@ -128,6 +133,7 @@ class Kernel:
         v = self._variants.get(key)
         if v is None:
             v = Kernel(self.fn, tgt, blk, self.name, bound)
+            v._is_variant = True
             self._variants[key] = v
             while len(self._variants) > self._MAX_VARIANTS:
                 self._variants.popitem(last=False)
@@ -240,9 +246,11 @@ class Kernel:
                              **options)
 
     def compile(self, target: Optional[str] = None, probes: bool = False, fmt: str = "isa"):
-        """Lower to PTX (sm_90a) or gfx942 assembly: a CompiledKernel (cached
-        per target, probes and format)."""
+        """Lower to PTX (sm_90a) or gfx942 assembly: a CompiledKernel (for a
+        variant from ``specialize``, cached per target, probes and format)."""
         from ..compile import compile_kernel
+        if not self._is_variant:  # kernels as decorated compile every time, as before
+            return compile_kernel(self, target=target, probes=probes, fmt=fmt)
         key = (target or self.target, bool(probes), fmt)
         ck = self._compiled.get(key)
         if ck is None:
