@@ -4,18 +4,22 @@ The Python twin of examples/gemm_mfma.mlir: a 256-thread block (2x2 waves)
 computes a 128x128 tile of C with v_mfma_f32_32x32x8_f16, staging 128x32 /
 32x128 slabs of A and B through shared memory.
 
+No layout is written by hand: ``argus.tiled_mma`` gives the instruction's
+fragments over the 2x2 wave grid (and checks the tile against it), and the
+copies derive their thread layouts from the tiles (16-byte vectors along
+the rows, coalesced: the same layouts the .mlir spells out).
+
     PYTHONPATH=build/python:python python3 examples/python/gemm.py
 """
 
 import argus
 
 MFMA = "v_mfma_f32_32x32x8_f16"
-FA = argus.frag(MFMA, "a", warps=(2, 2))
-FB = argus.frag(MFMA, "b", warps=(2, 2))
-FC = argus.frag(MFMA, "c", warps=(2, 2))
+MMA = argus.tiled_mma(MFMA, warps=(2, 2), tile=(128, 128, 32))
+FA, FB, FC = MMA.a, MMA.b, MMA.c
 
 
-@argus.kernel(target="gfx942", block=256)
+@argus.kernel(target="gfx942", block=MMA.threads)
 def gemm_mfma(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f16"],
               C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
     # Shape preconditions beyond the annotations (whose shared dim names
@@ -39,8 +43,8 @@ def gemm_mfma(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f
             with argus.region("load_tiles"):
                 ga = argus.tag(argus.view(A, (m0, k0), (128, 32)), lambda m, k: (m0 + m, k0 + k))
                 gb = argus.tag(argus.view(B, (k0, n0), (32, 128)), lambda k, n: (k0 + k, n0 + n))
-                argus.copy(ga, sa0, threads="((4,64),(8,2)):((1024,1),(128,64))")
-                argus.copy(gb, sb0, threads="((16,16),(8,2)):((256,1),(32,16))")
+                argus.copy(ga, sa0)          # thread layouts derived from the tiles
+                argus.copy(gb, sb0)
                 argus.barrier()
             with argus.region("mfma"):
                 af = argus.load(sa0, layout=FA)
@@ -61,3 +65,4 @@ if __name__ == "__main__":
     print(gemm_mfma.ir())
     if argus.verifier_available():
         print(gemm_mfma.verify().summary())
+    print(len(gemm_mfma.compile().asm), "bytes of gfx942 assembly")

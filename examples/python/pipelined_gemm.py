@@ -16,13 +16,13 @@ def make_pipelined_gemm(stages: int = 2, wait: int = None):
     """``wait`` overrides the main loop's wait_group count (default S-2)."""
     S = stages
     wait = S - 2 if wait is None else wait
-    FA = argus.frag(MMA, "a", warps=(2, 2))
-    FB = argus.frag(MMA, "b", warps=(2, 2))
-    FC = argus.frag(MMA, "c", warps=(2, 2))
-    copy_a = "((4,32),(8,2)):((512,1),(64,32))"
-    copy_b = "((8,16),(8,2)):((256,1),(32,16))"
+    # No layout strings: the tiled MMA gives the fragments over the 2x2 warp
+    # grid, and the cp.async copies derive 16-byte, coalesced thread layouts
+    # that stay contiguous in the swizzled stages (Sw<B,3,S>: runs of 8 f16).
+    tiled = argus.tiled_mma(MMA, warps=(2, 2), tile=(64, 64, 32))
+    FA, FB, FC = tiled.a, tiled.b, tiled.c
 
-    @argus.kernel(target="sm_90a", block=128, name=f"gemm_pipelined_{S}stage")
+    @argus.kernel(target="sm_90a", block=tiled.threads, name=f"gemm_pipelined_{S}stage")
     def gemm(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f16"],
              C: argus.Tensor[("M", "N"), "f32"], K: argus.index):
         argus.assume(A.dim("M").eq(argus.grid_dim("y") * 64) &
@@ -34,17 +34,17 @@ def make_pipelined_gemm(stages: int = 2, wait: int = None):
         argus.assume(K >= 32 * (S - 1), "K >= 32 (S - 1)")
         ktiles = K // 32
         kmain = ktiles - (S - 1)
-        sa = argus.alloc((64, 32), "f16", argus.swizzle(2, 3, 2, "(64,32):(32,1)"), stages=S,
-                         name="sA")
-        sb = argus.alloc((32, 64), "f16", argus.swizzle(3, 3, 3, "(32,64):(64,1)"), stages=S,
-                         name="sB")
+        sa = argus.alloc((64, 32), "f16", argus.swizzle(2, 3, 2, argus.row_major(64, 32)),
+                         stages=S, name="sA")
+        sb = argus.alloc((32, 64), "f16", argus.swizzle(3, 3, 3, argus.row_major(32, 64)),
+                         stages=S, name="sB")
 
         def issue(kidx, st):
             k0 = kidx * 32
             ga = argus.tag(argus.view(A, (m0, k0), (64, 32)), lambda m, k: (m0 + m, k0 + k))
             gb = argus.tag(argus.view(B, (k0, n0), (32, 64)), lambda k, n: (k0 + k, n0 + n))
-            argus.copy_async(ga, sa[st], threads=copy_a)
-            argus.copy_async(gb, sb[st], threads=copy_b)
+            argus.copy_async(ga, sa[st])
+            argus.copy_async(gb, sb[st])
             argus.commit_group()
 
         def compute(kt, acc):

@@ -19,10 +19,13 @@ from .dsl import (Scalar, ScalarSpec, ScalarValue, abs, cmp, eq, gelu, iota, log
 from .dsl import (BarrierSlot, MBarrier, TensorMap, cdiv, fence_proxy_async, index_const,  # noqa: F401
                   mbarrier, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
                   role, tensor_map, tma_load, wgmma_commit, wgmma_wait, when)
+from .dsl import (TiledMMA, broadcast_layout, constexpr, copy_layout, layouts,  # noqa: F401
+                  reduce_layout, thread_values, tiled_mma, tv_layout)
 from .verify import (Check, Counterexample, Element, VerificationResult,  # noqa: F401
                      verifier_available, verify_text)
 from .compile import CompiledKernel, RunResult, gpu_available  # noqa: F401
 from .tools import find_tool  # noqa: F401
+from .launch import Autotuner, TuneRecord, autotune  # noqa: F401
 
 # `range` and `abs` are left out of `from argus import *` so the builtins are
 # not shadowed.

@@ -13,11 +13,16 @@ from typing import Any, List, Optional
 
 class ArgusError(Exception):
     """Base class of every argus error. ``file``/``line`` name the user's
-    source line when known."""
+    source line when known; ``hint`` (also at the end of the message) says
+    what to write instead, when there is something to say."""
 
     def __init__(self, message: str, file: Optional[str] = None,
-                 line: Optional[int] = None, col: Optional[int] = None):
+                 line: Optional[int] = None, col: Optional[int] = None,
+                 hint: Optional[str] = None):
+        if hint:
+            message = f"{message}; hint: {hint}"
         self.raw_message = message
+        self.hint = hint
         self.file = file
         self.line = line
         self.col = col

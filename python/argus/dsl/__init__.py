@@ -11,6 +11,8 @@ The package is layered; each module imports only the ones above it here:
 
 - ``_tracer``: source locations, errors at the user's line, the tracer state;
 - ``types``: element types, layouts, fragments, tile and parameter types;
+- ``layouts``: derived layouts (copy, tiled MMA, reduce/broadcast) and the
+  layout evaluator they are checked with;
 - ``values``: traced values (index, condition, tensor, tile, buffer), affine
   expressions for tag maps, helpers shared by the ops;
 - ``memory``, ``compute``, ``tags``, ``control``, ``hopper``: the ops
@@ -22,7 +24,9 @@ This module re-exports the public API. See docs/Python.md for the reference.
 
 from ._tracer import SourceLoc
 from .types import (Frag, Layout, Scalar, ScalarSpec, Tensor, TensorSpec, TileType, check_instruction, col_major,
-                    dtype_of, frag, index, instruction, layout, row_major, swizzle)
+                    constexpr, dtype_of, frag, index, instruction, layout, row_major, swizzle)
+from .layouts import (TiledMMA, broadcast_layout, copy_layout, reduce_layout, thread_values,
+                      tiled_mma, tv_layout)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
                      ScalarValue, TagInfo, TensorValue, Tile, Value, cdiv, index_const)
 from .memory import (alloc, barrier, commit_group, copy, copy_async, gather_view, load,
@@ -42,7 +46,9 @@ from .kernel import Diagnostic, Kernel, kernel
 __all__ = [
     "SourceLoc",
     "Frag", "Layout", "Scalar", "ScalarSpec", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
-    "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
+    "constexpr", "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
+    "TiledMMA", "broadcast_layout", "copy_layout", "reduce_layout", "thread_values",
+    "tiled_mma", "tv_layout",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
     "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value", "cdiv", "index_const",
     "alloc", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",

@@ -66,9 +66,9 @@ def _user_loc(skip: int = 1) -> SourceLoc:
     return SourceLoc(f.f_code.co_filename, line, col)
 
 
-def _err(cls, msg: str, loc: Optional[SourceLoc] = None):
+def _err(cls, msg: str, loc: Optional[SourceLoc] = None, hint: Optional[str] = None):
     loc = loc or _user_loc(2)
-    return cls(msg, loc.file, loc.line, loc.col)
+    return cls(msg, loc.file, loc.line, loc.col, hint=hint)
 
 
 #===------------------------------------------------------------------------===#
@@ -104,6 +104,20 @@ class _Tracer:
         self.next_region_id = 1
         self.last_site = None
         self.block_ids: Dict[str, Any] = {}  # dim -> IndexValue at the top level
+        self.role_threads: List[int] = []  # threads of the enclosing argus.role bodies
+        # (sliced layout, shape, dim) -> {(parent shape, parent layout)}: the
+        # tiles reductions came from, for broadcast without like=
+        self.slices: Dict[Any, set] = {}
+
+    def threads(self) -> int:
+        """The threads executing the current op: the block's, or the
+        enclosing warp role's."""
+        if self.role_threads:
+            return self.role_threads[-1]
+        n = 1
+        for b in self.block:
+            n *= b
+        return n
 
     # -- names and emission ------------------------------------------------
     def fresh(self, hint: str = "v") -> str:

@@ -15,9 +15,11 @@ import struct
 
 from ..errors import DTypeError, LayoutError, ShapeError, TraceError, UnknownInstructionError
 from ._tracer import _current_tracer, _err, _user_loc
+from .layouts import broadcast_layout, reduce_layout
 from .types import (TileType, _as_layout, _shape, _shs, check_instruction, dtype_of, instruction,
                     is_float)
-from .values import IndexValue, ScalarValue, TagInfo, Tile, _need_tile, _new_tile, _sugar
+from .values import (IndexValue, ScalarValue, TagInfo, Tile, _need_tile, _new_tile,
+                     _not_a_tile_hint, _sugar)
 
 
 def _target_family(t: str) -> str:
@@ -105,14 +107,16 @@ def _as_tile(x, like: Tile, what: str, loc) -> Tile:
         return fill(float(x), like.shape, like.dtype, like.layout)
     if isinstance(x, (ScalarValue, IndexValue)):
         return _splat(x, like, loc)
-    raise _err(TraceError, f"{what} needs register tiles or scalars, got {x!r}", loc)
+    raise _err(TraceError, f"{what} needs register tiles or scalars, got {x!r}", loc,
+               hint=_not_a_tile_hint(x))
 
 
 def _operands(op: str, a, b, loc):
     """Both operands as register tiles of one type (a scalar side takes the
     tile side's type)."""
     if not isinstance(a, Tile) and not isinstance(b, Tile):
-        raise _err(TraceError, f"argus.{op} needs at least one tile, got {a!r} and {b!r}", loc)
+        raise _err(TraceError, f"argus.{op} needs at least one tile, got {a!r} and {b!r}", loc,
+                   hint=_not_a_tile_hint(a))
     like = a if isinstance(a, Tile) else b
     _need_tile(like, f"the {op} operand", loc, memory=False)
     a = _as_tile(a, like, f"argus.{op}", loc)
@@ -381,20 +385,25 @@ def convert_layout(x: Tile, layout) -> Tile:
     return t
 
 
-def reduce(x: Tile, kind: str, dim: int, layout) -> Tile:
-    """Reduce a register tile along ``dim`` (``kind``: sum, max, min); the
-    result's register ``layout`` must be given."""
+def reduce(x: Tile, kind: str, dim: int, layout=None) -> Tile:
+    """Reduce a register tile along ``dim`` (``kind``: sum, max, min). The
+    result's register layout is ``reduce_layout(x.layout, x.shape, dim)``
+    unless ``layout`` is given: every thread holds the results of the rows
+    it held elements of."""
     tr = _current_tracer()
     loc = _user_loc(2)
     _need_tile(x, "the reduced tile", loc, memory=False)
     if kind not in ("sum", "max", "min"):
         raise _err(TraceError, f"reduction kind must be sum, max or min, got {kind!r}", loc)
-    if not isinstance(dim, int) or not 0 <= dim < len(x.shape):
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(x.shape):
         raise _err(ShapeError, f"reduce dim {dim!r} out of range for a {_shs(x.shape)} tile", loc)
     shape = x.shape[:dim] + x.shape[dim + 1:]
     if not shape:
         raise _err(ShapeError, "cannot reduce a 1-D tile to a scalar", loc)
+    if layout is None:
+        layout = reduce_layout(x.layout, x.shape, dim)
     ttype = TileType(shape, x.dtype, "register", _as_layout(layout))
+    tr.slices.setdefault((ttype.layout, shape, dim), set()).add((x.shape, x.layout))
     tags = None
     if x.tags is not None:
         tags = {f: frozenset(d - (d > dim) for d in ds) for f, ds in x.tags.items()
@@ -409,14 +418,43 @@ def reduce(x: Tile, kind: str, dim: int, layout) -> Tile:
 
 def broadcast(x: Tile, dim: int, like: Tile = None, shape=None, layout=None) -> Tile:
     """Broadcast a register tile along a new dimension ``dim``; the result
-    type is ``like``'s type (or ``shape`` + ``layout``)."""
+    type is ``like``'s type, or ``shape`` + ``layout``. Without them it is
+    the tile ``x`` was reduced from (a reduction of that shape and layout
+    along ``dim`` gave ``x``'s layout); with ``shape`` alone, that tile's
+    layout if it has that shape, else ``broadcast_layout`` (every thread
+    holds the whole new dimension)."""
     tr = _current_tracer()
     loc = _user_loc(2)
     _need_tile(x, "the broadcast input", loc, memory=False)
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise _err(ShapeError, f"broadcast dim must be an int, got {dim!r}", loc)
     if like is not None:
+        _need_tile(like, "like", loc)
         shape, lay = like.shape, like.layout
-    else:
+    elif layout is not None:
+        if shape is None:
+            raise _err(ShapeError, "broadcast(layout=...) needs shape= too", loc)
         shape, lay = _shape(shape), _as_layout(layout)
+    else:
+        want = None if shape is None else _shape(shape)
+        parents = {p for p in tr.slices.get((x.layout, x.shape, dim), ())
+                   if want is None or p[0] == want}
+        if len(parents) == 1:
+            shape, lay = next(iter(parents))
+        elif want is not None:
+            if not 0 <= dim < len(want) or len(want) != len(x.shape) + 1:
+                raise _err(ShapeError, f"cannot broadcast a {_shs(x.shape)} tile to "
+                           f"{_shs(want)} along dim {dim}", loc)
+            lay = broadcast_layout(x.layout, x.shape, dim, want[dim])
+            shape = want
+        elif parents:
+            raise _err(LayoutError, f"broadcast along dim {dim}: tiles of several shapes or "
+                       f"layouts reduce to this one ({len(parents)}); say which", loc,
+                       hint="pass like=<a tile of the result's type>")
+        else:
+            raise _err(ShapeError, f"broadcast along dim {dim}: the result's shape is unknown "
+                       "(no reduction in this kernel gave a tile of this layout)", loc,
+                       hint="pass like=<a tile of the result's type> or shape=")
     if len(shape) != len(x.shape) + 1 or not 0 <= dim < len(shape) or \
             tuple(shape[:dim]) + tuple(shape[dim + 1:]) != x.shape:
         raise _err(ShapeError, f"cannot broadcast a {_shs(x.shape)} tile to {_shs(shape)} along "

@@ -6,10 +6,13 @@ with loop-carried values), ``when`` (a traced ``scf.if`` without results),
 
 from __future__ import annotations
 
+import builtins
+import re
+import sys
 from typing import Optional
 
 from ..errors import TraceError
-from ._tracer import _current_tracer, _err, _user_loc
+from ._tracer import _current_tracer, _err, _is_user_frame, _user_loc
 from .values import Condition, IndexValue, Tile, Value, _const, _index_or_err
 
 #===------------------------------------------------------------------------===#
@@ -63,6 +66,34 @@ def assume(cond: "Condition", message: str) -> None:
                    "top level of the kernel, not inside a loop")
     msg = str(message).replace("\\", "\\\\").replace('"', '\\"')
     tr.emit(f'argus.assume {cond.name}, "{msg}"', _user_loc(2))
+
+
+def _for_target_name() -> Optional[str]:
+    """The variable of the user's ``for NAME in argus.range(...)`` (the
+    first one of ``for NAME, ... in loop``), read from the bytecode after
+    the FOR_ITER the user's frame is executing; None when it is not a plain
+    name (or the bytecode is not understood)."""
+    import dis
+    f = sys._getframe(1)
+    while f is not None and not _is_user_frame(f):
+        f = f.f_back
+    if f is None:
+        return None
+    try:
+        ins = list(dis.get_instructions(f.f_code))
+        i = next(k for k, x in enumerate(ins) if x.offset >= f.f_lasti)
+        for k in builtins.range(i, min(i + 3, len(ins))):  # (range is argus.range here)
+            if ins[k].opname == "FOR_ITER":
+                nxt = ins[k + 1]
+                if nxt.opname == "UNPACK_SEQUENCE":
+                    nxt = ins[k + 2]
+                if nxt.opname in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
+                    name = str(nxt.argval)
+                    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
+                return None
+    except Exception:
+        return None
+    return None
 
 
 #===------------------------------------------------------------------------===#
@@ -158,7 +189,7 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
         acc = loop.results
     """
 
-    def __init__(self, lo, hi=None, step=1, carry=None, name: str = "i"):
+    def __init__(self, lo, hi=None, step=1, carry=None, name: Optional[str] = None):
         if hi is None:
             lo, hi = 0, lo
         self._loc = _user_loc(2)
@@ -171,6 +202,7 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
         self._single = carry is not None and not isinstance(carry, (tuple, list))
         self.init = () if carry is None else ((carry,) if self._single else tuple(carry))
         self.iv_name = name
+        self._named = name is not None
         self._next = None
         self.results = None
         self._used = False
@@ -205,7 +237,9 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
                            f"int, got {v!r}", self._loc)
             init.append(v)
         self.init = tuple(init)
-        iv = IndexValue(tr, tr.fresh(self.iv_name))
+        if self.iv_name is None:
+            self.iv_name = _for_target_name()
+        iv = IndexValue(tr, tr.fresh(self.iv_name or "i"))
         self._args = []
         for v in self.init:
             if isinstance(v, Tile):
@@ -251,6 +285,9 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
         lines = [f"{header}scf.for {iv.name} = {lo.name} to {hi.name} step {st.name}{ia} {{"]
         lines += ["  " + l for l in body]
         tr.blocks[-1].extend(lines)
-        tr.blocks[-1].append(f"}} {self._loc.mlir()}")
+        loc = self._loc.mlir()
+        if self.iv_name:  # a NameLoc: the loop is called like its variable
+            loc = f'loc("{self.iv_name}"({loc[4:-1]}))'
+        tr.blocks[-1].append(f"}} {loc}")
         tr.last_site = saved_site
         self.results = (results[0] if self._single else tuple(results)) if self.init else None

@@ -259,10 +259,13 @@ class role:
         tr.push_block()
         self._saved_site = tr.last_site
         self._tr = tr
+        warp = 64 if tr.target.startswith("gfx") else 32
+        tr.role_threads.append((self.warps[1] - self.warps[0]) * warp)
         return self
 
     def __exit__(self, et, ev, tb):
         tr = self._tr
+        tr.role_threads.pop()
         body = tr.pop_block()
         tr.last_site = self._saved_site
         if et is not None:

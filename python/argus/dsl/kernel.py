@@ -6,6 +6,7 @@ and hands it to the verifier and the compiler.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import inspect
 import re
@@ -14,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .. import ir as _ir
 from ..errors import ArgusError, IRVerificationError, TraceError, classify_ir_error
 from ._tracer import SourceLoc, _Tracer, _state
-from .types import ScalarSpec, TensorSpec, index
+from .types import ScalarSpec, TensorSpec, constexpr, index
 from .values import IndexValue, ScalarValue, TensorValue, Value
 
 _TARGETS = ("gfx942", "sm_90a", "sm_90")
@@ -39,7 +40,8 @@ class Diagnostic:
         return s
 
 
-_LOC_RE = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
+# loc("file":L:C), also inside a NameLoc loc("name"("file":L:C))
+_LOC_RE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
 
 
 def _map_generated(d, buf: str, src: str) -> Diagnostic:
@@ -59,17 +61,85 @@ def _map_generated(d, buf: str, src: str) -> Diagnostic:
 class Kernel:
     """A traced kernel: ``ir()``, ``verify()``, ``compile()``, ``run()``."""
 
-    def __init__(self, fn: Callable, target: str, block, name: Optional[str] = None):
+    _MAX_VARIANTS = 64  # specialisations kept per kernel (least recently used dropped)
+
+    def __init__(self, fn: Callable, target: str, block, name: Optional[str] = None,
+                 constexprs: Optional[Dict[str, Any]] = None):
         self.fn = fn
         self.name = name or fn.__name__
         if target not in _TARGETS:
             raise ArgusError(f"unknown target {target!r} (known: {', '.join(_TARGETS)})")
         self.target = target
         self.block = (block,) if isinstance(block, int) else tuple(block)
+        if not self.block or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
+                                 for b in self.block):
+            raise ArgusError(f"block must be a positive int or a tuple of them, got {block!r}")
+        self.constexprs: Dict[str, Any] = dict(constexprs or {})
         self._source = None
         self._module = None
+        self._variants: "collections.OrderedDict" = collections.OrderedDict()
+        self._compiled: Dict[Any, Any] = {}
+        self._is_variant = False  # made by specialize(): compiled forms are cached
         self.params: List[Tuple[str, Any]] = []
         self.region_names: Dict[int, str] = {}
+
+    # -- compile-time constants --------------------------------------------------
+    def _annotations(self) -> Dict[str, Any]:
+        out = {}
+        for p in inspect.signature(self.fn).parameters.values():
+            ann = p.annotation
+            if isinstance(ann, str):
+                try:
+                    ann = eval(ann, self.fn.__globals__)
+                except Exception:
+                    pass
+            out[p.name] = ann
+        return out
+
+    @property
+    def constexpr_names(self) -> List[str]:
+        """The parameters annotated ``argus.constexpr``, in order."""
+        return [n for n, a in self._annotations().items() if a is constexpr]
+
+    def specialize(self, target: Optional[str] = None, block=None, **values) -> "Kernel":
+        """The kernel with its ``argus.constexpr`` parameters bound (the body
+        sees these Python values), for ``target`` and ``block`` if given. Each
+        distinct (values, target, block) is traced once: variants are cached
+        (up to 64 per kernel), and so are their compiled forms
+        (``compile(target, probes)``)."""
+        names = self.constexpr_names
+        for k in values:
+            if k not in names:
+                code = self.fn.__code__
+                raise ArgusError(f"'{k}' is not an argus.constexpr parameter of {self.name} "
+                                 f"(its constexpr parameters: {', '.join(names) or 'none'})",
+                                 code.co_filename, code.co_firstlineno)
+        bound = {**self.constexprs, **values}
+        for p in inspect.signature(self.fn).parameters.values():  # defaults: one variant
+            if p.name in names and p.name not in bound and \
+                    p.default is not inspect.Parameter.empty:
+                bound[p.name] = p.default
+        tgt = self.target if target is None else target
+        blk = self.block if block is None else ((block,) if isinstance(block, int) else
+                                                tuple(block))
+        if (tgt, blk) == (self.target, self.block) and bound == self.constexprs:
+            return self
+        try:
+            key = (tuple(sorted(bound.items())), tgt, blk)
+            hash(key)
+        except TypeError:
+            raise ArgusError(f"constexpr values must be hashable (ints, floats, strings, "
+                             f"tuples), got {bound!r}") from None
+        v = self._variants.get(key)
+        if v is None:
+            v = Kernel(self.fn, tgt, blk, self.name, bound)
+            v._is_variant = True
+            self._variants[key] = v
+            while len(self._variants) > self._MAX_VARIANTS:
+                self._variants.popitem(last=False)
+        else:
+            self._variants.move_to_end(key)
+        return v
 
     # -- tracing --------------------------------------------------------------
     def _trace(self) -> str:
@@ -87,6 +157,18 @@ class Kernel:
                 except Exception as e:
                     raise ArgusError(f"cannot evaluate the annotation of '{p.name}': {e}",
                                      def_loc.file, def_loc.line)
+            if ann is constexpr:
+                if p.name in self.constexprs:
+                    args.append(self.constexprs[p.name])
+                elif p.default is not inspect.Parameter.empty:
+                    args.append(p.default)
+                else:
+                    raise ArgusError(f"constexpr parameter '{p.name}' of {self.name} has no "
+                                     "value", def_loc.file, def_loc.line,
+                                     hint=f"pass it at launch (kernel[grid](..., {p.name}=...)), "
+                                     f"bind it with kernel.specialize({p.name}=...), or give it "
+                                     "a default")
+                continue
             nm = tr.fresh(p.name)
             if isinstance(ann, TensorSpec):
                 args.append(TensorValue(tr, nm, ann, p.name))
@@ -101,8 +183,9 @@ class Kernel:
                 decls.append(f"{nm}: {ann.mlir()} {def_loc.mlir()}")
             else:
                 raise ArgusError(f"kernel parameter '{p.name}' needs an annotation: "
-                                 "argus.Tensor[(dims...), dtype], argus.index or "
-                                 "argus.Scalar[dtype]", def_loc.file, def_loc.line)
+                                 "argus.Tensor[(dims...), dtype], argus.index, "
+                                 "argus.Scalar[dtype] or argus.constexpr", def_loc.file,
+                                 def_loc.line)
             self.params.append((p.name, ann))
         prev = getattr(_state, "tracer", None)
         _state.tracer = tr
@@ -162,19 +245,34 @@ class Kernel:
         return verify_kernel(self, raise_on_violation=raise_on_violation, strict=strict,
                              **options)
 
-    def compile(self, target: Optional[str] = None, **options):
-        """Lower to PTX (sm_90a) or gfx942 assembly: a CompiledKernel."""
+    def compile(self, target: Optional[str] = None, probes: bool = False, fmt: str = "isa"):
+        """Lower to PTX (sm_90a) or gfx942 assembly: a CompiledKernel (for a
+        variant from ``specialize``, cached per target, probes and format)."""
         from ..compile import compile_kernel
-        return compile_kernel(self, target=target, **options)
+        if not self._is_variant:  # kernels as decorated compile every time, as before
+            return compile_kernel(self, target=target, probes=probes, fmt=fmt)
+        key = (target or self.target, bool(probes), fmt)
+        ck = self._compiled.get(key)
+        if ck is None:
+            ck = compile_kernel(self, target=target, probes=probes, fmt=fmt)
+            self._compiled[key] = ck
+        return ck
 
     def run(self, *arrays, **options):
         """Run on a GPU through argus-run (raises NoGPU without one)."""
         from ..compile import run_kernel
         return run_kernel(self, *arrays, **options)
 
+    def __getitem__(self, grid):
+        """``kernel[grid](*args, **kwargs)``: launch Triton-style (see
+        :mod:`argus.launch`); ``grid`` is a tuple or a callable of the
+        launch's meta-parameters."""
+        from ..launch import Launcher
+        return Launcher(self, grid)
+
     def __call__(self, *a, **k):
-        raise TraceError("an argus kernel is not called directly: use .ir(), .verify(), "
-                         ".compile() or .run(arrays...)")
+        raise TraceError("an argus kernel is not called directly: use kernel[grid](args...) "
+                         "to launch it, or .ir(), .verify(), .compile(), .run(arrays...)")
 
     def __repr__(self):
         return f"<argus.Kernel {self.name} target={self.target} block={self.block}>"
@@ -213,7 +311,9 @@ def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
 
 
 def kernel(fn=None, *, target: str = "gfx942", block=256, name: Optional[str] = None):
-    """Decorator: ``@argus.kernel(target="gfx942", block=256)``."""
+    """Decorator: ``@argus.kernel(target="gfx942", block=256)``. Parameters
+    annotated ``argus.constexpr`` are compile-time constants (see
+    :meth:`Kernel.specialize`)."""
     def wrap(f):
         return Kernel(f, target, block, name)
     if fn is not None:

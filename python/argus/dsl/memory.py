@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..errors import DTypeError, LayoutError, ShapeError, TraceError
 from ._tracer import _current_tracer, _err, _user_loc
+from .layouts import copy_layout
 from .types import Frag, Layout, TileType, _as_layout, _shape, _shs, dtype_of, row_major
 from .values import (Buffer, TensorValue, Tile, _index_or_err, _need_tile, _new_tile, _same_elements,
                      _sugar)
@@ -116,7 +117,10 @@ def _copy(kind: str, src: Tile, dst: Tile, threads, loc):
     _same_elements(src, dst, "the source", "the destination", loc)
     if kind == "copy_async" and not (src.space == "global" and dst.space == "shared"):
         raise _err(TraceError, "copy_async copies global to shared memory", loc)
-    lay = _as_layout(threads)
+    if threads is None:
+        lay = _derived_copy(src, dst, tr.threads(), loc)
+    else:
+        lay = _as_layout(threads)
     if not isinstance(lay, Layout):
         raise _err(LayoutError, f"the {kind} thread layout must be CuTe notation", loc)
     tr.emit(f"argus.{kind} {src.name}, {dst.name} threads {lay.mlir()} : "
@@ -131,14 +135,33 @@ def _copy(kind: str, src: Tile, dst: Tile, threads, loc):
     tr.last_site = (f"argus.{kind}", {"source": src, "dest": dst})
 
 
-def copy(src: Tile, dst: Tile, threads) -> None:
+def _memory_layout(t: Tile):
+    """A memory tile's layout for copy_layout: None (row-major) for global
+    tiles, the layout text for shared ones."""
+    if t.space == "global" or t.layout is None:
+        return None
+    return t.layout
+
+
+def _derived_copy(src: Tile, dst: Tile, threads: int, loc) -> Layout:
+    """copy_layout for the tile with the executing threads, contiguous in
+    both memory layouts."""
+    return copy_layout(src.shape, src.dtype, threads,
+                       memory=[_memory_layout(src), _memory_layout(dst)])
+
+
+def copy(src: Tile, dst: Tile, threads=None) -> None:
     """Collective copy between memory tiles; ``threads`` maps (thread, slot)
-    to the linear logical coordinate each thread moves."""
+    to the linear logical coordinate each thread moves. Without it, the
+    layout is ``copy_layout(shape, dtype, <executing threads>)`` contiguous
+    in both tiles' layouts: 16-byte vectors along the contiguous dimension,
+    coalesced (docs/Python.md, "Layouts without strings")."""
     _copy("copy", src, dst, threads, _user_loc(2))
 
 
-def copy_async(src: Tile, dst: Tile, threads) -> None:
-    """Asynchronous global-to-shared copy (cp.async / buffer_load lds)."""
+def copy_async(src: Tile, dst: Tile, threads=None) -> None:
+    """Asynchronous global-to-shared copy (cp.async / buffer_load lds);
+    ``threads`` as for :func:`copy` (derived when omitted)."""
     _copy("copy_async", src, dst, threads, _user_loc(2))
 
 
@@ -163,12 +186,16 @@ def barrier() -> None:
     tr.last_site = ("argus.barrier", {})
 
 
-def load(src: Tile, layout) -> Tile:
-    """Read a memory tile into registers with a register layout (usually
-    ``argus.frag(...)``)."""
+def load(src: Tile, layout=None) -> Tile:
+    """Read a memory tile into registers with a register layout (an mma
+    operand's fragment, ``TiledMMA.a``, or a CuTe string). Without one, the
+    coalesced ``copy_layout`` of the tile over the executing threads (a
+    Triton-style blocked layout)."""
     tr = _current_tracer()
     loc = _user_loc(2)
     _need_tile(src, "the load source", loc, memory=True)
+    if layout is None:
+        layout = _derived_copy(src, src, tr.threads(), loc)
     lay = _as_layout(layout)
     if lay is None:
         raise _err(LayoutError, "a register tile needs a layout (layout=argus.frag(...))", loc)

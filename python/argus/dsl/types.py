@@ -242,14 +242,17 @@ class Tensor:
 
     def __class_getitem__(cls, item) -> TensorSpec:
         if not isinstance(item, tuple) or len(item) < 2:
-            raise TypeError("use argus.Tensor[(dims...), dtype]")
+            raise _err(TraceError, f"bad tensor annotation argus.Tensor[{item!r}]",
+                       hint='write argus.Tensor[(dims...), dtype], e.g. '
+                       'argus.Tensor[("M", "K"), "f16"]')
         if isinstance(item[0], (tuple, list)):
             shape, dt = tuple(item[0]), item[1]
         else:
             shape, dt = tuple(item[:-1]), item[-1]
         for d in shape:
-            if not isinstance(d, (int, str)):
-                raise TypeError(f"tensor dims are ints or names, got {d!r}")
+            if isinstance(d, bool) or not isinstance(d, (int, str)):
+                raise _err(TraceError, f"tensor dims are ints or names, got {d!r}",
+                           hint='a static dim is an int (64), a dynamic one a name ("M") or "?"')
         return TensorSpec(shape, dtype_of(dt))
 
 
@@ -259,6 +262,19 @@ class _IndexAnnotation:
 
 
 index = _IndexAnnotation()  # annotation of an index (integer) parameter
+
+
+class _ConstexprAnnotation:
+    """Annotation of a compile-time constant parameter: the kernel body sees
+    the Python value given at launch (``kernel[grid](..., BM=128)``),
+    ``kernel.specialize(BM=128)`` or the parameter's default; each value
+    traces and compiles a variant of its own."""
+
+    def __repr__(self):
+        return "argus.constexpr"
+
+
+constexpr = _ConstexprAnnotation()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -280,5 +296,7 @@ class Scalar:
     def __class_getitem__(cls, item) -> ScalarSpec:
         dt = dtype_of(item)
         if dt in ("i1", "i8") or dt.startswith("f8"):
-            raise TypeError(f"scalar parameters are f16, bf16, f32, f64, i32 or i64, not {dt}")
+            raise _err(DTypeError, f"scalar parameters are f16, bf16, f32, f64, i32 or i64, "
+                       f"not {dt}", hint="pass the value as f32 (or i32) and argus.convert "
+                       "the tile it meets")
         return ScalarSpec(dt)

@@ -23,11 +23,25 @@ from .types import ScalarSpec, TensorSpec, TileType, _shs
 #===------------------------------------------------------------------------===#
 
 
+_AFFINE_HINT = ("tag fields are affine integer expressions of the coordinates: use + and -, "
+                "* by an int, // and % by a positive int (m // 2, not m * 0.5 or m / 2)")
+
+
+def _affine_misuse(what: str, hint: str = _AFFINE_HINT):
+    return _err(TraceError, f"tag map: {what}", hint=hint)
+
+
 class AffineExpr:
+    """A tag-map expression over the element coordinate (what a tag lambda
+    computes with)."""
+
     def _bin(self, op, other, swap=False):
         o = _to_affine(other)
         if o is None:
-            return NotImplemented
+            if isinstance(other, float):
+                raise _affine_misuse(f"a coordinate meets the float {other!r} (in `{op}`)")
+            raise _affine_misuse(f"a coordinate meets {type(other).__name__} {other!r} "
+                                 f"(in `{op}`)")
         lhs, rhs = (o, self) if swap else (self, o)
         return _affine_bin(op, lhs, rhs)
 
@@ -38,8 +52,40 @@ class AffineExpr:
     def __mul__(self, o): return self._bin("*", o)
     def __rmul__(self, o): return self._bin("*", o, True)
     def __floordiv__(self, o): return self._bin("floordiv", o)
+    def __rfloordiv__(self, o): return self._bin("floordiv", o, True)
     def __mod__(self, o): return self._bin("mod", o)
+    def __rmod__(self, o): return self._bin("mod", o, True)
     def __neg__(self): return _affine_bin("*", self, AConst(-1))
+
+    def __truediv__(self, o):
+        raise _affine_misuse("`/` is true division (a float)")
+
+    def __rtruediv__(self, o):
+        raise _affine_misuse("`/` is true division (a float)")
+
+    def __pow__(self, o):
+        raise _affine_misuse("`**` is not affine")
+
+    def __rpow__(self, o):
+        raise _affine_misuse("`**` is not affine")
+
+    def _no_compare(self, o):
+        raise _affine_misuse("coordinates cannot be compared: a tag map has no conditions",
+                             "compute the field arithmetically, or mask values with "
+                             "argus.where(argus.iota(...) < n, ...)")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _no_compare
+
+    def __bool__(self):
+        raise _affine_misuse("a coordinate has no truth value (`if`, `and`, `or` in a tag "
+                             "lambda)", "tag maps have no conditions; compute the field "
+                             "arithmetically")
+
+    def _no_int(self):
+        raise _affine_misuse("a coordinate is symbolic, not a Python number",
+                             "build the field with + - * // % from the coordinate")
+
+    __int__ = __index__ = __float__ = _no_int
 
     def dims(self) -> FrozenSet[int]:
         return frozenset()
@@ -113,7 +159,37 @@ def _affine_bin(op, l, r):
 _sugar: Dict[str, Callable] = {}
 
 
+_BINARY = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+           "pow": "**", "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+           "rshift": ">>"}
+_UNARY = {"neg": "-", "pos": "+", "abs": "abs()", "invert": "~"}
+_ORDER = {"lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+class _TracedEquality:
+    """What ``a == b`` / ``a != b`` of traced values gives: using it as a
+    Python truth value is the mistake (it would compare Python objects, not
+    values on the GPU), so that raises at the user's line."""
+
+    def __init__(self, a, b, op):
+        self.a, self.b, self.op = a, b, op
+
+    def __bool__(self):
+        raise _err(TraceError, f"`{self.op}` of traced values has no Python truth value: "
+                   f"{self.a!r} {self.op} {self.b!r} is decided on the GPU, not while tracing",
+                   hint=self.a._eq_hint())
+
+    def __repr__(self):
+        return f"<traced {self.a!r} {self.op} {self.b!r}>"
+
+
 class Value:
+    """A traced value. Python operators that make no sense on it raise a
+    :class:`TraceError` at the user's line with a hint (never a bare
+    TypeError); subclasses define the ones they trace."""
+
+    _what = "a traced value"
+
     def __init__(self, tracer: "_Tracer", name: str):
         self._tr = tracer
         self.name = name
@@ -122,18 +198,123 @@ class Value:
     def type_str(self) -> str:
         raise NotImplementedError
 
+    # -- misuse ---------------------------------------------------------------
+    def _hint(self, what: str) -> str:
+        return "see docs/Python.md for the operations of traced values"
+
+    def _eq_hint(self) -> str:
+        return ("argus.eq / argus.ne give masks of tiles, i.eq(j) / i.ne(j) conditions of "
+                "indices (for argus.when / argus.assume); a constexpr parameter branches at "
+                "trace time")
+
+    def _misuse(self, what: str, hint: Optional[str] = None, cls=TraceError):
+        return _err(cls, f"{self._what} {what}", hint=hint or self._hint(what))
+
+    def __bool__(self):
+        raise self._misuse("has no Python truth value (`if`, `while`, `and`, `or`, `not`)",
+                           self._hint("bool"))
+
+    def __eq__(self, other):
+        return True if other is self else _TracedEquality(self, other, "==")
+
+    def __ne__(self, other):
+        return False if other is self else _TracedEquality(self, other, "!=")
+
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        raise self._misuse("is not iterable", self._hint("iter"))
+
+    def __len__(self):
+        raise self._misuse("has no len()", self._hint("len"))
+
+    def __getitem__(self, i):
+        raise self._misuse("cannot be indexed", self._hint("getitem"))
+
+    def __int__(self):
+        raise self._misuse("is not a Python number while tracing (int(), range(), a shape)",
+                           self._hint("int"))
+
+    __index__ = __int__
+
+    def __float__(self):
+        raise self._misuse("is not a Python number while tracing (float(), math.*)",
+                           self._hint("float"))
+
+    def __array__(self, *a, **k):
+        raise self._misuse("is not a numpy array: numpy functions do not trace",
+                           "use the argus ops (argus.exp, argus.maximum, argus.reduce, ...)")
+
+
+def _binary_misuse(op: str, sym: str, reflected: bool):
+    def f(self, other):
+        if isinstance(other, Tile) and not isinstance(self, Tile):
+            return NotImplemented  # tiles meet scalars and indices
+        side = f"{other!r} {sym} it" if reflected else f"`{sym}` {other!r}"
+        raise self._misuse(f"does not support {side}", self._hint(op))
+    f.__name__ = f"__{'r' if reflected else ''}{op}__"
+    return f
+
+
+def _unary_misuse(op: str, sym: str):
+    def f(self):
+        raise self._misuse(f"does not support `{sym}`", self._hint(op))
+    f.__name__ = f"__{op}__"
+    return f
+
+
+for _op, _sym in _BINARY.items():
+    setattr(Value, f"__{_op}__", _binary_misuse(_op, _sym, False))
+    setattr(Value, f"__r{_op}__", _binary_misuse(_op, _sym, True))
+for _op, _sym in _UNARY.items():
+    setattr(Value, f"__{_op}__", _unary_misuse(_op, _sym))
+for _op, _sym in _ORDER.items():
+    setattr(Value, f"__{_op}__", _binary_misuse(_op, _sym, False))
+
+_CONSTEXPR_HINT = ("a traced index is known only on the GPU: use argus.when(cond) for "
+                   "data-dependent control flow and argus.range for loops, or make it an "
+                   "argus.constexpr parameter to branch or loop at trace time")
+
 
 class IndexValue(Value):
     """An ``index`` value (block ids, offsets, loop induction variables)."""
 
     type_str = "index"
+    _what = "a traced index"
 
-    def _arith(self, op, other, swap=False):
-        if isinstance(other, AffineExpr):
+    def _hint(self, what):
+        if what in ("bool", "int", "iter", "len"):
+            return _CONSTEXPR_HINT
+        if what == "truediv":
+            return "index division is integer: use // (floor) or argus.cdiv (ceiling)"
+        if what == "float":
+            return ("a traced index is known only on the GPU; make it an argus.constexpr "
+                    "parameter to compute with it in Python")
+        if what == "getitem":
+            return "an index is a number, not a sequence"
+        return ("indices support + - * // % and cdiv with ints and other indices; "
+                "comparisons give conditions")
+
+    def _other(self, op, other):
+        """``other`` as an index, NotImplemented for a tile or tag-map
+        expression (their reflected operator handles it), else an error."""
+        if isinstance(other, (AffineExpr, Tile)):
             return NotImplemented
         o = _as_index(self._tr, other)
-        if o is None:
-            return NotImplemented
+        if o is not None:
+            return o
+        if isinstance(other, float):
+            raise _err(DTypeError, f"a traced index meets the float {other!r} (in `{op}`): "
+                       "index arithmetic is integer", hint="use ints (K * 3 // 2, not "
+                       "K * 1.5); float math belongs on tiles (argus.Scalar parameters meet "
+                       "tiles), and a constexpr parameter is a Python number")
+        raise _err(TraceError, f"a traced index meets {type(other).__name__} {other!r} "
+                   f"(in `{op}`)", hint="indices combine with ints and other traced indices")
+
+    def _arith(self, op, other, swap=False):
+        o = self._other(_ARITH_SYM[op], other)
+        if o is NotImplemented:
+            return o
         a, b = (o, self) if swap else (self, o)
         return _arith(self._tr, op, a, b)
 
@@ -152,22 +333,17 @@ class IndexValue(Value):
         """``ceil(self / o)`` (``arith.ceildivui``), e.g. the number of tiles."""
         return self._arith("ceildivui", o)
 
-    def __bool__(self):
-        raise _err(TraceError, "a traced index has no Python truth value (use argus.range for "
-                   "loops; Python `if` on traced values is not supported)")
-
-    def __index__(self):
-        raise _err(TraceError, "a traced index cannot be used as a Python int")
-
     def __repr__(self):
         return f"<index {self.name}>"
 
-    # Ordering comparisons build a traced condition (for argus.assume);
-    # == and != keep their Python meaning (values are hashable).
+    # Ordering comparisons build a traced condition (for argus.assume and
+    # argus.when); `==` and `!=` are not traced (use eq / ne): as Python
+    # truth values they raise.
     def _cmp(self, pred, other):
-        o = _as_index(self._tr, other)
-        if o is None:
-            return NotImplemented
+        o = self._other({"ult": "<", "ule": "<=", "ugt": ">", "uge": ">=", "eq": "eq",
+                         "ne": "ne"}[pred], other)
+        if o is NotImplemented:
+            return o
         loc = _user_loc(3)
         name = self._tr.fresh("ok")
         self._tr.emit(f"{name} = arith.cmpi {pred}, {self.name}, {o.name} : index", loc)
@@ -179,7 +355,7 @@ class IndexValue(Value):
     def __ge__(self, o): return self._cmp("uge", o)
 
     def eq(self, o) -> "Condition":
-        """``self == o`` as a traced condition (``==`` keeps its Python meaning)."""
+        """``self == o`` as a traced condition (``==`` is not traced)."""
         return self._cmp("eq", o)
 
     def ne(self, o) -> "Condition":
@@ -192,20 +368,30 @@ class Condition(Value):
     and ``|``; used by :func:`assume`."""
 
     type_str = "i1"
+    _what = "a traced condition"
+
+    def _hint(self, what):
+        if what in ("bool", "int", "iter", "len"):
+            return ("it is decided on the GPU: use argus.when(cond) for data-dependent control "
+                    "flow or argus.assume(cond, msg) for a precondition; combine conditions "
+                    "with & and | (not `and` / `or`); compare argus.constexpr parameters to "
+                    "branch at trace time")
+        return "conditions combine with & and | only"
 
     def _logic(self, op, other):
         if not isinstance(other, Condition):
-            return NotImplemented
+            raise _err(TraceError, f"a traced condition meets {type(other).__name__} "
+                       f"{other!r} (in `{'&' if op == 'andi' else '|'}`)",
+                       hint="combine conditions of traced indices (i < n, kt.ne(0)); a Python "
+                       "bool is decided at trace time: use Python `if` around the code")
         name = self._tr.fresh("ok")
         self._tr.emit(f"{name} = arith.{op} {self.name}, {other.name} : i1", _user_loc(3))
         return Condition(self._tr, name)
 
     def __and__(self, o): return self._logic("andi", o)
     def __or__(self, o): return self._logic("ori", o)
-
-    def __bool__(self):
-        raise _err(TraceError, "a traced condition has no Python truth value: pass it to "
-                   "argus.assume")
+    def __rand__(self, o): return self._logic("andi", o)
+    def __ror__(self, o): return self._logic("ori", o)
 
 
 class ScalarValue(Value):
@@ -225,8 +411,15 @@ class ScalarValue(Value):
     def type_str(self):
         return self.spec.dtype
 
-    def __bool__(self):
-        raise _err(TraceError, "a traced scalar has no Python truth value")
+    _what = "a scalar parameter"
+
+    def _hint(self, what):
+        if what in ("bool", "int", "float"):
+            return ("its value is known only at launch: make it an argus.constexpr parameter "
+                    "to use it in Python, or apply it to a tile (x * eps, argus.where(m, x, eps))")
+        return ("a scalar parameter meets tiles (x + eps, x * eps, argus.maximum(x, eps)); "
+                "scalar-to-scalar arithmetic is not traced: write it on the tile "
+                "(x * eps * 2.0) or pass the computed value")
 
     def __repr__(self):
         return f"<scalar {self.pyname} {self.dtype}>"
@@ -235,10 +428,21 @@ class ScalarValue(Value):
 class TensorValue(Value):
     """A tensor kernel parameter (a memref)."""
 
+    _what = "a tensor parameter"
+
     def __init__(self, tracer, name, spec: TensorSpec, pyname: str):
         super().__init__(tracer, name)
         self.spec = spec
         self.pyname = pyname
+
+    def _hint(self, what):
+        if what == "getitem":
+            return ("a tile of a tensor is T.view(offsets, shape) (argus.view), e.g. "
+                    "A.view((m0, k0), (128, 32)) for A[m0:m0+128, k0:k0+32]")
+        if what in ("len", "int", "iter"):
+            return "its sizes are T.dim(k) (traced) or T.shape (the annotation's dims)"
+        return ("a tensor parameter is memory: compute on tiles, e.g. "
+                "argus.load(T.view(offsets, shape)) + 1")
 
     @property
     def shape(self):
@@ -287,6 +491,29 @@ TagInfo = Optional[Dict[str, FrozenSet[int]]]  # field -> dims it depends on; No
 
 class Tile(Value):
     """A tile value: shape, element type, memory space and layout."""
+
+    _what = "a tile"
+
+    def _hint(self, what):
+        if what == "bool":
+            return ("tiles are decided element by element on the GPU: select with "
+                    "argus.where(mask, a, b) (masks: x > 0, argus.eq(a, b)); branch on "
+                    "argus.constexpr parameters at trace time")
+        if what in ("iter", "getitem"):
+            return ("tiles are not indexed element by element: a sub-tile of a tensor is "
+                    "T.view(offsets, shape), a stage of a buffer buf[i]; argus.reduce "
+                    "combines along a dimension")
+        if what == "float":
+            return ("its values exist only on the GPU: use the argus math functions on tiles "
+                    "(argus.exp, argus.sqrt, argus.maximum, ...)")
+        if what in ("len", "int"):
+            return "a tile's size is x.shape (a Python tuple); its values exist only on the GPU"
+        if what == "matmul":
+            return "a matrix product is argus.mma(instr, a, b, acc) (argus.tiled_mma names the fragments)"
+        if what == "pow":
+            return "x * x, or argus.exp2(argus.log2(x) * p)"
+        return ("tiles support + - * / with tiles, numbers and scalars, comparisons "
+                "(masks), & | ~ on masks, and the argus math functions")
 
     def __init__(self, tracer, name, ttype: TileType, tags: TagInfo = None,
                  site=None, buffer: "Buffer" = None):
@@ -349,8 +576,9 @@ class Tile(Value):
     def __neg__(self): return _sugar["unary"]("neg", self)
     def __abs__(self): return _sugar["unary"]("abs", self)
 
-    # Comparisons give i1 mask tiles (argus.cmp); == and != keep their
-    # Python meaning (use argus.eq / argus.ne). Masks combine with & | ~.
+    # Comparisons give i1 mask tiles (argus.cmp); == and != are not traced
+    # (use argus.eq / argus.ne; as Python truth values they raise). Masks
+    # combine with & | ~.
     def __lt__(self, o): return _sugar["cmp"]("lt", self, o)
     def __le__(self, o): return _sugar["cmp"]("le", self, o)
     def __gt__(self, o): return _sugar["cmp"]("gt", self, o)
@@ -361,15 +589,19 @@ class Tile(Value):
     def __ror__(self, o): return _sugar["logic"]("or", o, self)
     def __invert__(self): return _sugar["logic"]("not", self, None)
 
-    def __bool__(self):
-        raise _err(TraceError, "a traced tile has no Python truth value")
-
     def __repr__(self):
         return f"<tile {self.name} {self.ttype.mlir()}>"
 
 
 class Buffer(Value):
     """A multi-stage shared-memory buffer; ``buf[i]`` selects a stage."""
+
+    _what = "a shared-memory buffer"
+
+    def _hint(self, what):
+        if what in ("iter", "len"):
+            return "its stages are buf[i] for i in range(buf.stages) (a Python int)"
+        return "select a stage (buf[i]) and use the tile"
 
     def __init__(self, tracer, name, stages: int, tile: TileType, pyname: str):
         super().__init__(tracer, name)
@@ -419,8 +651,16 @@ def _as_index(tr: _Tracer, x) -> Optional[IndexValue]:
 def _index_or_err(tr: _Tracer, x, what: str) -> IndexValue:
     v = _as_index(tr, x)
     if v is None:
-        raise _err(TraceError, f"{what} must be an int or a traced index, got {x!r}")
+        hint = ("indices are integers: use an int (// divides), or a constexpr parameter"
+                if isinstance(x, float) else "an int, a traced index (block_id, a loop "
+                "variable, an argus.index parameter) or arithmetic on them")
+        raise _err(DTypeError if isinstance(x, float) else TraceError,
+                   f"{what} must be an int or a traced index, got {x!r}", hint=hint)
     return v
+
+
+_ARITH_SYM = {"addi": "+", "subi": "-", "muli": "*", "divui": "//", "remui": "%",
+              "ceildivui": "cdiv"}
 
 
 def _arith(tr: _Tracer, op: str, a: IndexValue, b: IndexValue) -> IndexValue:
@@ -459,9 +699,19 @@ def _new_tile(tr: _Tracer, hint, ttype, tags=None, site=None, buffer=None) -> Ti
     return Tile(tr, tr.fresh(hint), ttype, tags, site, buffer)
 
 
+def _not_a_tile_hint(x) -> str:
+    if isinstance(x, (list, tuple)) or type(x).__module__.startswith(("numpy", "torch")):
+        return ("Python lists and arrays are not traced: a tile is made by argus.load(T.view(...)), "
+                "argus.fill / argus.zeros, argus.iota or an op on tiles; host data is a "
+                "kernel parameter")
+    if isinstance(x, (int, float)):
+        return "a number meets a tile in arithmetic (x + 1.0); as a tile it is argus.fill(v, shape, dtype, layout)"
+    return "tiles come from argus.load, argus.view, argus.alloc(...)[i], argus.fill and the ops on tiles"
+
+
 def _need_tile(x, what, loc, memory: Optional[bool] = None) -> Tile:
     if not isinstance(x, Tile):
-        raise _err(TraceError, f"{what} must be a tile, got {x!r}", loc)
+        raise _err(TraceError, f"{what} must be a tile, got {x!r}", loc, hint=_not_a_tile_hint(x))
     if memory is True and not x.ttype.is_memory:
         raise _err(TraceError, f"{what} must be a global or shared tile, got a register tile", loc)
     if memory is False and x.ttype.is_memory:

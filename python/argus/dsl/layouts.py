@@ -1,0 +1,786 @@
+"""Derived layouts: the thread-value layouts ordinary kernels need, computed
+from what the kernel already says (a tile shape, an element type, the
+block's thread count, an instruction and a warp grid) instead of written as
+CuTe strings.
+
+* :func:`copy_layout` (CuTe DSL's ``make_tiled_copy``, Triton's blocked
+  layout): (thread, slot) -> element of a tile, coalesced along the
+  contiguous dimension with vector accesses of up to 16 bytes, contiguous in
+  every memory layout involved (a shared-memory swizzle included); also a
+  good register layout for row-wise kernels.
+* :func:`tiled_mma` / :class:`TiledMMA` (CuTe DSL's ``TiledMMA``): an
+  instruction over a warp grid: the A/B/C fragments, their thread-value
+  layouts over a tile (:func:`tv_layout`), shape checks.
+* :func:`reduce_layout` (Triton's slice layout) and :func:`broadcast_layout`:
+  the replicated layouts of ``reduce`` and ``broadcast``: after reducing
+  ``dim``, each thread holds exactly the reduced coordinates it held before
+  (threads that shared a row all hold its result).
+
+Every layout here is a plain CuTe string (:class:`Layout`), checked by the
+layout algebra like a handwritten one; the builders check what they promise
+by enumeration before returning (docs/Python.md, "Layouts without strings").
+
+The evaluator below mirrors the C++ layout algebra's semantics
+(docs/Layout.md): coordinates split colexicographically, the swizzle
+``y = x ^ ((x & yyy) >> S)`` applied after the layout, register layouts as
+(thread, slot) -> ``d0 + D0 * d1 + ...``, fragments as in
+``lib/Dialect/TileLayouts.cpp``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from .. import ir as _ir
+from ..errors import ArgusError, LayoutError, ShapeError, UnknownInstructionError
+from ._tracer import _err, _user_loc
+from .types import Frag, Layout, _shape, _shs, check_instruction, dtype_of, instruction
+
+Leaf = Tuple[int, int]  # (size, stride)
+
+#===------------------------------------------------------------------------===#
+# Parsing and evaluating CuTe layouts
+#===------------------------------------------------------------------------===#
+
+_SW = re.compile(r"^Sw<(-?\d+),(-?\d+),(-?\d+)>(?:o|∘)(.*)$")
+
+
+def _parse_tuple(s: str, i: int):
+    if s[i] == "(":
+        items, i = [], i + 1
+        while True:
+            x, i = _parse_tuple(s, i)
+            items.append(x)
+            if s[i] == ",":
+                i += 1
+            elif s[i] == ")":
+                return tuple(items), i + 1
+            else:
+                raise ValueError(f"column {i}: expected ',' or ')'")
+    m = re.match(r"-?\d+", s[i:])
+    if not m:
+        raise ValueError(f"column {i}: expected an integer")
+    return int(m.group(0)), i + m.end()
+
+
+def _compact(shape, acc=1):
+    """Compact colexicographic strides congruent with ``shape``."""
+    if isinstance(shape, int):
+        return acc, acc * shape
+    out = []
+    for s in shape:
+        st, acc = _compact(s, acc)
+        out.append(st)
+    return tuple(out), acc
+
+
+class _Parsed:
+    """A parsed layout: optional swizzle ``(b, m, s)``, shape and stride trees."""
+
+    def __init__(self, text: str):
+        t = re.sub(r"\s+", "", text)
+        self.swizzle = None
+        m = _SW.match(t)
+        if m:
+            self.swizzle = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            t = m.group(4)
+        shape, i = _parse_tuple(t, 0)
+        if i < len(t):
+            if t[i] != ":":
+                raise ValueError(f"column {i}: expected ':'")
+            stride, j = _parse_tuple(t, i + 1)
+            if j != len(t):
+                raise ValueError(f"column {j}: trailing text")
+        else:
+            stride = _compact(shape)[0]
+        self.shape, self.stride = shape, stride
+
+    def modes(self) -> List[List[Leaf]]:
+        """The top-level modes, each as its leaves (colexicographic)."""
+        if isinstance(self.shape, int):
+            return [[(self.shape, self.stride)]]
+        return [_leaves(s, d) for s, d in zip(self.shape, self.stride)]
+
+    def swz(self, x: int) -> int:
+        if self.swizzle is None:
+            return x
+        b, m, s = self.swizzle
+        yyy = ((1 << b) - 1) << (m + max(0, s))
+        y = x & yyy
+        y = y >> s if s >= 0 else y << -s
+        return x ^ y
+
+
+def _leaves(shape, stride) -> List[Leaf]:
+    if isinstance(shape, int):
+        return [(shape, stride)]
+    if isinstance(stride, int):
+        raise ValueError("shape and stride are not congruent")
+    out = []
+    for s, d in zip(shape, stride):
+        out += _leaves(s, d)
+    return out
+
+
+def _eval_leaves(leaves: Sequence[Leaf], i: int) -> int:
+    off = 0
+    for s, d in leaves:
+        off += (i % s) * d
+        i //= s
+    return off
+
+
+def _size(leaves: Sequence[Leaf]) -> int:
+    return math.prod(s for s, _ in leaves)
+
+
+def _text(x) -> str:
+    return x.text if isinstance(x, Layout) else str(x)
+
+
+def _parsed(x) -> _Parsed:
+    try:
+        return _Parsed(_text(x))
+    except (ValueError, IndexError) as e:
+        raise _err(LayoutError, f"bad layout '{_text(x)}': {e}") from None
+
+
+def evaluate(layout, index) -> int:
+    """The value of a CuTe layout at a 1-D index, or at a coordinate with one
+    int per top-level mode (swizzle applied): ``evaluate("(4,8):(8,1)", 5)``
+    is 9."""
+    p = _parsed(layout)
+    modes = p.modes()
+    if isinstance(index, int):
+        return p.swz(_eval_leaves([l for m in modes for l in m], index))
+    if len(index) != len(modes):
+        raise _err(LayoutError, f"coordinate {tuple(index)} for a rank-{len(modes)} layout")
+    return p.swz(sum(_eval_leaves(m, c) for m, c in zip(modes, index)))
+
+
+def memory_offset(layout, shape, coord) -> int:
+    """The element offset a memory tile's layout gives ``coord`` of a tile of
+    ``shape`` (one mode per dimension, or a rank-1 layout over the
+    colexicographic index), as the dialect computes it."""
+    p = _parsed(layout)
+    modes = p.modes()
+    if len(modes) == len(shape) and len(shape) > 1:
+        return p.swz(sum(_eval_leaves(m, c) for m, c in zip(modes, coord)))
+    return p.swz(_eval_leaves([l for m in modes for l in m], _colex(coord, shape)))
+
+
+def _colex(coord, shape) -> int:
+    lin, acc = 0, 1
+    for c, s in zip(coord, shape):
+        lin += c * acc
+        acc *= s
+    return lin
+
+
+def _uncolex(lin: int, shape) -> Tuple[int, ...]:
+    out = []
+    for s in shape:
+        out.append(lin % s)
+        lin //= s
+    return tuple(out)
+
+
+def _prefix(shape) -> List[int]:
+    out, acc = [], 1
+    for s in shape:
+        out.append(acc)
+        acc *= s
+    return out
+
+
+#===------------------------------------------------------------------------===#
+# Thread-value layouts of register tiles
+#===------------------------------------------------------------------------===#
+
+# The instruction fragments as (thread, value) -> flat index layouts (m + M*k
+# for A, n + N*k for B, m + M*n for C), the same tables as
+# lib/Layout/Instructions.cpp (test_layouts.py compares them with
+# `argus-layout --mma`).
+_MFMA = {
+    "v_mfma_f32_32x32x8_f16": ("((32,2),4):((1,128),32)", "((32,2),(4,4)):((32,4),(1,8))"),
+    "v_mfma_f32_32x32x8_bf16": ("((32,2),4):((1,128),32)", "((32,2),(4,4)):((32,4),(1,8))"),
+    "v_mfma_f32_16x16x16_f16": ("((16,4),4):((1,64),16)", "((16,4),4):((16,4),1)"),
+    "v_mfma_f32_16x16x16_bf16": ("((16,4),4):((1,64),16)", "((16,4),4):((16,4),1)"),
+    "v_mfma_f32_32x32x16_fp8_fp8": ("((32,2),8):((1,256),32)", "((32,2),(4,4)):((32,4),(1,8))"),
+    "v_mfma_f32_16x16x32_fp8_fp8": ("((16,4),8):((1,128),16)", "((16,4),4):((16,4),1)"),
+}
+
+
+def instruction_tv(name: str) -> Dict[str, str]:
+    """The (thread, value) -> flat index layouts of an instruction's operands:
+    ``{"a": ..., "b": ..., "c": ...}`` (flat index ``m + M*k``, ``n + N*k``,
+    ``m + M*n``, as ``argus-layout --mma`` prints them)."""
+    desc = instruction(name)
+    if desc is None:
+        check_instruction(name, _user_loc(2))
+        raise _err(UnknownInstructionError, f"unknown matrix-core instruction '{name}'")
+    for k in ("a_tv", "b_tv", "c_tv"):  # a future binding may give them
+        if k not in desc:
+            break
+    else:
+        return {"a": desc["a_tv"], "b": desc["b_tv"], "c": desc["c_tv"]}
+    if name in _MFMA:
+        a, c = _MFMA[name]
+        return {"a": a, "b": a, "c": c}
+    if name.startswith("mma.m16n8k16"):
+        return {"a": "((4,8),(2,2,2)):((32,1),(16,8,128))", "b": "((4,8),(2,2)):((16,1),(8,64))",
+                "c": "((4,8),(2,2)):((32,1),(16,8))"}
+    m = re.fullmatch(r"wgmma\.m64n(\d+)k16\.f32\.b?f16(\.ss)?", name)
+    if m:
+        n = int(m.group(1))
+        a = "(128,(64,16)):(0,(1,64))" if m.group(2) else \
+            "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"
+        return {"a": a, "b": f"(128,({n},16)):(0,(1,{n}))",
+                "c": f"((4,8,4),(2,2,{n // 8})):((128,1,16),(64,8,512))"}
+    raise _err(UnknownInstructionError, f"no fragment layouts known for '{name}'")
+
+
+def _restride(leaves: Sequence[Leaf], dims: Sequence[int], unit: Sequence[int]) -> List[Leaf]:
+    """Leaves over the colexicographic index of ``dims`` re-expressed with
+    stride ``unit[j]`` per step along dimension ``j``; a leaf that crosses
+    from one dimension into the next is split where it does. ValueError when
+    a leaf wraps a dimension unevenly (no such split exists)."""
+    pre = _prefix(dims)
+    out: List[Leaf] = []
+    for s, d in leaves:
+        if s == 1:
+            continue
+        if d == 0:
+            out.append((s, 0))
+            continue
+        if d < 0:
+            raise ValueError(f"negative stride {d}")
+        while True:
+            j = max(k for k in range(len(dims)) if pre[k] <= d)
+            if d % pre[j]:
+                raise ValueError(f"stride {d} is not a multiple of {pre[j]} (dimension {j})")
+            e = d // pre[j]
+            if (s - 1) * e < dims[j]:
+                out.append((s, e * unit[j]))
+                break
+            if dims[j] % e or s % (dims[j] // e) or j + 1 >= len(dims):
+                raise ValueError(f"the mode {s}:{d} wraps dimension {j} (extent {dims[j]})")
+            a = dims[j] // e
+            out.append((a, e * unit[j]))
+            s, d = s // a, d * a
+    return out
+
+
+def _tv_leaves(layout, shape) -> Tuple[List[Leaf], List[Leaf]]:
+    """(thread leaves, slot leaves) of a register layout over a tile."""
+    if isinstance(layout, Frag):
+        return _frag_leaves(layout, shape)
+    p = _parsed(layout)
+    if p.swizzle is not None:
+        raise _err(LayoutError, f"register layouts cannot be swizzled: '{_text(layout)}'")
+    modes = p.modes()
+    if len(modes) != 2:
+        raise _err(LayoutError, f"a thread-value layout has two modes (thread, slot); "
+                   f"'{_text(layout)}' has {len(modes)}")
+    return modes[0], modes[1]
+
+
+def _frag_leaves(frag: Frag, shape) -> Tuple[List[Leaf], List[Leaf]]:
+    desc = instruction(frag.instr)
+    tvs = instruction_tv(frag.instr)
+    op = frag.operand
+    M, N, K = desc["M"], desc["N"], desc["K"]
+    op_rows, op_cols = {"a": (M, K), "b": (K, N), "c": (M, N)}[op]
+    if len(shape) != 2:
+        raise _err(ShapeError, f"a fragment tile is 2-D, got {_shs(shape)}")
+    rows = shape[0]
+    th, sl = _Parsed(tvs[op]).modes()
+    if op == "b":  # n + N*k -> k + rows*n
+        dims, unit = (op_cols, op_rows), (rows, 1)
+    else:          # m + M*k / m + M*n -> m + rows*col
+        dims, unit = (op_rows, op_cols), (1, rows)
+    th, sl = _restride(th, dims, unit), _restride(sl, dims, unit)
+    wm, wn = (frag.warps + (1, 1))[:2]
+    use_r, use_c = op != "b", op != "a"
+    wr, wc = (wm if use_r else 1), (wn if use_c else 1)
+    if shape[0] % (op_rows * wr) or shape[1] % (op_cols * wc):
+        raise _err(ShapeError, f"a {_shs(shape)} tile is not a multiple of {frag.instr}'s "
+                   f"{op} operand ({op_rows}x{op_cols}) times the warp grid {wm}x{wn}")
+    reps = (shape[0] // (op_rows * wr), shape[1] // (op_cols * wc))
+    row_step, col_step = op_rows, rows * op_cols
+    th = th + [(wm, row_step if use_r else 0), (wn, col_step if use_c else 0)]
+    sl = sl + [(reps[0], row_step * wr), (reps[1], col_step * wc)]
+    return th, sl
+
+
+def _simplify(leaves: Sequence[Leaf]) -> List[Leaf]:
+    """Drop size-1 leaves and merge neighbours that continue each other."""
+    out: List[Leaf] = []
+    for s, d in leaves:
+        if s == 1:
+            continue
+        if out and out[-1][1] * out[-1][0] == d and out[-1][1] != 0:
+            ps, pd = out[-1]
+            out[-1] = (ps * s, pd)
+        elif out and out[-1][1] == 0 and d == 0:
+            out[-1] = (out[-1][0] * s, 0)
+        else:
+            out.append((s, d))
+    return out
+
+
+def _render_mode(leaves: Sequence[Leaf]) -> Tuple[str, str]:
+    leaves = _simplify(leaves) or [(1, 0)]
+    if len(leaves) == 1:
+        return str(leaves[0][0]), str(leaves[0][1])
+    return ("(" + ",".join(str(s) for s, _ in leaves) + ")",
+            "(" + ",".join(str(d) for _, d in leaves) + ")")
+
+
+def _render(th: Sequence[Leaf], sl: Sequence[Leaf]) -> Layout:
+    (ts, td), (ss, sd) = _render_mode(th), _render_mode(sl)
+    return Layout(f"({ts},{ss}):({td},{sd})")
+
+
+def tv_layout(layout, shape) -> Layout:
+    """The plain thread-value layout (thread, slot) -> ``d0 + D0*d1 + ...`` of
+    a register layout over a tile of ``shape``: a CuTe string as it is, a
+    fragment (``argus.frag`` / ``TiledMMA.c``) expanded over the warp grid
+    and the tile's repetitions as the dialect does."""
+    shape = _shape(shape)
+    th, sl = _tv_leaves(layout, shape)
+    return _render(th, sl)
+
+
+def thread_values(layout, shape) -> List[List[Tuple[int, ...]]]:
+    """For each thread, the coordinates its slots hold (slot order): the
+    table a layout stands for, for inspection and tests."""
+    shape = _shape(shape)
+    th, sl = _tv_leaves(layout, shape)
+    return [[_uncolex(_eval_leaves(th, t) + _eval_leaves(sl, v), shape)
+             for v in range(_size(sl))] for t in range(_size(th))]
+
+
+def layout_threads(layout, shape) -> int:
+    """How many threads a register layout over ``shape`` spans."""
+    th, _ = _tv_leaves(layout, _shape(shape))
+    return _size(th)
+
+
+#===------------------------------------------------------------------------===#
+# Copy layouts
+#===------------------------------------------------------------------------===#
+
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i32": 32, "i64": 64,
+         "i1": 8, "f8E4M3FN": 8, "f8E4M3FNUZ": 8}
+
+
+def _pow2_floor(n: int) -> int:
+    return 1 << (n.bit_length() - 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _offsets(text: str, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The offset of every element of a memory tile (by colexicographic
+    index), as :func:`memory_offset` gives them."""
+    p = _Parsed(text)
+    modes = p.modes()
+    n = math.prod(shape)
+    if len(modes) == len(shape) and len(shape) > 1:
+        tabs = [[_eval_leaves(m, i) for i in range(s)] for m, s in zip(modes, shape)]
+        out = []
+        for lin in range(n):
+            off = 0
+            for tab, s in zip(tabs, shape):
+                off += tab[lin % s]
+                lin //= s
+            out.append(p.swz(off))
+        return tuple(out)
+    flat = [l for m in modes for l in m]
+    return tuple(p.swz(_eval_leaves(flat, i)) for i in range(n))
+
+
+@functools.lru_cache(maxsize=256)
+def _vector_ok(shape: Tuple[int, ...], c: int, v: int, memory: Tuple[str, ...]) -> bool:
+    """Every group of ``v`` elements along dim ``c`` starting at a multiple of
+    ``v`` is ``v`` consecutive, ``v``-aligned offsets of each memory layout
+    (texts)."""
+    if v == 1:
+        return True
+    step = _prefix(shape)[c]
+    n = math.prod(shape)
+    for text in memory:
+        offs = _offsets(text, shape)
+        for lin in range(n):
+            if (lin // step) % shape[c] % v:
+                continue
+            o = offs[lin]
+            if o % v:
+                return False
+            for i in range(1, v):
+                if offs[lin + i * step] != o + i:
+                    return False
+    return True
+
+
+def _contiguous_dim(shape, memory) -> int:
+    """The dimension along which every given memory layout is unit-stride at
+    the origin (the last dimension by default: row-major global tiles)."""
+    cands = [d for d in reversed(range(len(shape))) if shape[d] > 1] or [len(shape) - 1]
+    for d in cands:
+        ok = True
+        for lay in memory:
+            if lay is None:
+                if d != len(shape) - 1:
+                    ok = False
+                continue
+            e = tuple(1 if k == d else 0 for k in range(len(shape)))
+            z = (0,) * len(shape)
+            if memory_offset(lay, shape, e) - memory_offset(lay, shape, z) != 1:
+                ok = False
+        if ok:
+            return d
+    return len(shape) - 1
+
+
+def copy_layout(shape, dtype, threads: int, vector: Optional[int] = None,
+                order: Optional[Sequence[int]] = None, memory: Sequence = ()) -> Layout:
+    """A (thread, slot) layout that moves a tile of ``shape`` and ``dtype``
+    with ``threads`` threads, as CuTe DSL's ``make_tiled_copy`` or a Triton
+    blocked layout would:
+
+    * each thread moves ``vector`` consecutive elements along the contiguous
+      dimension per access (default: the widest power of two up to 16 bytes
+      that divides that dimension and is contiguous and aligned in every
+      layout of ``memory``, e.g. a swizzled shared tile's ``Sw<B,M,S>``
+      keeps runs of ``2^M`` elements);
+    * consecutive threads take consecutive vectors along the contiguous
+      dimension, then the next dimensions (``order``: dimensions fastest
+      first; default the contiguous one, then the others from the last), so
+      a warp's accesses are coalesced;
+    * each thread repeats its pattern over the rest of the tile (slots).
+
+    ``memory``: the memory layouts (CuTe strings or :class:`Layout`, ``None``
+    for a row-major global tile) the accesses must be contiguous in.
+
+    A tile with fewer than ``threads * vector`` elements is moved by fewer
+    threads (one vector each; the others idle): a copy layout must be
+    one-to-one, so replicating elements over threads would write them twice.
+    Raises :class:`LayoutError` with a hint when the threads cannot share
+    the tile evenly or an explicit ``vector`` does not fit."""
+    loc = _user_loc(2)
+    shape = _shape(shape)
+    dt = dtype_of(dtype)
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise _err(LayoutError, f"copy_layout needs a positive thread count, got {threads!r}",
+                   loc)
+    memory = [None if m is None else Layout(m) for m in memory]
+    for m in memory:
+        if m is not None and _parsed(m).swizzle is None and len(_parsed(m).modes()) not in (
+                1, len(shape)):
+            raise _err(LayoutError, f"memory layout '{m.text}' does not fit a "
+                       f"{_shs(shape)} tile", loc)
+    memtexts = tuple(m.text for m in memory if m is not None)
+    c = _contiguous_dim(shape, memory) if order is None else int(order[0])
+    if order is None:
+        order = [c] + [d for d in reversed(range(len(shape))) if d != c]
+    order = [int(d) for d in order]
+    if sorted(order) != list(range(len(shape))):
+        raise _err(LayoutError, f"order must list the dimensions 0..{len(shape) - 1} once, "
+                   f"got {order}", loc)
+    max_v = max(1, 128 // _BITS.get(dt, 32))
+    if vector is not None:
+        if isinstance(vector, bool) or not isinstance(vector, int) or vector < 1:
+            raise _err(LayoutError, f"vector must be a positive int, got {vector!r}", loc)
+        if shape[c] % vector:
+            raise _err(LayoutError, f"a vector of {vector} elements does not divide dimension "
+                       f"{c} ({shape[c]}) of the {_shs(shape)} tile",
+                       loc, hint=f"use vector={math.gcd(vector, shape[c])} or a tile whose "
+                       f"dimension {c} is a multiple of {vector}")
+        if not _vector_ok(shape, c, vector, memtexts):
+            raise _err(LayoutError, f"{vector}-element vectors along dimension {c} are not "
+                       "contiguous and aligned in the memory layouts "
+                       f"{', '.join(m.text for m in memory if m is not None)}", loc,
+                       hint="leave vector=None to get the widest that is (a swizzle "
+                       "Sw<B,M,S> keeps runs of 2^M elements)")
+        v = vector
+    else:
+        v = min(max_v, _pow2_floor(shape[c] & -shape[c]))
+        while v > 1 and not _vector_ok(shape, c, v, memtexts):
+            v //= 2
+    chunks = list(shape)
+    chunks[c] //= v
+    n = math.prod(chunks)
+    t = {d: 1 for d in range(len(shape))}
+    if n <= threads:  # small tile: one vector per thread, fewer threads
+        t = {d: chunks[d] for d in range(len(shape))}
+    else:
+        rem = threads
+        for d in order:
+            t[d] = math.gcd(chunks[d], rem)
+            rem //= t[d]
+        if rem != 1:
+            raise _err(LayoutError, f"{threads} threads cannot share the {_shs(shape)} tile "
+                       f"evenly in {v}-element vectors (per-thread pieces "
+                       f"{'x'.join(str(x) for x in chunks)})", loc,
+                       hint="choose tile dimensions that are multiples of the thread "
+                       "arrangement (powers of two usually are), a thread count that divides "
+                       f"{n}, or vector=")
+    pre = _prefix(shape)
+    th: List[Leaf] = []
+    sl: List[Leaf] = [(v, pre[c])]
+    for d in order:
+        step = pre[d] * (v if d == c else 1)
+        th.append((t[d], step))
+    for d in order:
+        step = pre[d] * (v if d == c else 1)
+        sl.append((chunks[d] // t[d], step * t[d]))
+    lay = _render(th, sl)
+    _check_copy(lay.text, shape, threads, v, c)
+    return lay
+
+
+@functools.lru_cache(maxsize=256)
+def _check_copy(text: str, shape: Tuple[int, ...], threads: int, v: int, c: int) -> None:
+    """What a derived copy layout promises (an internal error otherwise): a
+    bijection onto the tile over at most ``threads`` threads whose
+    consecutive ``v`` slots are ``v`` consecutive elements along ``c`` (so
+    contiguous wherever the memory layouts were checked to be)."""
+    th, sl = _tv_leaves(Layout(text), shape)
+    n = math.prod(shape)
+    step = _prefix(shape)[c]
+    seen = set()
+    for t in range(_size(th)):
+        base = _eval_leaves(th, t)
+        prev = None
+        for s in range(_size(sl)):
+            x = base + _eval_leaves(sl, s)
+            if not 0 <= x < n or x in seen:
+                raise AssertionError(f"copy layout {text}: ({t}, {s}) -> {x}")
+            if s % v and x != prev + step:
+                raise AssertionError(f"copy layout {text}: slot {s} of thread {t} breaks the "
+                                     "vector")
+            seen.add(x)
+            prev = x
+    if len(seen) != n or _size(th) > threads:
+        raise AssertionError(f"copy layout {text} does not cover the tile")
+
+
+#===------------------------------------------------------------------------===#
+# Reductions and broadcasts
+#===------------------------------------------------------------------------===#
+
+
+def _check_same_holders(th, sl, shape, rth, rsl, rshape, project) -> None:
+    held = [set() for _ in range(_size(th))]
+    for t in range(_size(th)):
+        for s in range(_size(sl)):
+            held[t].add(project(_uncolex(_eval_leaves(th, t) + _eval_leaves(sl, s), shape)))
+    if _size(rth) != len(held):
+        raise ValueError("thread count changed")
+    for t in range(_size(rth)):
+        got = [_uncolex(_eval_leaves(rth, t) + _eval_leaves(rsl, s), rshape)
+               for s in range(_size(rsl))]
+        if len(set(got)) != len(got) or set(got) != held[t]:
+            raise ValueError(f"thread {t} would hold {sorted(set(got))}, not {sorted(held[t])}")
+
+
+def reduce_layout(layout, shape, dim: int) -> Layout:
+    """The register layout of ``reduce(x, kind, dim)`` for ``x`` of ``shape``
+    in ``layout`` (a CuTe string or a fragment): thread ``t`` holds exactly
+    the coordinates of the result it held an element of (so the threads
+    that shared a row all hold its result: stride-0 thread modes), each
+    once. Reducing a 1-D tile gives a ``(1,)`` tile."""
+    loc = _user_loc(2)
+    shape = _shape(shape)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(shape):
+        raise _err(ShapeError, f"reduce dim {dim!r} out of range for a {_shs(shape)} tile", loc)
+    if isinstance(layout, str):
+        layout = Layout(layout)
+    try:
+        return Layout(_reduce_text(layout, shape, dim))
+    except ValueError as e:
+        raise _err(LayoutError, f"cannot derive the layout of reducing dimension {dim} of a "
+                   f"{_shs(shape)} tile in '{_text(layout)}': {e}", loc,
+                   hint="pass the result layout explicitly (reduce(..., layout=...))") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _reduce_text(layout, shape: Tuple[int, ...], dim: int) -> str:
+    th, sl = _tv_leaves(layout, shape)
+    rshape = tuple(s for d, s in enumerate(shape) if d != dim) or (1,)
+    rpre = _prefix(rshape)
+    unit, k = [], 0
+    for d in range(len(shape)):
+        if d == dim:
+            unit.append(0)
+        else:
+            unit.append(rpre[k])
+            k += 1
+    rth = _restride(th, shape, unit)
+    rsl = [l for l in _restride(sl, shape, unit) if l[1] != 0]
+    _check_same_holders(th, sl, shape, rth, rsl, rshape,
+                        lambda co: tuple(x for d, x in enumerate(co) if d != dim) or (0,))
+    return _render(rth, rsl).text
+
+
+def broadcast_layout(layout, shape, dim: int, size: int) -> Layout:
+    """The register layout of a tile of ``shape`` in ``layout`` broadcast
+    along a new dimension ``dim`` of ``size``: every thread keeps its
+    coordinates and holds all ``size`` of the new dimension (so the
+    broadcast needs no exchange). ``broadcast(x, dim)`` prefers the layout
+    the reduction came from when it knows it."""
+    loc = _user_loc(2)
+    shape = _shape(shape)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise _err(ShapeError, f"broadcast size must be a positive int, got {size!r}", loc)
+    if not 0 <= dim <= len(shape):
+        raise _err(ShapeError, f"cannot insert dimension {dim} into a {_shs(shape)} tile", loc)
+    th, sl = _tv_leaves(layout, shape)
+    nshape = tuple(shape[:dim]) + (size,) + tuple(shape[dim:])
+    npre = _prefix(nshape)
+    unit = [npre[d if d < dim else d + 1] for d in range(len(shape))]
+    try:
+        bth = _restride(th, shape, unit)
+        bsl = _restride(sl, shape, unit) + [(size, npre[dim])]
+    except ValueError as e:
+        raise _err(LayoutError, f"cannot derive the broadcast of '{_text(layout)}': {e}", loc,
+                   hint="pass like= or layout=") from None
+    return _render(bth, bsl)
+
+
+#===------------------------------------------------------------------------===#
+# Tiled MMA
+#===------------------------------------------------------------------------===#
+
+
+class TiledMMA:
+    """A matrix-core instruction over a warp grid, as CuTe DSL's ``TiledMMA``:
+    ``a``, ``b``, ``c`` are the operands' register layouts (fragments, for
+    ``argus.load(..., layout=mma.a)`` and ``argus.zeros(shape, "f32", mma.c)``),
+    ``threads`` the threads it uses, ``atom`` the instruction's ``(M, N, K)``
+    and ``tile`` the block tile ``(TM, TN, TK)`` it was checked against."""
+
+    def __init__(self, instr: str, warps: Sequence[int], tile: Optional[Sequence[int]] = None,
+                 loc=None):
+        loc = loc or _user_loc(2)
+        self.instr = check_instruction(instr, loc)
+        desc = instruction(instr)
+        if desc is None:
+            raise _err(ArgusError, "the argus extension is needed to describe instructions",
+                       loc)
+        self.desc = desc
+        self.atom = (desc["M"], desc["N"], desc["K"])
+        self.warps = tuple(int(w) for w in warps)
+        if len(self.warps) != 2 or min(self.warps) < 1:
+            raise _err(ShapeError, f"the warp grid is two positive ints, got {warps!r}", loc)
+        self.threads = desc["threads"] * self.warps[0] * self.warps[1]
+        self.a = Frag(instr, "a", self.warps)
+        self.b = Frag(instr, "b", self.warps)
+        self.c = Frag(instr, "c", self.warps)
+        self.tile = None
+        if tile is not None:
+            tile = _shape(tile, "the mma tile")
+            if len(tile) != 3:
+                raise _err(ShapeError, f"the mma tile is (TM, TN, TK), got {tile}", loc)
+            self.check_tile(tile, loc)
+            self.tile = tile
+
+    def unit(self) -> Tuple[int, int, int]:
+        """The smallest block tile: ``(M * WM, N * WN, K)``."""
+        return (self.atom[0] * self.warps[0], self.atom[1] * self.warps[1], self.atom[2])
+
+    def check_tile(self, tile, loc=None) -> None:
+        um, un, uk = self.unit()
+        tm, tn, tk = tile
+        if tm % um or tn % un or tk % uk:
+            raise _err(ShapeError, f"the {tm}x{tn}x{tk} tile is not a multiple of "
+                       f"{self.instr} ({self.atom[0]}x{self.atom[1]}x{self.atom[2]}) over a "
+                       f"{self.warps[0]}x{self.warps[1]} warp grid ({um}x{un}x{uk})",
+                       loc or _user_loc(2),
+                       hint=f"use TM a multiple of {um}, TN of {un}, TK of {uk}, or another "
+                       "warp grid")
+
+    def shapes(self) -> Dict[str, Tuple[int, int]]:
+        if self.tile is None:
+            raise _err(ShapeError, "this TiledMMA has no tile: pass tile=(TM, TN, TK)")
+        tm, tn, tk = self.tile
+        return {"a": (tm, tk), "b": (tk, tn), "c": (tm, tn)}
+
+    def tv(self, operand: str, shape=None) -> Layout:
+        """The plain (thread, slot) layout of operand ``a``/``b``/``c`` over a
+        tile (default: the operand's block tile)."""
+        frag = {"a": self.a, "b": self.b, "c": self.c}.get(operand)
+        if frag is None:
+            raise _err(LayoutError, f"operand must be 'a', 'b' or 'c', got {operand!r}")
+        return tv_layout(frag, shape if shape is not None else self.shapes()[operand])
+
+    def reduced(self, dim: int, shape=None) -> Layout:
+        """The layout of the C tile reduced along ``dim`` (e.g. row maxima of
+        attention scores: ``dim=1``)."""
+        return reduce_layout(self.c, shape if shape is not None else self.shapes()["c"], dim)
+
+    def __repr__(self):
+        return (f"TiledMMA({self.instr!r}, warps={self.warps}"
+                + (f", tile={self.tile}" if self.tile else "") + ")")
+
+
+def _warp_grid(w: int, atom, tile) -> Tuple[int, int]:
+    best = None
+    for wm in range(1, w + 1):
+        if w % wm:
+            continue
+        wn = w // wm
+        if tile is not None and (tile[0] % (atom[0] * wm) or tile[1] % (atom[1] * wn)):
+            continue
+        if tile is not None:
+            pm, pn = tile[0] / (atom[0] * wm) * atom[0], tile[1] / (atom[1] * wn) * atom[1]
+        else:
+            pm, pn = wn, wm  # most square grid, more warps along M on ties
+        score = (abs(math.log(pm / pn)), -wm)
+        if best is None or score < best[0]:
+            best = (score, (wm, wn))
+    return None if best is None else best[1]
+
+
+def tiled_mma(instr: str, warps: Optional[Sequence[int]] = None, threads: Optional[int] = None,
+              tile: Optional[Sequence[int]] = None) -> TiledMMA:
+    """A :class:`TiledMMA` of ``instr`` over a warp grid ``warps=(WM, WN)``,
+    or over the grid of ``threads`` threads (default: the traced kernel's
+    block) that splits ``tile=(TM, TN, TK)`` most evenly::
+
+        mma = argus.tiled_mma("v_mfma_f32_32x32x8_f16", threads=256, tile=(128, 128, 32))
+        mma.warps            # (2, 2)
+        acc = argus.zeros((128, 128), "f32", mma.c)
+    """
+    loc = _user_loc(2)
+    check_instruction(instr, loc)
+    desc = instruction(instr)
+    if warps is None:
+        if threads is None:
+            from ._tracer import _state
+            tr = getattr(_state, "tracer", None)
+            if tr is None:
+                raise _err(LayoutError, "tiled_mma needs warps=(WM, WN) or threads= outside a "
+                           "kernel", loc)
+            threads = tr.threads()
+        if threads % desc["threads"]:
+            raise _err(ShapeError, f"{threads} threads are not whole groups of the "
+                       f"{desc['threads']} threads {instr} needs", loc,
+                       hint=f"use a multiple of {desc['threads']} threads")
+        tl = None if tile is None else _shape(tile, "the mma tile")
+        g = _warp_grid(threads // desc["threads"], (desc["M"], desc["N"]), tl)
+        if g is None:
+            raise _err(ShapeError, f"no grid of {threads // desc['threads']} warps splits the "
+                       f"{_shs(tl)} tile into {instr} tiles ({desc['M']}x{desc['N']})", loc,
+                       hint="change the tile or the thread count, or give warps=")
+        warps = g
+    return TiledMMA(instr, warps, tile, loc)
+
+
+__all__ = ["TiledMMA", "broadcast_layout", "copy_layout", "evaluate", "instruction_tv",
+           "layout_threads", "memory_offset", "reduce_layout", "thread_values", "tiled_mma",
+           "tv_layout"]
