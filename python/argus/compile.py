@@ -372,7 +372,9 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
     for o in outputs:
         if o not in tensor_names:
             raise ValueError(f"outputs: '{o}' is not a tensor parameter of {kernel.name}")
-    ck = compile_kernel(kernel, probes=probes)
+    # Kernel.compile caches the compiled forms of specialised variants.
+    compiled = getattr(kernel, "compile", None)
+    ck = compiled(probes=probes) if compiled else compile_kernel(kernel, probes=probes)
     written = [p for p in tensor_names if p in outputs or p in ck.written]
     by_name = {p: a for (p, _), a in zip(kernel.params, arrays)}
     for p in written:

@@ -259,7 +259,8 @@ class Kernel:
         return ck
 
     def run(self, *arrays, **options):
-        """Run on a GPU through argus-run (raises NoGPU without one)."""
+        """Run on the local GPU, in process (argus.compile.run_kernel; raises
+        NoGPU without one)."""
         from ..compile import run_kernel
         return run_kernel(self, *arrays, **options)
 
