@@ -34,6 +34,11 @@ std::string opDesc(Operation *op) {
 }
 
 std::string loopName(Operation *loop) {
+  // A loop the user named (the DSL names `for kt in argus.range(...)`
+  // after its variable: loc("kt"(...))) is called by that name.
+  if (auto named = dyn_cast<NameLoc>(loop->getLoc()))
+    return "loop '" + named.getName().str() + "' (scf.for at " +
+           locStr(loop->getLoc()) + ")";
   return "scf.for at " + locStr(loop->getLoc());
 }
 

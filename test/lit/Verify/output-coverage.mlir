@@ -118,3 +118,31 @@ func.func @store_in_loop(%C: memref<?x4xf32>, %K: index)
   return
 }
 
+// -----
+
+// The same, in a loop the user named (the DSL names loops after their
+// variable): the counterexample calls it by that name.
+// CHECK-LABEL: error: output-once violated at 'argus.store'
+// CHECK: note: C[0, 0] is written twice: by 'argus.store' {{.*}} in block (0), loop 'k' (scf.for at {{.*}}) iteration 0 and by 'argus.store' {{.*}} in block (0), loop 'k' (scf.for at {{.*}}) iteration 1
+#kloop = loc("k"("kernel.py":12:5))
+!R = !argus.tile<32x4xf32, register, "(32,4):(1,32)">
+!G = !argus.tile<32x4xf32, global>
+func.func @store_in_named_loop(%C: memref<?x4xf32>, %K: index)
+    attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %bx = gpu.block_id x
+  %gx = gpu.grid_dim x
+  %m0 = arith.muli %bx, %c32 : index
+  %rows = memref.dim %C, %c0 : memref<?x4xf32>
+  %M = arith.muli %gx, %c32 : index
+  %ok = arith.cmpi eq, %rows, %M : index
+  argus.assume %ok, "C has 32 rows per block"
+  %z = argus.fill 0.0 : !R
+  %g = argus.view "C" %C[%m0, %c0] : memref<?x4xf32> -> !G
+  scf.for %k = %c0 to %K step %c1 {
+    argus.store %z, %g : !R, !G
+  } loc(#kloop)
+  return
+}
