@@ -8,7 +8,6 @@ eager and torch.compile in the same run. Prints a table.
 
 import json
 import os
-import statistics
 import sys
 
 import numpy as np
@@ -17,8 +16,10 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "hopper"))
 
 import argus.runtime as art  # noqa: E402
+import gemm_bench  # noqa: E402
 
 TORCH_DT = {"f32": torch.float32, "bf16": torch.bfloat16}
 
@@ -32,17 +33,8 @@ def reference(op, x):
 
 
 def time_ms(fn, warmup=10, iters=50):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    st = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    en = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    for i in range(iters):
-        st[i].record()
-        fn()
-        en[i].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(st, en))
+    """Median ms of `iters` event-timed calls (gemm_bench's timer)."""
+    return gemm_bench.time_ms(fn, warmup, iters)[0]
 
 
 def raw(t):

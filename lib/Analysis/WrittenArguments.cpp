@@ -42,25 +42,20 @@ static bool mayWriteThrough(Operation *op, Value v) {
 /// (loop-carried views) and, for a terminator, its parent's results and
 /// region arguments.
 static void forwardAliases(Operation *op, SmallVectorImpl<Value> &out) {
-  auto add = [&](Value v) {
-    if (mayAddressMemory(v.getType()))
-      out.push_back(v);
+  auto add = [&](Operation *from) {
+    for (Value r : from->getResults())
+      if (mayAddressMemory(r.getType()))
+        out.push_back(r);
+    for (Region &region : from->getRegions())
+      if (!region.empty())
+        for (BlockArgument a : region.front().getArguments())
+          if (mayAddressMemory(a.getType()))
+            out.push_back(a);
   };
-  for (Value r : op->getResults())
-    add(r);
-  for (Region &region : op->getRegions())
-    if (!region.empty())
-      for (BlockArgument a : region.front().getArguments())
-        add(a);
+  add(op);
   if (op->hasTrait<OpTrait::IsTerminator>())
-    if (Operation *parent = op->getParentOp()) {
-      for (Value r : parent->getResults())
-        add(r);
-      for (Region &region : parent->getRegions())
-        if (!region.empty())
-          for (BlockArgument a : region.front().getArguments())
-            add(a);
-    }
+    if (Operation *parent = op->getParentOp())
+      add(parent);
 }
 
 llvm::BitVector mlir::argus::writtenArguments(func::FuncOp kernel) {

@@ -22,6 +22,21 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "verifier: needs the argus-verify-tags pass")
 
 
+def install_stand_in(tmp_path, monkeypatch, script: str, log_name: str):
+    """An executable stand-in for argus-run (``script``, a Python program)
+    as $ARGUS_RUN, with $ARGUS_GPU=1 (a GPU is assumed) and $ARGUS_FAKE_LOG
+    pointing at ``tmp_path/log_name``; returns the log's path."""
+    import stat
+    exe = tmp_path / "argus-run"
+    exe.write_text(script)
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    log = tmp_path / log_name
+    monkeypatch.setenv("ARGUS_RUN", str(exe))
+    monkeypatch.setenv("ARGUS_GPU", "1")
+    monkeypatch.setenv("ARGUS_FAKE_LOG", str(log))
+    return log
+
+
 @pytest.fixture
 def need_verifier():
     import argus

@@ -6,11 +6,11 @@ faster". Kernels are traced, verified and compiled for real."""
 
 import json
 import os
-import stat
 import sys
 
 import numpy as np
 import pytest
+from conftest import install_stand_in
 
 import argus
 import argus.compile as acomp
@@ -50,13 +50,8 @@ json.dump({"schema": "argus.run_report/1", "name": spec["name"],
 
 @pytest.fixture
 def fake_run(tmp_path, monkeypatch):
-    exe = tmp_path / "argus-run"
-    exe.write_text(FAKE % {"python": sys.executable})
-    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
-    log = tmp_path / "runs.jsonl"
-    monkeypatch.setenv("ARGUS_RUN", str(exe))
-    monkeypatch.setenv("ARGUS_GPU", "1")
-    monkeypatch.setenv("ARGUS_FAKE_LOG", str(log))
+    log = install_stand_in(tmp_path, monkeypatch, FAKE % {"python": sys.executable},
+                           "runs.jsonl")
     monkeypatch.delenv("ARGUS_FAKE_FAIL_BLOCK", raising=False)
 
     def specs():

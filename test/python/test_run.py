@@ -5,11 +5,11 @@ built, with the real argus-run over the fake CUDA driver."""
 
 import json
 import os
-import stat
 import sys
 
 import numpy as np
 import pytest
+from conftest import install_stand_in
 
 import argus
 import argus.compile as acomp
@@ -80,13 +80,8 @@ def fake_run(tmp_path, monkeypatch):
     """$ARGUS_RUN = the stand-in, $ARGUS_GPU=1, the compiled text stubbed
     (the lowering runs: its launch ABI shapes the spec); returns the path of
     the log."""
-    exe = tmp_path / "argus-run"
-    exe.write_text(FAKE_ARGUS_RUN % {"python": sys.executable})
-    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
-    log = tmp_path / "log.json"
-    monkeypatch.setenv("ARGUS_RUN", str(exe))
-    monkeypatch.setenv("ARGUS_GPU", "1")
-    monkeypatch.setenv("ARGUS_FAKE_LOG", str(log))
+    log = install_stand_in(tmp_path, monkeypatch, FAKE_ARGUS_RUN % {"python": sys.executable},
+                           "log.json")
     monkeypatch.delenv("ARGUS_FAKE_EXIT", raising=False)
 
     real_compile = acomp.compile_kernel
@@ -254,13 +249,8 @@ def test_run_with_the_real_lowering(tmp_path, monkeypatch):
     from argus import ir
     if not ir.has_pass("argus-to-gfx942"):
         pytest.skip("argus-to-gfx942 not built")
-    exe = tmp_path / "argus-run"
-    exe.write_text(FAKE_ARGUS_RUN % {"python": sys.executable})
-    exe.chmod(0o755)
-    log = tmp_path / "log.json"
-    monkeypatch.setenv("ARGUS_RUN", str(exe))
-    monkeypatch.setenv("ARGUS_GPU", "1")
-    monkeypatch.setenv("ARGUS_FAKE_LOG", str(log))
+    log = install_stand_in(tmp_path, monkeypatch, FAKE_ARGUS_RUN % {"python": sys.executable},
+                           "log.json")
     A = np.ones((128, 32), np.float16)
     B = np.full((32, 128), 2, np.float16)
     C = np.zeros((128, 128), np.float32)
