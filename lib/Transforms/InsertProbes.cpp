@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "argus/Conversion/ArgusToGPU/TargetInfo.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Transforms/Passes.h"
 
@@ -75,10 +76,10 @@ struct ArgusInsertProbesPass
       if (!kernel)
         return;
       StringRef target = kernel.getTarget();
-      bool nvidia = !target.starts_with("gfx");
+      const TargetInfo &ti = TargetInfo::get(target);
       std::string clk = clock;
       if (clk == "default")
-        clk = nvidia ? "globaltimer" : "memtime";
+        clk = ti.getDefaultProbeClock().str();
       SmallVector<NamedAttribute> names;
       fn.walk([&](RegionBeginOp begin) {
         std::string id = std::to_string(begin.getId());
@@ -120,10 +121,10 @@ struct ArgusInsertProbesPass
           b.getNamedAttr("blocks", b.getDenseI64ArrayAttr(scopeBlocks)),
           b.getNamedAttr("iteration_lo", b.getI64IntegerAttr(lo)),
           b.getNamedAttr("iteration_hi", b.getI64IntegerAttr(hi)),
-          b.getNamedAttr("warp_size", b.getI64IntegerAttr(nvidia ? 32 : 64)),
-          b.getNamedAttr("warps_per_block",
-                         b.getI64IntegerAttr(kernel.getNumThreads() /
-                                             (nvidia ? 32 : 64)))};
+          b.getNamedAttr("warp_size", b.getI64IntegerAttr(ti.getWarpSize())),
+          b.getNamedAttr(
+              "warps_per_block",
+              b.getI64IntegerAttr(kernel.getNumThreads() / ti.getWarpSize()))};
       fn->setAttr("argus_probes", b.getDictionaryAttr(plan));
     });
     for (const std::string &r : regions)

@@ -18,8 +18,8 @@
 #include "argus/Verify/Passes.h"
 #include "argus/Verify/TagVerifier.h"
 #endif
-#ifdef ARGUS_HAVE_TRANSFORMS
-#include "argus/Transforms/Passes.h"
+#ifdef ARGUS_HAVE_PIPELINES
+#include "argus/Pipelines/Pipelines.h"
 #endif
 
 #include "argus/Layout/Instructions.h"
@@ -167,7 +167,7 @@ void registerAllPassesOnce() {
 #ifdef ARGUS_HAVE_VERIFY
     mlir::argus::registerArgusVerifyPasses();
 #endif
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
     mlir::argus::registerArgusPasses();
     mlir::argus::registerArgusPipelines();
 #endif
@@ -186,7 +186,7 @@ public:
     // modules and the passes' declared dependent dialects need, so that a
     // pass missing a dependent dialect fails here as it does there.
     DialectRegistry registry;
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
     mlir::argus::registerArgusDialects(registry);
 #else
     mlir::argus::registerArgusKernelDialects(registry);
@@ -465,7 +465,7 @@ PYBIND11_MODULE(_argus, m) {
       false;
 #endif
   features["transforms"] =
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
       true;
 #else
       false;

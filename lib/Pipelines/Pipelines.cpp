@@ -4,6 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "argus/Pipelines/Pipelines.h"
+
+#include "argus/Conversion/Passes.h"
+#include "argus/Target/Passes.h"
 #include "argus/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -115,6 +119,12 @@ void mlir::argus::buildArgusToGFX942Pipeline(
   rocdl.chipset = chip;
   gm.addPass(createConvertGpuOpsToROCDLOps(rocdl));
   addFinish(pm, gm, o);
+}
+
+void mlir::argus::registerArgusPasses() {
+  registerArgusTransformsPasses();
+  registerArgusConversionPasses();
+  registerArgusTargetPasses();
 }
 
 void mlir::argus::registerArgusPipelines() {

@@ -3,21 +3,24 @@
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
-// The kernel facts the lowering reads off a gpu.func (chip, block shape), the
+// The kernel facts the lowering reads off a gpu.func (chip, its TargetInfo,
+// block shape), the
 // tile layouts, the type conversion of argus tiles to vectors and memrefs,
 // the base of the conversion patterns, and the small IR builders the pattern
 // files share.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ARGUS_LIB_TRANSFORMS_LOWERINGSUPPORT_H
-#define ARGUS_LIB_TRANSFORMS_LOWERINGSUPPORT_H
+#ifndef ARGUS_LIB_CONVERSION_ARGUSTOGPU_LOWERINGSUPPORT_H
+#define ARGUS_LIB_CONVERSION_ARGUSTOGPU_LOWERINGSUPPORT_H
 
 #include "LayoutCodegen.h"
 
+#include "argus/Conversion/ArgusToGPU/KernelABI.h"
+#include "argus/Conversion/ArgusToGPU/TargetInfo.h"
+#include "argus/Conversion/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Dialect/TileLayouts.h"
-#include "argus/Transforms/Passes.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -36,7 +39,8 @@ constexpr unsigned kSharedSpace = 3;
 /// (the `argus_role` of the enclosing scf.if that RoleLowering made).
 struct KernelInfo {
   std::string chip;
-  bool nvidia = true;
+  /// What differs between vendors (TargetInfo.h): TargetInfo::get(chip).
+  const TargetInfo *target = &TargetInfo::get("");
   int64_t warpSize = 32;
   SmallVector<int64_t, 3> block{1, 1, 1};
   /// Inside a role: its first thread and thread count (0: no role).
@@ -58,17 +62,14 @@ KernelInfo getKernelInfo(Operation *op);
 /// [first thread, threads].
 constexpr StringLiteral kRoleAttr = "argus_role";
 
-/// The tensor-map ABI on a lowered kernel (an array of dictionaries:
-/// param, name, arg, box, element, swizzle, oob_fill, pass), and the kernel
-/// parameter of each argus.tensor_map while it is lowered.
-constexpr StringLiteral kTensorMapsAttr = "argus_tensor_maps";
+/// The kernel parameter of each argus.tensor_map while it is lowered (the
+/// ABI attributes of a lowered kernel are in KernelABI.h).
 constexpr StringLiteral kTensorMapParamAttr = "argus_param";
-/// The module attribute with the launch facts of the lowered kernels
-/// (kernel name -> {dynamic_smem, tensor_maps}); the argus dialect accepts it
-/// on a builtin.module.
-constexpr StringLiteral kLaunchAttr = "argus.launch";
-/// Bytes of dynamic shared memory a lowered kernel must be launched with.
-constexpr StringLiteral kDynamicSmemAttr = "argus_dynamic_smem";
+
+/// The target infos of the two vendors (NVPTXTargetInfo.cpp,
+/// AMDGPUTargetInfo.cpp); TargetInfo::get picks one by chip.
+const TargetInfo &getNVPTXTargetInfo();
+const TargetInfo &getAMDGPUTargetInfo();
 
 /// Linear thread id (x fastest) among the threads that execute the op: in a
 /// warp role it counts from the role's first thread, so that register,
@@ -104,6 +105,15 @@ Value constI64(OpBuilder &b, Location loc, int64_t v);
 Value zeroVector(OpBuilder &b, Location loc, VectorType vt);
 /// A vector whose elements are all the float `v`.
 Value floatSplat(OpBuilder &b, Location loc, VectorType vt, double v);
+/// `f` applied to every slot of the vector `x` (target intrinsics are
+/// scalar).
+Value perSlot(OpBuilder &b, Location loc, Value x,
+              function_ref<Value(Value)> f);
+/// A scalar T -> T LLVM intrinsic (llvm.nvvm.*, llvm.amdgcn.*, llvm.sqrt.*),
+/// per slot. The upstream NVVM/ROCDL conversions mark LLVM's math ops
+/// (llvm.intr.sqrt, llvm.intr.fabs, ...) illegal and would turn them into
+/// library calls; an intrinsic call reaches the backend as it is.
+Value intrinsicPerSlot(OpBuilder &b, Location loc, Value x, StringRef name);
 
 /// The register layout of a tile; nullopt when it has none.
 std::optional<L::Layout> regLayout(TileType t);
@@ -112,10 +122,9 @@ L::SwizzledLayout memLayout(TileType t);
 int64_t memCosize(TileType t);
 int64_t numElements(TileType t);
 int64_t elemBytes(Type t);
-/// 32-bit registers a thread has on `chip` (RegisterBudget.cpp).
-int64_t threadRegisterLimit(StringRef chip);
 /// Warns at the op of `fn` where the live register tiles need more
-/// registers per thread than `chip` has (RegisterBudget.cpp).
+/// registers per thread than `chip` has (TargetInfo::
+/// getThreadRegisterLimit; RegisterBudget.cpp).
 void warnRegisterBudget(func::FuncOp fn, StringRef chip);
 /// The memory-space attribute of address space `space` (kGlobalSpace, ...).
 Attribute addressSpace(MLIRContext *ctx, unsigned space);
@@ -147,4 +156,4 @@ template <typename OpT> struct ArgusPattern : public OpConversionPattern<OpT> {
 
 } // namespace mlir::argus
 
-#endif // ARGUS_LIB_TRANSFORMS_LOWERINGSUPPORT_H
+#endif // ARGUS_LIB_CONVERSION_ARGUSTOGPU_LOWERINGSUPPORT_H

@@ -16,9 +16,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "argus/Transforms/Passes.h"
+#include "argus/Target/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -35,7 +36,7 @@
 
 namespace mlir::argus {
 #define GEN_PASS_DEF_ARGUSMODULETOBINARY
-#include "argus/Transforms/Passes.h.inc"
+#include "argus/Target/Passes.h.inc"
 } // namespace mlir::argus
 
 using namespace mlir;

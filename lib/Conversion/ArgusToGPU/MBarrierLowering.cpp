@@ -47,7 +47,7 @@ struct MBarrierAllocLowering : ArgusPattern<MBarrierAllocOp> {
   matchAndRewrite(MBarrierAllocOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     KernelInfo k = kernel(op);
-    if (!k.nvidia)
+    if (!k.target->hasMBarrier())
       return op.emitOpError()
              << "mbarriers exist on NVIDIA sm_90 only, the kernel is lowered "
                 "for "

@@ -291,8 +291,8 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
     int64_t bytes = n * elemBytes(elem);
     // Boundary tiles copy element by element (zero outside), synchronously.
     bool clipped = clipOf(adaptor.getSource()) || clipOf(adaptor.getDest());
-    bool async = std::is_same_v<OpT, CopyAsyncOp> && k.nvidia && !clipped &&
-                 src.getMemorySpace() == MemorySpace::Global &&
+    bool async = std::is_same_v<OpT, CopyAsyncOp> && k.target->hasAsyncCopy() &&
+                 !clipped && src.getMemorySpace() == MemorySpace::Global &&
                  dst.getMemorySpace() == MemorySpace::Shared &&
                  (bytes == 4 || bytes == 8 || bytes == 16);
     for (int64_t v = 0; v < tc.numSlots(); v += n) {
@@ -315,14 +315,14 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
   }
 };
 
-/// commit_group / wait_group: cp.async groups on NVIDIA; elsewhere the
-/// copies were synchronous, so nothing.
+/// commit_group / wait_group: cp.async groups where the target has cp.async
+/// (NVIDIA); elsewhere the copies were synchronous, so nothing.
 template <typename OpT> struct AsyncGroupLowering : ArgusPattern<OpT> {
   using ArgusPattern<OpT>::ArgusPattern;
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (this->kernel(op).nvidia) {
+    if (this->kernel(op).target->hasAsyncCopy()) {
       if constexpr (std::is_same_v<OpT, CommitGroupOp>)
         NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
       else

@@ -136,33 +136,10 @@ static void enterSlotWriter(OpBuilder &b, Location loc,
 }
 
 static Value linearBlockId(OpBuilder &b, Location loc, const KernelInfo &k) {
-  MLIRContext *ctx = b.getContext();
-  Type i32 = b.getI32Type();
   Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value bz = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  Value gx, gy;
-  if (k.nvidia) {
-    gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
-  } else {
-    // gpu.grid_dim lowers to an OCKL call on ROCDL, which needs the ROCm
-    // device libraries: read the grid size (in work-items) from the HSA
-    // dispatch packet instead (grid_size_x/y at bytes 12/16).
-    auto ptr4 = LLVM::LLVMPointerType::get(ctx, 4);
-    Value dp = LLVM::CallIntrinsicOp::create(
-                   b, loc, ptr4, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
-                   ValueRange{})
-                   .getResult(0);
-    auto gridDim = [&](int64_t off, int64_t blockDim) -> Value {
-      Value p = bytePtr(b, loc, dp, constI64(b, loc, off));
-      Value items = LLVM::LoadOp::create(b, loc, i32, p);
-      Value idx = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), items);
-      return arith::CeilDivUIOp::create(b, loc, idx, cidx(b, loc, blockDim));
-    };
-    gx = gridDim(12, k.block[0]);
-    gy = gridDim(16, k.block[1]);
-  }
+  auto [gx, gy] = k.target->emitGridDimXY(b, loc, k.block);
   return arith::AddIOp::create(
       b, loc, bx,
       arith::MulIOp::create(
@@ -305,24 +282,7 @@ static void emitProbe(OpBuilder &b, Operation *marker, int64_t id, bool isEnd,
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   // The timer first, so the record's time is as close to the marker as can be.
-  Value ts, hw;
-  if (k.nvidia) {
-    ts = plan.clock == "clock64"
-             ? Value(NVVM::Clock64Op::create(b, loc, i64))
-             : Value(NVVM::GlobalTimerOp::create(b, loc, i64));
-    hw = NVVM::SmIdOp::create(b, loc, i32);
-  } else {
-    StringRef name = plan.clock == "memrealtime" ? "llvm.amdgcn.s.memrealtime"
-                                                 : "llvm.amdgcn.s.memtime";
-    ts = LLVM::CallIntrinsicOp::create(b, loc, i64, b.getStringAttr(name),
-                                       ValueRange{})
-             .getResult(0);
-    // HW_ID (hwreg 4), all 32 bits: simm16 = 4 | (31 << 11).
-    hw = LLVM::CallIntrinsicOp::create(b, loc, i32,
-                                       b.getStringAttr("llvm.amdgcn.s.getreg"),
-                                       ValueRange{c32(4 | (31 << 11))})
-             .getResult(0);
-  }
+  auto [ts, hw] = k.target->emitProbeStamp(b, loc, plan.clock);
   Value w2 = arith::MulIOp::create(b, loc, pc.warp, cidx(b, loc, 2));
   Value count = memref::LoadOp::create(b, loc, pc.counts, ValueRange{w2});
   Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, count,

@@ -74,7 +74,7 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
     if (failed(instrOr))
       return failure();
     const L::MmaInstr &instr = *instrOr;
-    if (!k.nvidia || instr.threads != 128 ||
+    if (!k.target->hasWgmma() || instr.threads != 128 ||
         instr.target != L::MmaInstr::Target::SM90)
       return op.emitOpError()
              << "mma_async lowers wgmma instructions on sm_90a only, got "
@@ -210,7 +210,7 @@ struct WgmmaCommitLowering : ArgusPattern<WgmmaCommitOp> {
   LogicalResult
   matchAndRewrite(WgmmaCommitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!kernel(op).nvidia)
+    if (!kernel(op).target->hasWgmma())
       return op.emitOpError() << "wgmma groups exist on sm_90a only";
     inlinePtx(rewriter, op.getLoc(), {}, {}, "wgmma.commit_group.sync.aligned;",
               "");
@@ -225,7 +225,7 @@ struct WgmmaWaitLowering : ArgusPattern<WgmmaWaitOp> {
   matchAndRewrite(WgmmaWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (!kernel(op).nvidia)
+    if (!kernel(op).target->hasWgmma())
       return op.emitOpError() << "wgmma groups exist on sm_90a only";
     // Every value's registers go through the wait, tied.
     SmallVector<Value> regs;

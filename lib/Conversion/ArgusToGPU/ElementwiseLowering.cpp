@@ -17,33 +17,6 @@ using namespace mlir::argus;
 
 namespace {
 
-/// `f` applied to every slot of the vector `x` (the target intrinsics below
-/// are scalar).
-static Value perSlot(OpBuilder &b, Location loc, Value x,
-                     function_ref<Value(Value)> f) {
-  auto vt = cast<VectorType>(x.getType());
-  Value r = zeroVector(b, loc, vt);
-  for (int64_t i = 0; i < vt.getNumElements(); ++i) {
-    Value e = vector::ExtractOp::create(b, loc, x, i);
-    r = vector::InsertOp::create(b, loc, f(e), r, i);
-  }
-  return r;
-}
-
-/// A scalar T -> T LLVM intrinsic (llvm.nvvm.*, llvm.amdgcn.*, llvm.sqrt.*),
-/// per slot. The upstream NVVM/ROCDL conversions mark LLVM's math ops
-/// (llvm.intr.sqrt, llvm.intr.fabs, ...) illegal and would turn them into
-/// library calls; an intrinsic call reaches the backend as it is.
-static Value intrinsicPerSlot(OpBuilder &b, Location loc, Value x,
-                              StringRef name) {
-  Type t = cast<VectorType>(x.getType()).getElementType();
-  return perSlot(b, loc, x, [&](Value e) {
-    return LLVM::CallIntrinsicOp::create(b, loc, t, b.getStringAttr(name),
-                                         ValueRange{e})
-        .getResult(0);
-  });
-}
-
 /// |x| of a float vector: the sign bit cleared (no intrinsic, any width).
 static Value floatAbs(OpBuilder &b, Location loc, Value x) {
   auto vt = cast<VectorType>(x.getType());
@@ -69,11 +42,13 @@ static Value ieeeSqrt(OpBuilder &b, Location loc, Value x) {
 }
 
 /// The hardware approximations the transcendental ops are built from, on
-/// vectors of f32. None of them is a libdevice or OCML call.
+/// vectors of f32 (TargetInfo: ex2/lg2/rcp/rsqrt/tanh.approx on NVPTX,
+/// v_exp/v_log/v_rcp/v_rsq on AMDGPU). None of them is a libdevice or OCML
+/// call.
 struct F32Math {
   OpBuilder &b;
   Location loc;
-  bool nvidia;
+  const TargetInfo &ti;
 
   Value splat(Value like, double v) {
     return floatSplat(b, loc, cast<VectorType>(like.getType()), v);
@@ -84,50 +59,17 @@ struct F32Math {
   Value mul(Value x, double c) { return mul(x, splat(x, c)); }
   Value add(Value x, double c) { return add(x, splat(x, c)); }
 
-  /// 2^x: ex2.approx.f32 (NVPTX), v_exp_f32 (AMDGPU).
-  Value exp2(Value x) {
-    if (nvidia)
-      return intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.f32");
-    return perSlot(b, loc, x, [&](Value e) {
-      return ROCDL::ROCDLExp2::create(b, loc, e.getType(), e);
-    });
-  }
+  Value exp2(Value x) { return ti.emitExp2F32(b, loc, x); }
   Value exp(Value x) { return exp2(mul(x, 1.4426950408889634)); }
-  /// log2 x: lg2.approx.f32 (NVPTX), v_log_f32 (AMDGPU).
-  Value log2(Value x) {
-    if (nvidia)
-      return intrinsicPerSlot(b, loc, x, "llvm.nvvm.lg2.approx.f");
-    return perSlot(b, loc, x, [&](Value e) {
-      return ROCDL::ROCDLLog::create(b, loc, e.getType(), e);
-    });
-  }
-  /// 1/x: rcp.approx.ftz.f32 (NVPTX), v_rcp_f32 (AMDGPU).
-  Value rcp(Value x) {
-    return intrinsicPerSlot(b, loc, x,
-                            nvidia ? "llvm.nvvm.rcp.approx.ftz.f"
-                                   : "llvm.amdgcn.rcp.f32");
-  }
-  /// 1/sqrt x: rsqrt.approx.f32 (NVPTX), v_rsq_f32 (AMDGPU).
-  Value rsqrt(Value x) {
-    return intrinsicPerSlot(
-        b, loc, x, nvidia ? "llvm.nvvm.rsqrt.approx.f" : "llvm.amdgcn.rsq.f32");
-  }
-  /// tanh: tanh.approx.f32 (NVPTX, sm_75+); on AMDGPU
+  Value log2(Value x) { return ti.emitLog2F32(b, loc, x); }
+  Value rcp(Value x) { return ti.emitRcpF32(b, loc, x); }
+  Value rsqrt(Value x) { return ti.emitRsqrtF32(b, loc, x); }
+  /// tanh: the target's instruction (NVPTX tanh.approx.f32); else
   /// sign(x) * (1 - 2 / (e^{2|x|} + 1)), and x - x^3/3 + 2x^5/15 for
   /// |x| < 2^-4 where that form cancels.
   Value tanh(Value x) {
-    if (nvidia)
-      return perSlot(b, loc, x, [&](Value e) {
-        return LLVM::InlineAsmOp::create(
-                   b, loc, e.getType(), ValueRange{e},
-                   "tanh.approx.f32 $0, $1;", "=f,f",
-                   /*has_side_effects=*/false, /*is_align_stack=*/false,
-                   LLVM::tailcallkind::TailCallKind::None,
-                   LLVM::AsmDialectAttr::get(b.getContext(),
-                                             LLVM::AsmDialect::AD_ATT),
-                   ArrayAttr())
-            .getResult(0);
-      });
+    if (Value t = ti.emitTanhF32(b, loc, x))
+      return t;
     Value ax = floatAbs(b, loc, x);
     Value e = exp(mul(ax, 2.0));
     Value big = sub(splat(x, 1.0), mul(rcp(add(e, 1.0)), 2.0));
@@ -225,48 +167,13 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
              << "needs a float tile, not " << op.getType().getElementType()
              << "; hint: argus.convert it first";
     }
-    // AMDGPU: math.exp/exp2 would become OCML calls (ROCm device
-    // libraries); use the llvm.exp2 intrinsic (v_exp_f32) directly.
+    // math.exp/exp2 would become libdevice or OCML calls: the target's exp2
+    // approximation where it has one for the element type (TargetInfo::
+    // emitFastExp), else the math op.
     if constexpr (std::is_same_v<FOp, math::ExpOp> ||
                   std::is_same_v<FOp, math::Exp2Op>) {
-      if (!this->kernel(op).nvidia) {
-        auto vt = cast<VectorType>(in.getType());
-        Value x = in;
-        if constexpr (std::is_same_v<FOp, math::ExpOp>) {
-          Value log2e = floatSplat(rewriter, loc, vt, 1.4426950408889634);
-          x = arith::MulFOp::create(rewriter, loc, x, log2e);
-        }
-        // rocdl.exp2 (llvm.amdgcn.exp2) is scalar: one per slot.
-        Value r = perSlot(rewriter, loc, x, [&](Value e) {
-          return ROCDL::ROCDLExp2::create(rewriter, loc, e.getType(), e);
-        });
-        rewriter.replaceOp(op, r);
-        return success();
-      }
-    }
-    // NVPTX: math.exp/exp2 would become libdevice calls (__nv_expf,
-    // __nv_exp2f) that a PTX module without libdevice cannot resolve. For
-    // elements up to 32 bits call llvm.nvvm.ex2.approx on f32 per slot,
-    // i.e. ex2.approx.f32 (exp(x) = exp2(x * log2 e), as CUDA's __expf);
-    // f64 keeps the libdevice call.
-    if constexpr (std::is_same_v<FOp, math::ExpOp> ||
-                  std::is_same_v<FOp, math::Exp2Op>) {
-      auto vt = cast<VectorType>(in.getType());
-      auto ft = cast<FloatType>(vt.getElementType());
-      if (this->kernel(op).nvidia && ft.getWidth() <= 32) {
-        Type f32 = rewriter.getF32Type();
-        auto vf32 = VectorType::get(vt.getShape(), f32);
-        Value x = in;
-        if (ft.getWidth() < 32)
-          x = arith::ExtFOp::create(rewriter, loc, vf32, x);
-        if constexpr (std::is_same_v<FOp, math::ExpOp>)
-          x = arith::MulFOp::create(
-              rewriter, loc, x,
-              floatSplat(rewriter, loc, vf32, 1.4426950408889634));
-        Value r =
-            intrinsicPerSlot(rewriter, loc, x, "llvm.nvvm.ex2.approx.f32");
-        if (ft.getWidth() < 32)
-          r = arith::TruncFOp::create(rewriter, loc, vt, r);
+      if (Value r = this->kernel(op).target->emitFastExp(
+              rewriter, loc, in, std::is_same_v<FOp, math::ExpOp>)) {
         rewriter.replaceOp(op, r);
         return success();
       }
@@ -289,7 +196,7 @@ template <typename OpT> struct TranscendentalLowering : ArgusPattern<OpT> {
     if (!in)
       return rewriter.notifyMatchFailure(op, "input not converted");
     Location loc = op.getLoc();
-    bool nvidia = this->kernel(op).nvidia;
+    const TargetInfo &ti = *this->kernel(op).target;
     auto vt = cast<VectorType>(in.getType());
     auto ft = cast<FloatType>(vt.getElementType());
     constexpr bool isSqrt = std::is_same_v<OpT, SqrtOp>;
@@ -304,7 +211,7 @@ template <typename OpT> struct TranscendentalLowering : ArgusPattern<OpT> {
         return success();
       }
       return op.emitOpError()
-             << "on " << ft << " needs the " << (nvidia ? "libdevice" : "OCML")
+             << "on " << ft << " needs the " << ti.getMathLibraryName()
              << " library, which argus does not link; hint: argus.convert "
                 "the tile to f32 first";
     }
@@ -313,7 +220,7 @@ template <typename OpT> struct TranscendentalLowering : ArgusPattern<OpT> {
     Value x = in;
     if (ft.getWidth() < 32)
       x = arith::ExtFOp::create(rewriter, loc, vf32, x);
-    F32Math m{rewriter, loc, nvidia};
+    F32Math m{rewriter, loc, ti};
     Value r;
     if constexpr (isSqrt)
       r = ieeeSqrt(rewriter, loc, x);

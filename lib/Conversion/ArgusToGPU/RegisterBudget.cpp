@@ -35,10 +35,6 @@ static int64_t tileRegisters(Value v) {
   return (bytes + 3) / 4;
 }
 
-int64_t threadRegisterLimit(StringRef chip) {
-  return chip.starts_with("gfx") ? 512 : 255;
-}
-
 /// The tile whose registers `v` are: through tags, which only name them,
 /// through mma_async and wgmma_wait, whose results are their accumulators'
 /// registers (tied through the asm), and through loop results, which are
@@ -60,7 +56,7 @@ static Value registerRoot(Value v) {
 
 void warnRegisterBudget(func::FuncOp fn, StringRef chip) {
   Liveness liveness(fn);
-  int64_t chipLimit = threadRegisterLimit(chip);
+  int64_t chipLimit = TargetInfo::get(chip).getThreadRegisterLimit();
   int64_t worst = 0, worstLimit = chipLimit, worstExcess = 0;
   bool worstInRole = false;
   Operation *at = nullptr;

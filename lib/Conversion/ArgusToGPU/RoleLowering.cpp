@@ -37,7 +37,7 @@ LogicalResult mlir::argus::lowerRoles(gpu::GPUFuncOp gfn) {
   if (auto m = gfn->getAttrOfType<IntegerAttr>("nvvm.minctasm"))
     blocks = std::max<int64_t>(m.getInt(), 1);
   if (setsRegs) {
-    if (!k.nvidia)
+    if (!k.target->hasSetMaxNReg())
       return roles.front().emitOpError()
              << "sets a register budget, which only sm_90a has (setmaxnreg); "
                 "hint: drop `regs` when lowering for "
@@ -58,11 +58,7 @@ LogicalResult mlir::argus::lowerRoles(gpu::GPUFuncOp gfn) {
   Value tid = blockThreadId(b, loc, k);
   Value warp = arith::DivUIOp::create(b, loc, tid, cidx(b, loc, k.warpSize));
   Value warp32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), warp);
-  if (k.nvidia)
-    warp32 = gpu::ShuffleOp::create(b, loc, warp32, constI32(b, loc, 0),
-                                    constI32(b, loc, k.warpSize),
-                                    gpu::ShuffleMode::IDX)
-                 .getShuffleResult();
+  warp32 = k.target->makeWarpUniform(b, loc, warp32);
   // Adjacent roles form one if / else-if chain.
   SmallVector<SmallVector<RoleOp>> chains;
   for (RoleOp r : roles) {

@@ -22,8 +22,8 @@ KernelInfo mlir::argus::getKernelInfo(Operation *op) {
     }
   if (auto attr = fn->getAttrOfType<StringAttr>("argus_chip"))
     k.chip = attr.str();
-  k.nvidia = !StringRef(k.chip).starts_with("gfx");
-  k.warpSize = k.nvidia ? 32 : 64;
+  k.target = &TargetInfo::get(k.chip);
+  k.warpSize = k.target->getWarpSize();
   if (auto blk = fn->getAttrOfType<DenseI64ArrayAttr>("argus_block"))
     for (auto [i, v] : llvm::enumerate(blk.asArrayRef()))
       if (i < 3)
@@ -81,6 +81,27 @@ Value mlir::argus::floatSplat(OpBuilder &b, Location loc, VectorType vt,
   return arith::ConstantOp::create(
       b, loc, vt,
       DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), v)));
+}
+
+Value mlir::argus::perSlot(OpBuilder &b, Location loc, Value x,
+                           function_ref<Value(Value)> f) {
+  auto vt = cast<VectorType>(x.getType());
+  Value r = zeroVector(b, loc, vt);
+  for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+    Value e = vector::ExtractOp::create(b, loc, x, i);
+    r = vector::InsertOp::create(b, loc, f(e), r, i);
+  }
+  return r;
+}
+
+Value mlir::argus::intrinsicPerSlot(OpBuilder &b, Location loc, Value x,
+                                    StringRef name) {
+  Type t = cast<VectorType>(x.getType()).getElementType();
+  return perSlot(b, loc, x, [&](Value e) {
+    return LLVM::CallIntrinsicOp::create(b, loc, t, b.getStringAttr(name),
+                                         ValueRange{e})
+        .getResult(0);
+  });
 }
 
 std::optional<L::Layout> mlir::argus::regLayout(TileType t) {

@@ -27,15 +27,14 @@ struct MmaLowering : ArgusPattern<MmaOp> {
         lookupInstruction(op.getInstr(), [&] { return op.emitOpError(); });
     if (failed(instr))
       return failure();
-    bool instrNvidia = instr->target == L::MmaInstr::Target::SM90;
-    if (instrNvidia != k.nvidia)
+    if (instr->target != k.target->getMmaTarget())
       return op.emitOpError()
              << "instruction " << op.getInstr() << " belongs to "
              << getInstructionTarget(*instr) << ", but the kernel is lowered "
              << "for " << k.chip
              << "; hint: matrix-core instructions are target-specific, write "
                 "the kernel with an instruction of the target";
-    if (instr->threads == 128 && k.nvidia && !instr->aFromShared &&
+    if (instr->threads == 128 && k.target->hasWgmma() && !instr->aFromShared &&
         instr->bFromShared)
       return lowerWgmma(op, adaptor, rewriter, *instr, k);
     if (instr->threads != k.warpSize || instr->aFromShared ||
@@ -63,7 +62,6 @@ struct MmaLowering : ArgusPattern<MmaOp> {
       return op.emitOpError() << "operand fragments do not tile the same "
                                  "M x N x K problem";
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
-    Type aElem = ta.getElementType(), cElem = tcT.getElementType();
     // Always a vector, even of one register (MFMA operands are vectors).
     auto slice = [&](Value vec, int64_t off, int64_t size) -> Value {
       return vector::ExtractStridedSliceOp::create(
@@ -79,25 +77,7 @@ struct MmaLowering : ArgusPattern<MmaOp> {
           Value av = slice(a, aOff, instr->aRegs);
           Value bv = slice(b, bOff, instr->bRegs);
           Value cv = slice(c, cOff, instr->cRegs);
-          Value d;
-          if (k.nvidia) {
-            // m16n8k16: A 4 x f16x2, B 2 x f16x2, C 2 x f32x2.
-            auto a2 = VectorType::get({instr->aRegs / 2, 2}, aElem);
-            auto b2 = VectorType::get({instr->bRegs / 2, 2}, aElem);
-            auto c2 = VectorType::get({instr->cRegs / 2, 2}, cElem);
-            Value r = nvgpu::MmaSyncOp::create(
-                rewriter, loc,
-                vector::ShapeCastOp::create(rewriter, loc, a2, av),
-                vector::ShapeCastOp::create(rewriter, loc, b2, bv),
-                vector::ShapeCastOp::create(rewriter, loc, c2, cv),
-                ArrayRef<int64_t>{instr->M, instr->N, instr->K});
-            d = vector::ShapeCastOp::create(rewriter, loc, cv.getType(), r);
-          } else {
-            d = amdgpu::MFMAOp::create(rewriter, loc, cv.getType(),
-                                       uint32_t(instr->M), uint32_t(instr->N),
-                                       uint32_t(instr->K), /*blocks=*/1u, av,
-                                       bv, cv);
-          }
+          Value d = k.target->emitMma(rewriter, loc, *instr, av, bv, cv);
           c = vector::InsertStridedSliceOp::create(rewriter, loc, d, c,
                                                    ArrayRef<int64_t>{cOff},
                                                    ArrayRef<int64_t>{1});

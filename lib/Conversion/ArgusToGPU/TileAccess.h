@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ARGUS_LIB_TRANSFORMS_TILEACCESS_H
-#define ARGUS_LIB_TRANSFORMS_TILEACCESS_H
+#ifndef ARGUS_LIB_CONVERSION_ARGUSTOGPU_TILEACCESS_H
+#define ARGUS_LIB_CONVERSION_ARGUSTOGPU_TILEACCESS_H
 
 #include "LoweringSupport.h"
 
@@ -59,4 +59,4 @@ int64_t vectorWidth(const ThreadCoords &tc, int64_t threads,
 
 } // namespace mlir::argus
 
-#endif // ARGUS_LIB_TRANSFORMS_TILEACCESS_H
+#endif // ARGUS_LIB_CONVERSION_ARGUSTOGPU_TILEACCESS_H

@@ -21,7 +21,7 @@
 
 namespace mlir::argus {
 #define GEN_PASS_DEF_ARGUSTOGPU
-#include "argus/Transforms/Passes.h.inc"
+#include "argus/Conversion/Passes.h.inc"
 } // namespace mlir::argus
 
 using namespace mlir;
@@ -49,59 +49,28 @@ struct ArgusToGPUPass
     return lowerRoles(*gfn);
   }
 
-  /// gpu.grid_dim on AMDGPU: MLIR's ROCDL lowering calls
+  /// gpu.grid_dim where the target's conversion of it would not do
+  /// (TargetInfo::lowerGridDim; AMDGPU: MLIR's ROCDL lowering calls
   /// __ockl_get_num_groups, which needs the ROCm device libraries at
-  /// serialisation. Read the HSA kernel dispatch packet instead
-  /// (workgroup_size_{x,y,z}: u16 at byte 4 + 2d; grid_size_{x,y,z}: u32 at
-  /// byte 12 + 4d) and divide, rounding up.
-  static void lowerAMDGPUGridDim(ModuleOp top) {
-    SmallVector<gpu::GridDimOp> ops;
-    top.walk([&](gpu::GridDimOp g) {
-      auto mod = g->getParentOfType<gpu::GPUModuleOp>();
-      ArrayAttr targets = mod ? mod.getTargetsAttr() : ArrayAttr();
-      if (targets && llvm::any_of(targets, [](Attribute a) {
-            return isa<ROCDL::ROCDLTargetAttr>(a);
-          }))
-        ops.push_back(g);
+  /// serialisation).
+  static void lowerGridDims(ModuleOp top) {
+    SmallVector<std::pair<gpu::GridDimOp, const TargetInfo *>> ops;
+    top.walk([&](gpu::GPUFuncOp fn) {
+      auto chip = fn->getAttrOfType<StringAttr>("argus_chip");
+      if (!chip)
+        return;
+      const TargetInfo &ti = TargetInfo::get(chip.getValue());
+      fn.walk([&](gpu::GridDimOp g) { ops.push_back({g, &ti}); });
     });
-    for (gpu::GridDimOp g : ops) {
+    for (auto [g, ti] : ops) {
       OpBuilder b(g);
-      Location loc = g.getLoc();
-      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 4);
-      Value packet =
-          LLVM::CallIntrinsicOp::create(
-              b, loc, ptrTy, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
-              ValueRange{})
-              .getResult(0);
-      unsigned d = static_cast<unsigned>(g.getDimension());
-      auto field = [&](int32_t offset, Type ty) -> Value {
-        Value at = LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), packet,
-                                       ArrayRef<LLVM::GEPArg>{offset});
-        return LLVM::LoadOp::create(b, loc, ty, at);
-      };
-      Value wg = arith::ExtUIOp::create(b, loc, b.getI32Type(),
-                                        field(4 + 2 * d, b.getI16Type()));
-      Value grid = field(12 + 4 * d, b.getI32Type());
-      Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-      Value up = arith::AddIOp::create(b, loc, grid,
-                                       arith::SubIOp::create(b, loc, wg, one));
-      Value n = arith::DivUIOp::create(b, loc, up, wg);
-      Value idx = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), n);
-      g.replaceAllUsesWith(idx);
+      Value n = ti->lowerGridDim(b, g.getLoc(), g.getDimension());
+      if (!n)
+        continue;
+      g.replaceAllUsesWith(n);
       g.erase();
     }
   }
-
-  /// Shared memory (LDS) a block of a kernel for `chip` may use in static
-  /// shared memory (every buffer an addrspace(3) global): on NVIDIA 48 KiB.
-  static int64_t staticSharedMemoryLimit(StringRef chip) {
-    if (chip.starts_with("gfx"))
-      return 64 * 1024;
-    return 48 * 1024;
-  }
-  /// sm_90a: up to 227 KiB per block as dynamic shared memory (the launch
-  /// opts in with cudaFuncAttributeMaxDynamicSharedMemorySize).
-  static constexpr int64_t kDynamicSharedMemoryLimit = 232448;
 
   /// Moves the shared globals `used` of kernel `fn` into the module's one
   /// extern dynamic shared array: each becomes a memref.view at an offset
@@ -159,10 +128,11 @@ struct ArgusToGPUPass
 
   /// The shared memory each lowered kernel uses (its buffers, exchange
   /// scratch, mbarriers and probe counters: the workgroup globals it reads),
-  /// checked against the chip's limit before code generation, so that the
-  /// backend never sees a kernel it cannot compile (LLVM's AMDGPU backend
-  /// ends the process on "local memory exceeds limit"). An sm_90a kernel
-  /// over 48 KiB moves to dynamic shared memory (argus_dynamic_smem).
+  /// checked against the chip's limit (TargetInfo) before code generation,
+  /// so that the backend never sees a kernel it cannot compile (LLVM's
+  /// AMDGPU backend ends the process on "local memory exceeds limit"). A
+  /// kernel over the static limit of a chip with dynamic shared memory
+  /// (sm_90a: over 48 KiB) moves to it (argus_dynamic_smem).
   static LogicalResult placeSharedMemory(ModuleOp top) {
     bool ok = true;
     SmallVector<gpu::GPUFuncOp> kernels;
@@ -195,10 +165,12 @@ struct ArgusToGPUPass
         sizes.push_back({bytes, g});
       }
       StringRef chip = chipAttr.getValue();
-      int64_t limit = staticSharedMemoryLimit(chip);
-      bool dynamic = chip.starts_with("sm_90") && total > limit;
+      const TargetInfo &ti = TargetInfo::get(chip);
+      int64_t limit = ti.getStaticSharedMemoryLimit();
+      int64_t dynamicLimit = ti.getDynamicSharedMemoryLimit(chip);
+      bool dynamic = dynamicLimit > 0 && total > limit;
       if (dynamic) {
-        limit = kDynamicSharedMemoryLimit;
+        limit = dynamicLimit;
         // The dynamic layout pads less or equally (largest alignment
         // first); check it before rewriting anything.
         int64_t end = 0;
@@ -319,7 +291,7 @@ struct ArgusToGPUPass
       return signalPassFailure();
     if (failed(eraseAccessMarkers(top)))
       return signalPassFailure();
-    lowerAMDGPUGridDim(top);
+    lowerGridDims(top);
     if (failed(placeSharedMemory(top)))
       return signalPassFailure();
     recordLaunchFacts(top);

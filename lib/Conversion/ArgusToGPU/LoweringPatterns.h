@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ARGUS_LIB_TRANSFORMS_LOWERINGPATTERNS_H
-#define ARGUS_LIB_TRANSFORMS_LOWERINGPATTERNS_H
+#ifndef ARGUS_LIB_CONVERSION_ARGUSTOGPU_LOWERINGPATTERNS_H
+#define ARGUS_LIB_CONVERSION_ARGUSTOGPU_LOWERINGPATTERNS_H
 
 #include "LoweringSupport.h"
 
@@ -119,4 +119,4 @@ void populateAsyncWgmmaLoweringPatterns(const TypeConverter &tc,
 
 } // namespace mlir::argus
 
-#endif // ARGUS_LIB_TRANSFORMS_LOWERINGPATTERNS_H
+#endif // ARGUS_LIB_CONVERSION_ARGUSTOGPU_LOWERINGPATTERNS_H

@@ -7,8 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoweringSupport.h"
+#include "argus/Conversion/ArgusToGPU/KernelABI.h"
+#include "argus/Target/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -18,7 +20,7 @@
 
 namespace mlir::argus {
 #define GEN_PASS_DEF_ARGUSDUMPBINARY
-#include "argus/Transforms/Passes.h.inc"
+#include "argus/Target/Passes.h.inc"
 } // namespace mlir::argus
 
 using namespace mlir;

@@ -27,14 +27,8 @@ static gpu::GPUModuleOp getOrCreateModule(ModuleOp top, StringRef chip) {
     return m;
   OpBuilder b(top.getContext());
   b.setInsertionPointToEnd(top.getBody());
-  MLIRContext *ctx = top.getContext();
-  Attribute target;
-  if (chip.starts_with("gfx"))
-    target = ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3,
-                                         "amdgcn-amd-amdhsa", chip);
-  else
-    target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
-                                       "nvptx64-nvidia-cuda", chip);
+  Attribute target =
+      TargetInfo::get(chip).createTargetAttr(top.getContext(), chip);
   return gpu::GPUModuleOp::create(b, top.getLoc(), name,
                                   b.getArrayAttr({target}));
 }
@@ -123,8 +117,8 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
   block.resize(3, 1);
   gfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {int32_t(block[0]), int32_t(block[1]), int32_t(block[2])}));
-  if (options.minBlocksPerSM > 0 && !StringRef(chip).starts_with("gfx"))
-    gfn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(options.minBlocksPerSM));
+  if (options.minBlocksPerSM > 0)
+    TargetInfo::get(chip).setMinBlocksPerSM(gfn, options.minBlocksPerSM);
   gfn->setAttr("argus_chip", b.getStringAttr(chip));
   gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));
   if (auto p = fn->getAttr("argus_probes"))

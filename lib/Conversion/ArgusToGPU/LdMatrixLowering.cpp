@@ -138,7 +138,7 @@ Value mlir::argus::loadWithLdMatrix(ConversionPatternRewriter &rewriter,
                                     const L::Layout &tv, Value tid,
                                     const ThreadCoords &tc, Value srcMem,
                                     TileType src, TileType dst, VectorType vt) {
-  if (!k.nvidia || src.getMemorySpace() != MemorySpace::Shared ||
+  if (!k.target->hasLdMatrix() || src.getMemorySpace() != MemorySpace::Shared ||
       dst.getElementType().getIntOrFloatBitWidth() != 16 ||
       tc.numThreads() != k.numThreads())
     return Value();

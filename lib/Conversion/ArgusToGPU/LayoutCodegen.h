@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ARGUS_LIB_TRANSFORMS_LAYOUTCODEGEN_H
-#define ARGUS_LIB_TRANSFORMS_LAYOUTCODEGEN_H
+#ifndef ARGUS_LIB_CONVERSION_ARGUSTOGPU_LAYOUTCODEGEN_H
+#define ARGUS_LIB_CONVERSION_ARGUSTOGPU_LAYOUTCODEGEN_H
 
 #include "argus/Layout/Swizzle.h"
 
@@ -59,4 +59,4 @@ SmallVector<int64_t> splitColex(int64_t linear, ArrayRef<int64_t> shape);
 
 } // namespace mlir::argus
 
-#endif // ARGUS_LIB_TRANSFORMS_LAYOUTCODEGEN_H
+#endif // ARGUS_LIB_CONVERSION_ARGUSTOGPU_LAYOUTCODEGEN_H

@@ -24,7 +24,7 @@ struct TensorMapLowering : ArgusPattern<TensorMapOp> {
     KernelInfo k = kernel(op);
     auto param = op->getAttrOfType<IntegerAttr>(kTensorMapParamAttr);
     auto fn = op->getParentOfType<gpu::GPUFuncOp>();
-    if (!k.nvidia || !param || !fn)
+    if (!k.target->hasTma() || !param || !fn)
       return op.emitOpError()
              << "tensor maps need an NVIDIA sm_90 kernel outlined by "
                 "argus-to-gpu (the kernel is lowered for "
@@ -53,7 +53,7 @@ struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     KernelInfo k = kernel(op);
     Location loc = op.getLoc();
-    if (!k.nvidia)
+    if (!k.target->hasTma())
       return op.emitOpError() << "TMA copies exist on NVIDIA sm_90 only, the "
                                  "kernel is lowered for "
                               << k.chip << "; hint: use argus.copy_async";
@@ -135,8 +135,8 @@ struct FenceProxyAsyncLowering : ArgusPattern<FenceProxyAsyncOp> {
   matchAndRewrite(FenceProxyAsyncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     KernelInfo k = kernel(op);
-    // Without an async proxy (AMDGPU: synchronous copies) nothing to order.
-    if (k.nvidia)
+    // Without an async proxy (no TMA: synchronous copies) nothing to order.
+    if (k.target->hasTma())
       inlinePtx(rewriter, op.getLoc(), {}, {}, "fence.proxy.async.shared::cta;",
                 "");
     rewriter.eraseOp(op);
