@@ -260,6 +260,20 @@ func.func @reduce_element_twice()
   return
 }
 
+// -----
+
+// Both warps hold every row: summing across warps would count it twice.
+!R = !argus.tile<32x4xf32, register, "((32,2),4):((1,0),32)">
+!Rows = !argus.tile<32xf32, register, "((32,2),1):((1,0),0)">
+func.func @reduce_warps_replicate()
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %x = argus.fill 1.0 : !R
+  // expected-error @+2 {{'argus.reduce' op cannot be lowered: several warps hold the same element}}
+  // expected-error @+1 {{failed to legalize operation 'argus.reduce'}}
+  %s = argus.reduce sum %x dim 1 : !R -> !Rows
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix cores (MmaLowering.cpp, WgmmaLowering.cpp, AsyncWgmmaLowering.cpp)
 //===----------------------------------------------------------------------===//
