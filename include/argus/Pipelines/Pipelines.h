@@ -1,12 +1,12 @@
-//===- Pipelines.h - the argus lowering pipelines and registration -*- C++
-//-*-===//
+//===- Pipelines.h - the lowering pipelines and registration ----*- C++ -*-===//
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
-// --argus-to-nvptx / --argus-to-gfx942 assembled from the passes of
+// --argus-to-nvptx / --argus-to-gfx942, assembled from the passes of
 // Transforms (probe plan, tensor-map parameters), Conversion (argus-to-gpu),
-// upstream's GPU/NVVM/ROCDL conversions and Target (serialisation), and the
-// one dialect registration every tool shares.
+// upstream's GPU/NVVM/ROCDL conversions and Target (serialisation); and the
+// registration of the dialects and passes that every tool (argus-opt, the
+// Python module) shares.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,13 +1,13 @@
-//===- LoweringSupport.h - what every argus-to-gpu lowering uses -*- C++
-//-*-===//
+//===- LoweringSupport.h - what every argus-to-gpu pattern uses -*- C++ -*-===//
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
-// The kernel facts the lowering reads off a gpu.func (chip, its TargetInfo,
-// block shape), the
-// tile layouts, the type conversion of argus tiles to vectors and memrefs,
-// the base of the conversion patterns, and the small IR builders the pattern
-// files share.
+// The kernel facts the lowering reads off a gpu.func (its chip, the chip's
+// TargetInfo, the block shape, the warp role an op runs in), the tile
+// layouts, the type conversion of argus tiles to vectors and memrefs, the
+// base of the conversion patterns, and the small IR builders the pattern
+// files share (thread ids, constants, slot and run access, per-slot
+// intrinsics).
 //
 //===----------------------------------------------------------------------===//
 

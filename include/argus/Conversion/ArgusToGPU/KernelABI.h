@@ -1,12 +1,12 @@
-//===- KernelABI.h - attributes of a kernel lowered by argus-to-gpu -*- C++
-//-*-===//
+//===- KernelABI.h - the ABI attributes of a lowered kernel -----*- C++ -*-===//
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
 // The attributes with which argus-to-gpu records what a host needs to launch
 // a lowered kernel beyond its argument list (docs/Lowering.md, "Kernel
-// ABI"), read by the passes after the conversion: argus-tensor-map-params
-// (the by-value tensor maps) and argus-dump-binary (the launch JSON).
+// ABI"). The passes after the conversion read them: argus-tensor-map-params
+// (the by-value tensor maps) and argus-dump-binary (the launch JSON next to
+// the object).
 //
 //===----------------------------------------------------------------------===//
 
