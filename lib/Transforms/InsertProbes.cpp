@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "argus/Conversion/ArgusToGPU/TargetInfo.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Transforms/Passes.h"
 
@@ -75,10 +76,10 @@ struct ArgusInsertProbesPass
       if (!kernel)
         return;
       StringRef target = kernel.getTarget();
-      bool nvidia = !target.starts_with("gfx");
+      const TargetInfo &ti = TargetInfo::get(target);
       std::string clk = clock;
       if (clk == "default")
-        clk = nvidia ? "globaltimer" : "memtime";
+        clk = ti.getDefaultProbeClock().str();
       SmallVector<NamedAttribute> names;
       fn.walk([&](RegionBeginOp begin) {
         std::string id = std::to_string(begin.getId());
@@ -112,7 +113,7 @@ struct ArgusInsertProbesPass
           }
         }
       });
-      int64_t warpSize = nvidia ? 32 : 64;
+      int64_t warpSize = ti.getWarpSize();
       auto plan = ProbePlanAttr::get(
           b.getContext(), capacity, clk, b.getDictionaryAttr(names),
           b.getDenseI64ArrayAttr(scopeWarps),

@@ -10,7 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoweringSupport.h"
+#include "argus/Conversion/ArgusToGPU/KernelABI.h"
+#include "argus/Dialect/ArgusDialect.h"
+#include "argus/Transforms/Passes.h"
 
 namespace mlir::argus {
 #define GEN_PASS_DEF_ARGUSTENSORMAPPARAMS

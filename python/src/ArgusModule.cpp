@@ -18,9 +18,9 @@
 #include "argus/Verify/Passes.h"
 #include "argus/Verify/TagVerifier.h"
 #endif
-#ifdef ARGUS_HAVE_TRANSFORMS
-#include "argus/Transforms/LoweredModule.h"
-#include "argus/Transforms/Passes.h"
+#ifdef ARGUS_HAVE_PIPELINES
+#include "argus/Pipelines/Pipelines.h"
+#include "argus/Target/LoweredModule.h"
 #endif
 
 #include "argus/Layout/Instructions.h"
@@ -156,7 +156,7 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
 //===----------------------------------------------------------------------===//
 // The launch ABI of a lowered kernel, as Python values
 //===----------------------------------------------------------------------===//
@@ -249,7 +249,7 @@ void registerAllPassesOnce() {
 #ifdef ARGUS_HAVE_VERIFY
     mlir::argus::registerArgusVerifyPasses();
 #endif
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
     mlir::argus::registerArgusPasses();
     mlir::argus::registerArgusPipelines();
 #endif
@@ -268,7 +268,7 @@ public:
     // modules and the passes' declared dependent dialects need, so that a
     // pass missing a dependent dialect fails here as it does there.
     DialectRegistry registry;
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
     mlir::argus::registerArgusDialects(registry);
 #else
     mlir::argus::registerArgusKernelDialects(registry);
@@ -365,7 +365,7 @@ public:
     return {ok, collect.take()};
   }
 
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
   /// Lowers the module in place for `family` ("nvptx" or "gfx942") and
   /// returns (objects, kernels, diagnostics): the objects of each gpu.binary
   /// as (binary symbol, bytes), the launch ABI of each kernel; None, None on
@@ -561,7 +561,7 @@ PYBIND11_MODULE(_argus, m) {
            py::arg("implicit_checks") = true, py::arg("threads") = 1,
            "Run the tag verifier; returns (report dict or None, diagnostics)")
 #endif
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
       .def("lower", &ArgusMod::lower, py::arg("family"), py::arg("chip") = "",
            py::arg("probes") = false,
            py::arg("probe_regions") = std::vector<std::string>{},
@@ -572,7 +572,7 @@ PYBIND11_MODULE(_argus, m) {
 #endif
       .def("clone", &ArgusMod::clone);
 
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
   py::class_<PyKernelParam>(m, "KernelParam",
                             "one parameter slot of a lowered kernel "
                             "(#argus.kernel_param)")
@@ -636,7 +636,7 @@ PYBIND11_MODULE(_argus, m) {
       false;
 #endif
   features["transforms"] =
-#ifdef ARGUS_HAVE_TRANSFORMS
+#ifdef ARGUS_HAVE_PIPELINES
       true;
 #else
       false;

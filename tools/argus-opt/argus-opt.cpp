@@ -15,7 +15,7 @@
 
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
-#include "argus/Transforms/Passes.h"
+#include "argus/Pipelines/Pipelines.h"
 #include "argus/Verify/Passes.h"
 #include "argus/Verify/TagVerifier.h"
 

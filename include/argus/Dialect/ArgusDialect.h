@@ -76,7 +76,7 @@ public:
 
 /// The dialects argus kernels are written with (argus, affine, arith, func,
 /// gpu, memref, scf). Tools register these plus the lowering's dialects with
-/// registerArgusDialects (argus/Transforms/Passes.h).
+/// registerArgusDialects (argus/Pipelines/Pipelines.h).
 void registerArgusKernelDialects(DialectRegistry &registry);
 } // namespace mlir::argus
 

@@ -1,0 +1,369 @@
+//===- MemoryLowering.cpp - argus memory ops to memref/vector/nvgpu -------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// view, gather_view, alloc, stage, transpose/reinterpret of shared tiles,
+// load, store, copy, copy_async, commit_group, wait_group and barrier. Every
+// thread evaluates the tile's (thread, slot) -> coordinate layout and unrolls
+// over its slots, in the widest vector accesses the layouts allow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringPatterns.h"
+#include "TileAccess.h"
+
+#include "argus/Dialect/ReplicaUniformity.h"
+#include "argus/Layout/Replication.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::argus;
+
+namespace {
+
+struct ViewLowering : ArgusPattern<ViewOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(ViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    TileType t = op.getType();
+    SmallVector<OpFoldResult> offsets(adaptor.getOffsets().begin(),
+                                      adaptor.getOffsets().end());
+    SmallVector<OpFoldResult> sizes, strides;
+    for (int64_t s : t.getShape()) {
+      sizes.push_back(rewriter.getIndexAttr(s));
+      strides.push_back(rewriter.getIndexAttr(1));
+    }
+    // Static inner sizes of the tensor give static strides: cast them away
+    // (every global tile is strided<[?, ..., 1], offset: ?>).
+    Location loc = op.getLoc();
+    Value sv = memref::SubViewOp::create(rewriter, loc, adaptor.getTensor(),
+                                         offsets, sizes, strides);
+    if (sv.getType() != resultType)
+      sv = memref::CastOp::create(rewriter, loc, resultType, sv);
+    if (!op.getClipped()) {
+      rewriter.replaceOp(op, sv);
+      return success();
+    }
+    // A boundary tile: how many of its rows / columns lie inside the
+    // tensor (none when the window starts past the end).
+    SmallVector<Value> inputs{sv};
+    for (auto [k, off] : llvm::enumerate(adaptor.getOffsets())) {
+      Value dim = memref::DimOp::create(rewriter, loc, adaptor.getTensor(),
+                                        static_cast<int64_t>(k));
+      Value inside = arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::ult, off, dim);
+      Value rest = arith::SubIOp::create(rewriter, loc, dim, off);
+      inputs.push_back(arith::SelectOp::create(rewriter, loc, inside, rest,
+                                               cidx(rewriter, loc, 0)));
+    }
+    auto c =
+        UnrealizedConversionCastOp::create(rewriter, loc, resultType, inputs);
+    c->setAttr(kClipAttr, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, c.getResult(0));
+    return success();
+  }
+};
+
+struct GatherViewLowering : ArgusPattern<GatherViewOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(GatherViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    TileType t = op.getType();
+    if (t.getRank() != 2 || op.getIndices().getType().getRank() != 1)
+      return op.emitOpError() << "lowering supports 2-d gathers of rows";
+    Type resultType = getTypeConverter()->convertType(t);
+    auto c = UnrealizedConversionCastOp::create(
+        rewriter, op.getLoc(), resultType,
+        ValueRange{adaptor.getTensor(), adaptor.getIndices(),
+                   adaptor.getCol()});
+    c->setAttr(kGatherAttr, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, c.getResult(0));
+    return success();
+  }
+};
+
+struct AllocLowering : ArgusPattern<AllocOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(AllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
+    auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+    auto mod = op->getParentOfType<gpu::GPUModuleOp>();
+    std::string base = ("__argus_" + fn.getName() + "_" + op.getName()).str();
+    std::string name = base;
+    for (int i = 1; SymbolTable::lookupSymbolIn(mod, name); ++i)
+      name = base + "_" + std::to_string(i);
+    {
+      OpBuilder::InsertionGuard g(rewriter);
+      rewriter.setInsertionPointToStart(mod.getBody());
+      // Swizzled tiles: 1024 bytes, so that the layout's XOR pattern is the
+      // hardware's on absolute addresses (wgmma/TMA 128B swizzle atoms).
+      int64_t align = memLayout(op.getType().getTile()).swizzle ? 1024 : 128;
+      memref::GlobalOp::create(
+          rewriter, op.getLoc(), name, rewriter.getStringAttr("private"), type,
+          Attribute(), /*constant=*/false, rewriter.getI64IntegerAttr(align));
+    }
+    rewriter.replaceOpWithNewOp<memref::GetGlobalOp>(op, type, name);
+    return success();
+  }
+};
+
+struct StageLowering : ArgusPattern<StageOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(StageOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
+    Location loc = op.getLoc();
+    int64_t cos = type.getShape()[0];
+    Value off = arith::MulIOp::create(rewriter, loc, adaptor.getIndex(),
+                                      cidx(rewriter, loc, cos));
+    rewriter.replaceOpWithNewOp<memref::SubViewOp>(
+        op, type, adaptor.getBuffer(), ArrayRef<OpFoldResult>{off},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(cos)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    return success();
+  }
+};
+
+/// transpose / reinterpret of shared tiles: the same bytes, another layout.
+template <typename OpT> struct SameBytesLowering : ArgusPattern<OpT> {
+  using ArgusPattern<OpT>::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    TileType t = op.getType();
+    if (t.getMemorySpace() != MemorySpace::Shared)
+      return rewriter.notifyMatchFailure(op, "only shared tiles");
+    Type resultType = this->getTypeConverter()->convertType(t);
+    Value in = adaptor.getInput();
+    if (in.getType() != resultType)
+      in = memref::CastOp::create(rewriter, op.getLoc(), resultType, in);
+    rewriter.replaceOp(op, in);
+    return success();
+  }
+};
+
+struct LoadLowering : ArgusPattern<LoadOp> {
+  LoadLowering(const TypeConverter &tc, MLIRContext *ctx, bool useLdMatrix)
+      : ArgusPattern(tc, ctx), useLdMatrix(useLdMatrix) {}
+  bool useLdMatrix;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    TileType src = op.getSource().getType(), dst = op.getType();
+    std::optional<RegisterThreads> rt = registerThreads(rewriter, loc, k, dst);
+    if (!rt)
+      return failure();
+    auto vt = cast<VectorType>(getTypeConverter()->convertType(dst));
+    const ThreadCoords &tc = rt->coords;
+    if (useLdMatrix) {
+      if (Value r = loadWithLdMatrix(rewriter, loc, k, rt->layout, rt->tid, tc,
+                                     adaptor.getSource(), src, dst, vt)) {
+        rewriter.replaceOp(op, r);
+        return success();
+      }
+    }
+    int64_t n = vectorWidth(tc, k.numThreads(), {src}, dst.getElementType());
+    Value acc = zeroVector(rewriter, loc, vt);
+    for (int64_t v = 0; v < tc.numSlots(); v += n) {
+      Value x = loadElems(rewriter, loc, adaptor.getSource(), src,
+                          tc.coord(rewriter, loc, v), n);
+      acc = insertSlots(rewriter, loc, x, acc, v, n);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct StoreLowering : ArgusPattern<StoreOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    TileType src = op.getValue().getType(), dst = op.getDest().getType();
+    std::optional<RegisterThreads> rt = registerThreads(rewriter, loc, k, src);
+    if (!rt)
+      return failure();
+    const ThreadCoords &tc = rt->coords;
+    int64_t n = vectorWidth(tc, k.numThreads(), {dst}, src.getElementType());
+    // A replicated tile whose replicas hold equal values stores each global
+    // element once, from its first holder (argus/Layout/Replication.h; the
+    // verifier's model too). Other replicated tiles store from every holder.
+    std::vector<int64_t> masks(tc.numSlots(), 0);
+    if (dst.getMemorySpace() == MemorySpace::Global &&
+        L::isReplicated(rt->layout) && op->hasAttr(kStoreOnceAttr)) {
+      std::optional<std::vector<int64_t>> m = L::firstHolderMasks(rt->layout);
+      if (!m)
+        return op.emitOpError()
+               << "stores a register tile whose layout holds an element in "
+                  "two slots of one thread; hint: convert_layout to a "
+                  "layout that replicates over threads only";
+      masks = *m;
+      for (int64_t v = 0; v < tc.numSlots(); v += n)
+        for (int64_t i = 1; i < n; ++i)
+          if (masks[v + i] != masks[v])
+            n = 1;
+    }
+    auto storeAll = [&](Value dest) {
+      for (int64_t v = 0; v < tc.numSlots(); v += n) {
+        OpBuilder::InsertionGuard g(rewriter);
+        if (masks[v]) {
+          Value bits = arith::AndIOp::create(rewriter, loc, rt->tid,
+                                             cidx(rewriter, loc, masks[v]));
+          Value writer =
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                    bits, cidx(rewriter, loc, 0));
+          auto ifOp = scf::IfOp::create(rewriter, loc, writer, false);
+          rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        }
+        Value x = extractSlots(rewriter, loc, adaptor.getValue(), v, n);
+        storeElems(rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v), n);
+      }
+    };
+    auto clip = clipOf(adaptor.getDest());
+    if (!clip) {
+      storeAll(adaptor.getDest());
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // A boundary tile: the tiles inside the tensor (all but the last row
+    // and column of tiles) store without a check per element.
+    Value whole = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    for (auto [ext, size] :
+         llvm::zip(clip.getInputs().drop_front(), dst.getShape()))
+      whole = arith::AndIOp::create(
+          rewriter, loc, whole,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, ext,
+                                cidx(rewriter, loc, size)));
+    auto ifOp = scf::IfOp::create(rewriter, loc, whole, /*withElse=*/true);
+    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    storeAll(clip.getInputs()[0]);
+    rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    storeAll(adaptor.getDest());
+    rewriter.setInsertionPointAfter(ifOp);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// argus.copy and argus.copy_async.
+template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
+  using ArgusPattern<OpT>::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = this->kernel(op);
+    Location loc = op.getLoc();
+    TileType src = op.getSource().getType(), dst = op.getDest().getType();
+    L::SwizzledLayout tvs = op.getThreads().getLayout();
+    if (tvs.swizzle)
+      return rewriter.notifyMatchFailure(op, "swizzled thread layout");
+    L::Layout tv = tvs.layout;
+    if (tv.rank() != 2)
+      return rewriter.notifyMatchFailure(op, "thread layout must be rank 2");
+    int64_t layoutThreads = tv.mode(0).size();
+    if (layoutThreads > k.numThreads())
+      return op.emitOpError() << "copy layout needs " << layoutThreads
+                              << " threads, the block has " << k.numThreads();
+    Value tid = linearThreadId(rewriter, loc, k);
+    // Threads beyond the layout do not copy.
+    std::optional<scf::IfOp> guard;
+    if (layoutThreads < k.numThreads()) {
+      Value in = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                       tid, cidx(rewriter, loc, layoutThreads));
+      guard = scf::IfOp::create(rewriter, loc, in, /*withElse=*/false);
+      rewriter.setInsertionPointToStart(&guard->getThenRegion().front());
+    }
+    ThreadCoords tc(rewriter, loc, tv, src.getShape(), tid);
+    Type elem = src.getElementType();
+    int64_t n = vectorWidth(tc, layoutThreads, {src, dst}, elem);
+    int64_t bytes = n * elemBytes(elem);
+    // Boundary tiles copy element by element (zero outside), synchronously.
+    bool clipped = clipOf(adaptor.getSource()) || clipOf(adaptor.getDest());
+    bool async = std::is_same_v<OpT, CopyAsyncOp> && k.target->hasAsyncCopy() &&
+                 !clipped && src.getMemorySpace() == MemorySpace::Global &&
+                 dst.getMemorySpace() == MemorySpace::Shared &&
+                 (bytes == 4 || bytes == 8 || bytes == 16);
+    for (int64_t v = 0; v < tc.numSlots(); v += n) {
+      SmallVector<Value> c = tc.coord(rewriter, loc, v);
+      if (async) {
+        Value dMem = adaptor.getDest(), sMem = adaptor.getSource();
+        SmallVector<Value> dIdx = memIndices(rewriter, loc, dMem, dst, c);
+        SmallVector<Value> sIdx = memIndices(rewriter, loc, sMem, src, c);
+        nvgpu::DeviceAsyncCopyOp::create(
+            rewriter, loc, nvgpu::DeviceAsyncTokenType::get(op.getContext()),
+            dMem, dIdx, sMem, sIdx, rewriter.getIndexAttr(n), Value(),
+            bytes == 16 ? rewriter.getUnitAttr() : UnitAttr());
+        continue;
+      }
+      Value x = loadElems(rewriter, loc, adaptor.getSource(), src, c, n);
+      storeElems(rewriter, loc, x, adaptor.getDest(), dst, c, n);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// commit_group / wait_group: cp.async groups where the target has cp.async
+/// (NVIDIA); elsewhere the copies were synchronous, so nothing.
+template <typename OpT> struct AsyncGroupLowering : ArgusPattern<OpT> {
+  using ArgusPattern<OpT>::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (this->kernel(op).target->hasAsyncCopy()) {
+      if constexpr (std::is_same_v<OpT, CommitGroupOp>)
+        NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+      else
+        NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(),
+                                         int32_t(op.getPending()));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierLowering : ArgusPattern<BarrierOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::argus::markStoreOnce(gpu::GPUFuncOp gfn) {
+  gfn.walk([&](StoreOp st) {
+    TileType src = st.getValue().getType(), dst = st.getDest().getType();
+    std::optional<L::Layout> l = regLayout(src);
+    if (dst.getMemorySpace() == MemorySpace::Global && l &&
+        L::isReplicated(*l) && isReplicaUniform(st.getValue()))
+      st->setAttr(kStoreOnceAttr, UnitAttr::get(st.getContext()));
+  });
+}
+
+void mlir::argus::populateMemoryLoweringPatterns(const TypeConverter &tc,
+                                                 RewritePatternSet &patterns,
+                                                 bool useLdMatrix) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ViewLowering, GatherViewLowering, AllocLowering, StageLowering,
+               SameBytesLowering<TransposeOp>, SameBytesLowering<ReinterpretOp>,
+               StoreLowering, CopyLowering<CopyOp>, CopyLowering<CopyAsyncOp>,
+               AsyncGroupLowering<CommitGroupOp>,
+               AsyncGroupLowering<WaitGroupOp>, BarrierLowering>(tc, ctx);
+  patterns.add<LoadLowering>(tc, ctx, useLdMatrix);
+}

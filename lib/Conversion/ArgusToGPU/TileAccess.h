@@ -1,0 +1,62 @@
+//===- TileAccess.h - per-thread accesses of memory tiles -------*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// How a thread addresses the elements of a memory tile (gathered rows
+// included), and the widest vector access the tile's layouts allow.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_LIB_CONVERSION_ARGUSTOGPU_TILEACCESS_H
+#define ARGUS_LIB_CONVERSION_ARGUSTOGPU_TILEACCESS_H
+
+#include "LoweringSupport.h"
+
+namespace mlir::argus {
+
+/// argus.gather_view lowers to an unrealized cast of (tensor, row indices,
+/// column) carrying this marker; accesses through it read row indices[r].
+constexpr StringLiteral kGatherAttr = "argus.gather";
+
+/// The gather marker `mem` is, or null.
+UnrealizedConversionCastOp gatherOf(Value mem);
+
+/// A clipped argus.view lowers to an unrealized cast of (window, extent_0,
+/// ..., extent_{r-1}) carrying this marker: the window's elements at a
+/// coordinate k >= extent_k (outside the tensor) do not exist.
+constexpr StringLiteral kClipAttr = "argus.clip";
+
+/// The clip marker `mem` is, or null.
+UnrealizedConversionCastOp clipOf(Value mem);
+
+/// Erase the gather and clip markers once their accesses are lowered; fails
+/// (with a diagnostic) when an op that cannot read one still uses it.
+LogicalResult eraseAccessMarkers(ModuleOp top);
+
+/// Indices into the converted memref of a memory tile at `coord`; `mem` is
+/// replaced by the memref to access (the whole tensor for gathered rows).
+SmallVector<Value> memIndices(OpBuilder &b, Location loc, Value &mem,
+                              TileType t, ValueRange coord);
+
+/// n elements of memory tile `t` from `coord` (see loadRun / storeRun).
+/// Through a clipped view, elements outside the tensor read as zero and are
+/// not stored.
+Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
+                ValueRange coord, int64_t n);
+void storeElems(OpBuilder &b, Location loc, Value val, Value mem, TileType t,
+                ValueRange coord, int64_t n);
+
+/// Largest vector width n (elements, at most 16 bytes) such that for every
+/// thread, every group of n consecutive slots covers n consecutive, n-aligned
+/// offsets under each of `offsets` (compile-time offset of a coordinate).
+int64_t
+contiguousWidth(const ThreadCoords &tc, int64_t threads, Type elem,
+                ArrayRef<function_ref<int64_t(ArrayRef<int64_t>)>> offsets);
+
+/// contiguousWidth over the elements of the memory tiles `mems`.
+int64_t vectorWidth(const ThreadCoords &tc, int64_t threads,
+                    ArrayRef<TileType> mems, Type elem);
+
+} // namespace mlir::argus
+
+#endif // ARGUS_LIB_CONVERSION_ARGUSTOGPU_TILEACCESS_H
