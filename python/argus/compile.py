@@ -46,19 +46,6 @@ def pipeline_for(target: str) -> str:
     return PIPELINES[family_of(target)]
 
 
-def _launch_dict(abi) -> dict:
-    """The lowering's launch facts as plain values: ``dynamic_smem`` and
-    ``tensor_maps`` (param, name, arg, box, element, swizzle, oob_fill,
-    pass), as argus-dump-binary's JSON has them."""
-    if abi is None:
-        return {}
-    return {"dynamic_smem": abi.dynamic_smem,
-            "tensor_maps": [{"param": m.param, "name": m.name, "arg": m.arg,
-                             "box": list(m.box), "element": m.element,
-                             "swizzle": m.swizzle, "oob_fill": m.oob_fill,
-                             "pass": m.pass_} for m in abi.tensor_maps]}
-
-
 @dataclasses.dataclass
 class CompiledKernel:
     """The result of lowering: ``asm`` is PTX (sm_*) or AMDGPU assembly
@@ -83,8 +70,16 @@ class CompiledKernel:
     @property
     def launch(self) -> dict:
         """What a launch needs beyond the arguments (sm_*: ``dynamic_smem``
-        bytes and ``tensor_maps``), from ``abi``."""
-        return _launch_dict(self.abi)
+        bytes and ``tensor_maps``), from ``abi``, as argus-dump-binary's JSON
+        has them."""
+        abi = self.abi
+        if abi is None:
+            return {}
+        return {"dynamic_smem": abi.dynamic_smem,
+                "tensor_maps": [{"param": m.param, "name": m.name, "arg": m.arg,
+                                 "box": list(m.box), "element": m.element,
+                                 "swizzle": m.swizzle, "oob_fill": m.oob_fill,
+                                 "pass": m.pass_} for m in abi.tensor_maps]}
 
     @property
     def written(self) -> List[str]:
@@ -154,7 +149,7 @@ class CompiledKernel:
         block = list(self.block) + [1] * (3 - len(self.block))
         spec = {"name": name or self.name, "module": module_path, "format": self.format,
                 "kernel": self.kernel_name, "grid": list(grid), "block": block,
-                "shared_mem": int(self.launch.get("dynamic_smem", 0)), "args": args, "warmup": warmup, "repetitions": repetitions}
+                "shared_mem": int(self.abi.dynamic_smem), "args": args, "warmup": warmup, "repetitions": repetitions}
         if check:
             spec["check"] = check
         plan = self.abi.probes

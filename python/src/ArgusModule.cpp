@@ -156,6 +156,40 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// A JSON value as Python objects (object keys sorted, as JSON prints them).
+py::object toPython(const llvm::json::Value &v) {
+  switch (v.kind()) {
+  case llvm::json::Value::Null:
+    return py::none();
+  case llvm::json::Value::Boolean:
+    return py::bool_(*v.getAsBoolean());
+  case llvm::json::Value::Number:
+    if (std::optional<int64_t> i = v.getAsInteger())
+      return py::int_(*i);
+    return py::float_(*v.getAsNumber());
+  case llvm::json::Value::String:
+    return py::str(v.getAsString()->str());
+  case llvm::json::Value::Array: {
+    py::list l;
+    for (const llvm::json::Value &x : *v.getAsArray())
+      l.append(toPython(x));
+    return l;
+  }
+  case llvm::json::Value::Object: {
+    const llvm::json::Object &o = *v.getAsObject();
+    std::vector<std::string> keys;
+    for (auto &kv : o)
+      keys.push_back(kv.first.str());
+    std::sort(keys.begin(), keys.end());
+    py::dict d;
+    for (const std::string &k : keys)
+      d[py::str(k)] = toPython(*o.get(k));
+    return d;
+  }
+  }
+  return py::none();
+}
+
 #ifdef ARGUS_HAVE_PIPELINES
 //===----------------------------------------------------------------------===//
 // The launch ABI of a lowered kernel, as Python values
@@ -193,27 +227,6 @@ struct PyKernelLaunch {
   py::dict probes;
 };
 
-/// The probe plan (#argus.probe_plan) as a dict; empty without probes.
-py::dict probePlanToPython(mlir::argus::ProbePlanAttr plan) {
-  py::dict d;
-  if (!plan)
-    return d;
-  py::dict regions;
-  for (NamedAttribute n : plan.getRegions())
-    if (auto name = dyn_cast<StringAttr>(n.getValue()))
-      regions[py::str(n.getName().str())] = py::str(name.str());
-  d["capacity"] = plan.getCapacity();
-  d["clock"] = plan.getClock().str();
-  d["regions"] = regions;
-  d["warps"] = std::vector<int64_t>(plan.getWarps().asArrayRef());
-  d["blocks"] = std::vector<int64_t>(plan.getBlocks().asArrayRef());
-  d["iteration_lo"] = plan.getIterationLo();
-  d["iteration_hi"] = plan.getIterationHi();
-  d["warp_size"] = plan.getWarpSize();
-  d["warps_per_block"] = plan.getWarpsPerBlock();
-  return d;
-}
-
 PyKernelLaunch toPython(const std::string &name,
                         mlir::argus::KernelLaunchAttr l) {
   PyKernelLaunch k;
@@ -232,7 +245,11 @@ PyKernelLaunch toPython(const std::string &name,
                             m.getName().str(), typeName(m.getElement()),
                             m.getOobFill().str(), m.getPass().str(),
                             std::vector<int64_t>(m.getBox().asArrayRef())});
-  k.probes = probePlanToPython(l.getProbes());
+  // The plan as argus-dump-binary's JSON has it (one conversion of the
+  // attribute, LoweredModule.cpp); empty without probes.
+  if (l.getProbes())
+    k.probes =
+        toPython(*mlir::argus::launchToJSON(l).getAsObject()->get("probes"));
   return k;
 }
 #endif
@@ -282,42 +299,6 @@ public:
 private:
   std::unique_ptr<MLIRContext> ctx;
 };
-
-#ifdef ARGUS_HAVE_VERIFY
-/// A JSON value as Python objects (object keys sorted, as JSON prints them).
-py::object toPython(const llvm::json::Value &v) {
-  switch (v.kind()) {
-  case llvm::json::Value::Null:
-    return py::none();
-  case llvm::json::Value::Boolean:
-    return py::bool_(*v.getAsBoolean());
-  case llvm::json::Value::Number:
-    if (std::optional<int64_t> i = v.getAsInteger())
-      return py::int_(*i);
-    return py::float_(*v.getAsNumber());
-  case llvm::json::Value::String:
-    return py::str(v.getAsString()->str());
-  case llvm::json::Value::Array: {
-    py::list l;
-    for (const llvm::json::Value &x : *v.getAsArray())
-      l.append(toPython(x));
-    return l;
-  }
-  case llvm::json::Value::Object: {
-    const llvm::json::Object &o = *v.getAsObject();
-    std::vector<std::string> keys;
-    for (auto &kv : o)
-      keys.push_back(kv.first.str());
-    std::sort(keys.begin(), keys.end());
-    py::dict d;
-    for (const std::string &k : keys)
-      d[py::str(k)] = toPython(*o.get(k));
-    return d;
-  }
-  }
-  return py::none();
-}
-#endif
 
 class ArgusMod {
 public:
