@@ -58,14 +58,15 @@ void KernelVerifier::preferSmall(std::vector<z3::expr> extra, const Inst &in,
 }
 
 std::string KernelVerifier::replay(const z3::model &m) {
-  for (Fact &f : q->facts) {
-    z3::expr g = m.eval(f.guard, true);
-    if (!g.is_true())
-      continue;
-    std::string e = f.check(m);
-    if (!e.empty())
-      return e;
-  }
+  for (auto *facts : {&assumptionFacts, &q->facts})
+    for (Fact &f : *facts) {
+      z3::expr g = m.eval(f.guard, true);
+      if (!g.is_true())
+        continue;
+      std::string e = f.check(m);
+      if (!e.empty())
+        return e;
+    }
   return "";
 }
 

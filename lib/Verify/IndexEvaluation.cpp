@@ -384,10 +384,15 @@ void KernelVerifier::collectAssumptions(std::vector<std::string> &out) {
                     locStr(a.getLoc()) + "): " + u.reason);
     }
   }
-  // The obligations met on the way stay obligations: they are checked at
-  // their ops, never assumed through a precondition.
   for (auto &c : Q.cons)
     paramCons.push_back(c);
+  // The obligations met on the way stay obligations, checked at their ops;
+  // the other queries assume them (see assumptionObligations), so a launch
+  // whose precondition holds only through wrap-around is not a witness.
+  assumptionObligations = std::move(Q.obligations);
+  assumptionFacts = std::move(Q.facts);
+  for (const Obligation &ob : assumptionObligations)
+    assumptionOps.insert(ob.op);
   q = nullptr;
 }
 

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -42,6 +43,10 @@ CheckResult KernelVerifier::checkIndexOp(Operation *op) {
   // Underflow and division by zero are bugs of the kernel; a value beyond
   // the modelled range is a limit of the verifier.
   bool bug = sub || div;
+  // An assumption's own arithmetic is checked without assuming the
+  // obligations of any assumption (see assumptionObligations).
+  llvm::SaveAndRestore<bool> alone(checkingAssumptionOp,
+                                   assumptionOps.count(op) != 0);
   runCheck({&res}, [&](Query &Q) {
     auto loop = dyn_cast<scf::ForOp>(op);
     // For a loop: its carried index values, in an iteration of its body.

@@ -24,8 +24,16 @@ using namespace mlir::argus;
 namespace argus::verify {
 namespace detail {
 
+std::vector<z3::expr> KernelVerifier::launchConstraints() const {
+  std::vector<z3::expr> all = paramCons;
+  if (!checkingAssumptionOp)
+    for (const Obligation &ob : assumptionObligations)
+      all.push_back(z3::implies(ob.guard, ob.cond));
+  return all;
+}
+
 void KernelVerifier::baseCons(Query &Q) {
-  for (auto &c : paramCons)
+  for (auto &c : launchConstraints())
     Q.cons.push_back(c);
 }
 

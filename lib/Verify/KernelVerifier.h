@@ -81,6 +81,20 @@ private:
   std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports
   std::map<const void *, z3::expr> params;
   std::vector<z3::expr> paramCons;
+  /// The obligations of the index arithmetic inside `argus.assume`
+  /// conditions (no wrap-around): a precondition states a fact about
+  /// integers, which its bit-vector reading matches only where they hold.
+  /// Assumed by every query except those checking an op of an assumption
+  /// (so no assumption's obligation is proved from another's), and their
+  /// concrete facts are replayed with every counterexample.
+  std::vector<Obligation> assumptionObligations;
+  std::vector<Fact> assumptionFacts;
+  std::set<mlir::Operation *> assumptionOps;
+  /// Set while checking the obligations of an op in `assumptionOps`.
+  bool checkingAssumptionOp = false;
+  /// paramCons and, unless an assumption's op is being checked, the
+  /// obligations of the assumptions' arithmetic.
+  std::vector<z3::expr> launchConstraints() const;
   std::map<mlir::Operation *, std::vector<std::set<std::string>>> invariant;
   std::map<mlir::Operation *, const std::vector<std::set<std::string>> *>
       hypothesis;

@@ -329,7 +329,7 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
             blocks2.push_back(r);
           }
         }
-        for (auto &c : paramCons)
+        for (auto &c : launchConstraints())
           P.cons.push_back(substituted(c, from, to));
         std::optional<WriteInstance> b;
         try {
