@@ -46,7 +46,7 @@ Type mlir::argus::getOperandElementType(MLIRContext *ctx,
   return llvm::StringSwitch<Type>(name)
       .Case("f16", b.getF16Type())
       .Case("bf16", b.getBF16Type())
-      .Case("f32", b.getF32Type())
+      .Cases({"f32", "tf32"}, b.getF32Type())
       .Case("f8E4M3FNUZ", b.getType<Float8E4M3FNUZType>())
       .Case("f8E4M3FN", b.getType<Float8E4M3FNType>())
       .Case("f8E5M2FNUZ", b.getType<Float8E5M2FNUZType>())

@@ -4,6 +4,7 @@
 //  * NVIDIA PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point
 //    type" (groupID = lane / 4, threadID_in_group = lane % 4) and "Register
 //    Fragments and Shared Memory Matrix Layouts" for wgmma .m64nNk16;
+//    "Matrix Fragments for mma.m16n8k8" (.tf32);
 //    "Warp-level matrix load instruction: ldmatrix".
 //  * AMD CDNA3 ISA / AMD Matrix Instruction Calculator for gfx942 MFMA
 //    (e.g. 32x32x8 f16: A[i][k] in lane i + 32*(k/4), item k%4;
@@ -58,6 +59,11 @@ std::vector<MmaInstr> mfmaTable() {
            "((32,2),8):((1,256),32)", c32),
       mfma("v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, "f8E4M3FNUZ", 8,
            "((16,4),8):((1,128),16)", c16),
+      // Full fp32 (one register per lane): A[i][k] in lane i + M*k.
+      mfma("v_mfma_f32_32x32x2_f32", 32, 32, 2, "f32", 1,
+           "((32,2),1):((1,32),0)", c32),
+      mfma("v_mfma_f32_16x16x4_f32", 16, 16, 4, "f32", 1,
+           "((16,4),1):((1,16),0)", c16),
   };
 }
 
@@ -77,6 +83,19 @@ MmaInstr mmaSync(const char *name, const char *ty) {
   r.A.tv = L("((4,8),(2,2,2)):((32,1),(16,8,128))");
   r.B.tv = L("((4,8),(2,2)):((16,1),(8,64))");
   r.C.tv = L("((4,8),(2,2)):((32,1),(16,8))");
+  return r;
+}
+
+/// mma.m16n8k8 on tf32 (fp32 registers, the multiplier reads 10 mantissa
+/// bits): A a0:(g, t), a1:(g+8, t), a2:(g, t+4), a3:(g+8, t+4); B b0:(k=t,
+/// n=g), b1:(t+4, g); C as m16n8k16.
+MmaInstr mmaSyncTf32() {
+  MmaInstr r = mmaSync("mma.m16n8k8.f32.tf32", "tf32");
+  r.K = 8;
+  r.aRegs = 4;
+  r.bRegs = 2;
+  r.A.tv = L("((4,8),(2,2)):((16,1),(8,64))");
+  r.B.tv = L("((4,8),2):((8,1),32)");
   return r;
 }
 
@@ -133,6 +152,8 @@ std::optional<MmaInstr> argus::layout::lookupMmaInstr(llvm::StringRef name) {
     return mmaSync("mma.m16n8k16.f32.f16", "f16");
   if (name == "mma.m16n8k16.f32.bf16")
     return mmaSync("mma.m16n8k16.f32.bf16", "bf16");
+  if (name == "mma.m16n8k8.f32.tf32")
+    return mmaSyncTf32();
   llvm::StringRef rest = name;
   if (!rest.consume_front("wgmma.m64n"))
     return std::nullopt;
@@ -154,6 +175,7 @@ std::vector<std::string> argus::layout::knownMmaInstrNames() {
     r.push_back(i.name);
   r.push_back("mma.m16n8k16.f32.f16");
   r.push_back("mma.m16n8k16.f32.bf16");
+  r.push_back("mma.m16n8k8.f32.tf32");
   for (int n : {8, 16, 32, 64, 128, 256})
     for (const char *ty : {"f16", "bf16"})
       for (bool ss : {false, true})

@@ -498,6 +498,11 @@ py::object mmaInstruction(const std::string &name) {
   d["threads"] = instr->threads;
   d["a_from_shared"] = instr->aFromShared;
   d["b_from_shared"] = instr->bFromShared;
+  // The operands' (thread, value) -> flat index layouts (m + M*k, n + N*k,
+  // m + M*n): the DSL derives its fragment layouts from these.
+  d["a_tv"] = instr->A.tv.str();
+  d["b_tv"] = instr->B.tv.str();
+  d["c_tv"] = instr->C.tv.str();
   return d;
 }
 

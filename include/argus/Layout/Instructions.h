@@ -33,7 +33,8 @@ struct MmaInstr {
   std::string name;
   Target target;
   int M, N, K;
-  /// "f16", "bf16", "f8E4M3FNUZ" (gfx942), "f8E4M3FN", "f32".
+  /// "f16", "bf16", "f8E4M3FNUZ" (gfx942), "f8E4M3FN", "f32", "tf32" (fp32
+  /// registers that the multiplier reads at tf32 precision).
   std::string aType, bType, cType;
   /// 64 for an MFMA wave, 32 for mma.sync, 128 for wgmma.
   int threads;

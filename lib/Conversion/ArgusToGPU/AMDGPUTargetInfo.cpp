@@ -61,6 +61,11 @@ public:
   /// amdgpu.mfma, one block.
   Value emitMma(OpBuilder &b, Location loc, const L::MmaInstr &instr, Value av,
                 Value bv, Value cv) const override {
+    // One register per lane (the fp32 forms): a scalar operand.
+    if (instr.aRegs == 1) {
+      av = vector::ExtractOp::create(b, loc, av, ArrayRef<int64_t>{0});
+      bv = vector::ExtractOp::create(b, loc, bv, ArrayRef<int64_t>{0});
+    }
     return amdgpu::MFMAOp::create(b, loc, cv.getType(), uint32_t(instr.M),
                                   uint32_t(instr.N), uint32_t(instr.K),
                                   /*blocks=*/1u, av, bv, cv);

@@ -53,20 +53,23 @@ public:
   bool hasWgmma() const override { return true; }
   bool hasSetMaxNReg() const override { return true; }
 
-  /// mma.sync (m16n8k16: A 4 x f16x2, B 2 x f16x2, C 2 x f32x2), through
-  /// nvgpu.mma.sync on 2-element rows.
+  /// mma.sync through nvgpu.mma.sync, operands as rows of one 32-bit
+  /// register (m16n8k16: A 4 x f16x2, B 2 x f16x2; m16n8k8 tf32: A 4 x f32,
+  /// B 2 x f32) and C as 2 x f32x2.
   Value emitMma(OpBuilder &b, Location loc, const L::MmaInstr &instr, Value av,
                 Value bv, Value cv) const override {
     Type aElem = cast<VectorType>(av.getType()).getElementType();
     Type cElem = cast<VectorType>(cv.getType()).getElementType();
-    auto a2 = VectorType::get({instr.aRegs / 2, 2}, aElem);
-    auto b2 = VectorType::get({instr.bRegs / 2, 2}, aElem);
+    int64_t perReg = 32 / aElem.getIntOrFloatBitWidth();
+    auto a2 = VectorType::get({instr.aRegs / perReg, perReg}, aElem);
+    auto b2 = VectorType::get({instr.bRegs / perReg, perReg}, aElem);
     auto c2 = VectorType::get({instr.cRegs / 2, 2}, cElem);
     Value r = nvgpu::MmaSyncOp::create(
         b, loc, vector::ShapeCastOp::create(b, loc, a2, av),
         vector::ShapeCastOp::create(b, loc, b2, bv),
         vector::ShapeCastOp::create(b, loc, c2, cv),
-        ArrayRef<int64_t>{instr.M, instr.N, instr.K});
+        ArrayRef<int64_t>{instr.M, instr.N, instr.K},
+        /*tf32Enabled=*/instr.aType == "tf32");
     return vector::ShapeCastOp::create(b, loc, cv.getType(), r);
   }
 

@@ -47,6 +47,9 @@ def mma(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
                        f"but the kernel targets {tr.target}", loc)
         for nm, t, want in (("a", a, desc["a_type"]), ("b", b, desc["b_type"]),
                             ("acc", acc, desc["c_type"])):
+            # tf32 operands are f32 tiles the multiplier reads at tf32
+            # precision (getOperandElementType in lib/Dialect/Instructions.cpp).
+            want = "f32" if want == "tf32" else want
             if t.dtype != want:
                 raise _err(DTypeError, f"mma operand {nm} of '{instr}' must be {want}, got "
                            f"{t.dtype}", loc)

@@ -200,20 +200,6 @@ def _prefix(shape) -> List[int]:
 # Thread-value layouts of register tiles
 #===------------------------------------------------------------------------===#
 
-# The instruction fragments as (thread, value) -> flat index layouts (m + M*k
-# for A, n + N*k for B, m + M*n for C), the same tables as
-# lib/Layout/Instructions.cpp (test_layouts.py compares them with
-# `argus-layout --mma`).
-_MFMA = {
-    "v_mfma_f32_32x32x8_f16": ("((32,2),4):((1,128),32)", "((32,2),(4,4)):((32,4),(1,8))"),
-    "v_mfma_f32_32x32x8_bf16": ("((32,2),4):((1,128),32)", "((32,2),(4,4)):((32,4),(1,8))"),
-    "v_mfma_f32_16x16x16_f16": ("((16,4),4):((1,64),16)", "((16,4),4):((16,4),1)"),
-    "v_mfma_f32_16x16x16_bf16": ("((16,4),4):((1,64),16)", "((16,4),4):((16,4),1)"),
-    "v_mfma_f32_32x32x16_fp8_fp8": ("((32,2),8):((1,256),32)", "((32,2),(4,4)):((32,4),(1,8))"),
-    "v_mfma_f32_16x16x32_fp8_fp8": ("((16,4),8):((1,128),16)", "((16,4),4):((16,4),1)"),
-}
-
-
 def instruction_tv(name: str) -> Dict[str, str]:
     """The (thread, value) -> flat index layouts of an instruction's operands:
     ``{"a": ..., "b": ..., "c": ...}`` (flat index ``m + M*k``, ``n + N*k``,
@@ -222,25 +208,8 @@ def instruction_tv(name: str) -> Dict[str, str]:
     if desc is None:
         check_instruction(name, _user_loc(2))
         raise _err(UnknownInstructionError, f"unknown matrix-core instruction '{name}'")
-    for k in ("a_tv", "b_tv", "c_tv"):  # a future binding may give them
-        if k not in desc:
-            break
-    else:
-        return {"a": desc["a_tv"], "b": desc["b_tv"], "c": desc["c_tv"]}
-    if name in _MFMA:
-        a, c = _MFMA[name]
-        return {"a": a, "b": a, "c": c}
-    if name.startswith("mma.m16n8k16"):
-        return {"a": "((4,8),(2,2,2)):((32,1),(16,8,128))", "b": "((4,8),(2,2)):((16,1),(8,64))",
-                "c": "((4,8),(2,2)):((32,1),(16,8))"}
-    m = re.fullmatch(r"wgmma\.m64n(\d+)k16\.f32\.b?f16(\.ss)?", name)
-    if m:
-        n = int(m.group(1))
-        a = "(128,(64,16)):(0,(1,64))" if m.group(2) else \
-            "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"
-        return {"a": a, "b": f"(128,({n},16)):(0,(1,{n}))",
-                "c": f"((4,8,4),(2,2,{n // 8})):((128,1,16),(64,8,512))"}
-    raise _err(UnknownInstructionError, f"no fragment layouts known for '{name}'")
+    # One table: lib/Layout/Instructions.cpp, through the binding.
+    return {"a": desc["a_tv"], "b": desc["b_tv"], "c": desc["c_tv"]}
 
 
 def _restride(leaves: Sequence[Leaf], dims: Sequence[int], unit: Sequence[int]) -> List[Leaf]:

@@ -56,6 +56,54 @@ func.func @mfma()
 
 // -----
 
+#FragA = #argus.frag<"mma.m16n8k8.f32.tf32", a, warps = [1, 1]>
+#FragB = #argus.frag<"mma.m16n8k8.f32.tf32", b, warps = [1, 1]>
+#FragC = #argus.frag<"mma.m16n8k8.f32.tf32", c, warps = [1, 1]>
+!RA = !argus.tile<16x16xf32, register, #FragA>
+!RB = !argus.tile<16x8xf32, register, #FragB>
+!RC = !argus.tile<16x8xf32, register, #FragC>
+// tf32 on f32 tiles: one f32 per register row, tf32 enabled; two
+// k-repetitions chained through the accumulator.
+// CHECK-LABEL: gpu.func @mma_sync_tf32
+// CHECK-DAG: %[[A:.*]] = vector.shape_cast {{.*}} : vector<4xf32> to vector<4x1xf32>
+// CHECK-DAG: %[[B:.*]] = vector.shape_cast {{.*}} : vector<2xf32> to vector<2x1xf32>
+// CHECK: nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: gpu.return
+func.func @mma_sync_tf32()
+    attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90">} {
+  %a = argus.fill 1.0 : !RA
+  %b = argus.fill 1.0 : !RB
+  %c = argus.fill 0.0 : !RC
+  %d = argus.mma "mma.m16n8k8.f32.tf32" %a, %b, %c : !RA, !RB, !RC
+  return
+}
+
+// -----
+
+#FragA = #argus.frag<"v_mfma_f32_16x16x4_f32", a, warps = [1, 1]>
+#FragB = #argus.frag<"v_mfma_f32_16x16x4_f32", b, warps = [1, 1]>
+#FragC = #argus.frag<"v_mfma_f32_16x16x4_f32", c, warps = [1, 1]>
+!RA = !argus.tile<16x8xf32, register, #FragA>
+!RB = !argus.tile<8x16xf32, register, #FragB>
+!RC = !argus.tile<16x16xf32, register, #FragC>
+// Full fp32 MFMA: scalar A and B operands, two k-repetitions.
+// CHECK-LABEL: gpu.func @mfma_f32
+// CHECK: amdgpu.mfma 16x16x4 {{.*}} : f32, f32, vector<4xf32>
+// CHECK: amdgpu.mfma 16x16x4 {{.*}} : f32, f32, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+func.func @mfma_f32()
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  %a = argus.fill 1.0 : !RA
+  %b = argus.fill 1.0 : !RB
+  %c = argus.fill 0.0 : !RC
+  %d = argus.mma "v_mfma_f32_16x16x4_f32" %a, %b, %c : !RA, !RB, !RC
+  return
+}
+
+// -----
+
 #FragA = #argus.frag<"wgmma.m64n64k16.f32.f16", a, warps = [1, 1]>
 #FragC = #argus.frag<"wgmma.m64n64k16.f32.f16", c, warps = [1, 1]>
 !RA = !argus.tile<64x32xf16, register, #FragA>

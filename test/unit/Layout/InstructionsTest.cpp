@@ -24,6 +24,11 @@
 //      v_mfma_f32_16x16x16_f16: A[i][k] lane i + 16*(k/4), item k%4;
 //                               D[i][j] lane j + 16*(i/4), item i%4
 //      fp8 (32x32x16, 16x16x32): as above with k/8 and item k%8.
+//      f32 (32x32x2, 16x16x4): A[i][k] lane i + M*k, item 0.
+//  * PTX ISA, "Matrix Fragments for mma.m16n8k8" (.tf32):
+//      A: row = groupID (+8 for a1,a3), col = threadID_in_group (+4 for
+//         a2,a3); B: row = threadID_in_group (+4 for b1), col = groupID;
+//      C as m16n8k16.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
@@ -68,6 +73,23 @@ TEST_CASE("mma.m16n8k16 fragment table entries", "[instr]") {
   }
 }
 
+TEST_CASE("mma.m16n8k8 tf32 fragment table", "[instr]") {
+  MmaInstr x = *lookupMmaInstr("mma.m16n8k8.f32.tf32");
+  REQUIRE(x.K == 8);
+  REQUIRE(x.aType == "tf32");
+  REQUIRE(x.aRegs == 4);
+  REQUIRE(x.bRegs == 2);
+  for (int lane = 0; lane < 32; ++lane) {
+    int g = lane >> 2, t = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+      REQUIRE(x.aCoord(lane, i) == P{g + 8 * (i & 1), t + 4 * (i >> 1)});
+      REQUIRE(x.cCoord(lane, i) == P{g + 8 * (i >> 1), t * 2 + (i & 1)});
+    }
+    for (int i = 0; i < 2; ++i)
+      REQUIRE(x.bCoord(lane, i) == P{t + 4 * i, g});
+  }
+}
+
 TEST_CASE("wgmma fragment tables", "[instr]") {
   for (int n : {8, 16, 64, 128, 136, 256}) {
     MmaInstr x =
@@ -102,7 +124,9 @@ TEST_CASE("MFMA fragment tables (gfx942)", "[instr]") {
                 Ref{"v_mfma_f32_16x16x16_f16", 16, 16, 4},
                 Ref{"v_mfma_f32_16x16x16_bf16", 16, 16, 4},
                 Ref{"v_mfma_f32_32x32x16_fp8_fp8", 32, 16, 8},
-                Ref{"v_mfma_f32_16x16x32_fp8_fp8", 16, 32, 8}}) {
+                Ref{"v_mfma_f32_16x16x32_fp8_fp8", 16, 32, 8},
+                Ref{"v_mfma_f32_32x32x2_f32", 32, 2, 1},
+                Ref{"v_mfma_f32_16x16x4_f32", 16, 4, 1}}) {
     INFO(r.name);
     MmaInstr x = *lookupMmaInstr(r.name);
     REQUIRE(x.threads == 64);
