@@ -1,4 +1,4 @@
-"""Row softmax, log-softmax and LayerNorm in the argus DSL without a single
+"""Row softmax, log-softmax, LayerNorm and RMSNorm in the argus DSL without a single
 layout string.
 
 Each block owns ROWS x COLS of X. ``argus.load`` of a global tile without a
@@ -63,12 +63,46 @@ def make_layernorm(target: str = "sm_90a", rows: int = 32, cols: int = 256, thre
     return layernorm
 
 
+def make_rmsnorm(target: str = "sm_90a", rows: int = 32, cols: int = 256, threads: int = 256,
+                 dtype: str = "f32"):
+    """RMSNorm over the rows with a weight: x * rsqrt(mean(x^2) + eps) * w.
+    M need not be a multiple of ``rows``: the last block's views are
+    clipped (its missing rows read as zeros and are never stored)."""
+
+    @argus.kernel(target=target, block=threads, name="rmsnorm")
+    def rmsnorm(X: argus.Tensor[("M", cols), dtype], W: argus.Tensor[(cols,), dtype],
+                Y: argus.Tensor[("M", cols), dtype], eps: argus.Scalar["f32"]):
+        argus.assume(argus.grid_dim("x").eq(argus.cdiv(X.dim("M"), rows)),
+                     "one row tile per block, the last one clipped")
+        m0 = argus.block_id("x") * rows
+        gx = argus.tag(argus.view(X, (m0, 0), (rows, cols), clipped=True),
+                       lambda m, n: (m0 + m, n))
+        x = argus.convert(argus.load(gx), "f32")
+        ms = argus.reduce(x * x, "sum", 1) * (1.0 / cols)
+        y = x * argus.broadcast(argus.rsqrt(ms + eps), 1)
+        argus.tag_assert(y, "lhs.m == rhs.m")
+        # The weight in the layout of x's column coordinates, broadcast over
+        # the rows (no exchange).
+        gw = argus.tag(argus.view(W, (0,), (cols,)), lambda n: (n,))
+        w = argus.convert(argus.load(gw, layout=argus.reduce_layout(x.layout, x.shape, 0)),
+                          "f32")
+        y = y * argus.broadcast(w, 0, like=y)
+        argus.tag_assert(y, "lhs.n == rhs.n")
+        gy = argus.tag(argus.view(Y, (m0, 0), (rows, cols), clipped=True),
+                       lambda m, n: (m0 + m, n))
+        argus.store(argus.convert(y, dtype), gy)
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+
+    return rmsnorm
+
+
 softmax = make_softmax()
 log_softmax = make_softmax(log=True)
 layernorm = make_layernorm()
+rmsnorm = make_rmsnorm()
 
 if __name__ == "__main__":
-    for k in (softmax, log_softmax, layernorm):
+    for k in (softmax, log_softmax, layernorm, rmsnorm):
         print(k.name, k.verify().summary() if argus.verifier_available() else "")
         for target in ("sm_90a", "gfx942"):
             print(" ", target, len(k.compile(target=target).asm), "bytes")

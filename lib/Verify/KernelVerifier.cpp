@@ -352,6 +352,7 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   out.push_back([this](Results &r) { checkViews(r); });
   out.push_back([this](Results &r) { checkReductions(r); });
   out.push_back([this](Results &r) { checkBounds(r); });
+  out.push_back([this](Results &r) { checkAlignment(r); });
   out.push_back([this](Results &r) { checkOutputs(r); });
   out.push_back([this](Results &r) { checkMBarriers(r); });
   out.push_back([this](Results &r) { checkWgmmaReady(r); });

@@ -50,6 +50,7 @@ public:
       : func(func), opts(opts) {
     threads = kernel.getNumThreads();
     warpSize = kernel.getWarpSize();
+    nvidia = kernel.getTarget().starts_with("sm_");
   }
 
   using Results = std::vector<CheckResult>;
@@ -76,6 +77,7 @@ private:
   mlir::func::FuncOp func;
   VerifyOptions opts;
   int64_t threads = 0, warpSize = 0;
+  bool nvidia = false; // sm_*: misaligned vector accesses fault
   int64_t depth = 2; // recency-chain depth per loop
   unsigned queries = 0;
   std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports
@@ -278,6 +280,10 @@ private:
   /// inside the viewed tensor, for every instance.
   void checkBounds(std::vector<CheckResult> &out);
   CheckResult checkAccessBounds(mlir::Operation *op, mlir::Value global);
+  // ---- vector alignment of global accesses (AlignmentChecks.cpp) --------
+  void checkAlignment(std::vector<CheckResult> &out);
+  std::optional<CheckResult> checkAccessAlignment(mlir::Operation *op,
+                                                  mlir::Value global);
 
   // ---- reductions (ReductionCoverage.cpp) ---------------------------------
   /// `reduction-coverage` for every argus.mma whose accumulator the scf.for

@@ -1,0 +1,74 @@
+"""Development machine: verify and lower the DSL tutorial kernels (no layout
+strings; docs/Python.md "Tutorial") for sm_90 in process, and write each
+kernel's PTX and one launch spec per shape (shapes that are not multiples
+of the tiles included) to bench/tutorial/gen/. The device runs them with
+run_h200.py, which generates the inputs, checks the outputs against PyTorch
+and times PyTorch eager and torch.compile in the same run.
+
+    PYTHONPATH=build/python:python python3 bench/tutorial/prepare.py
+"""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
+
+import gemm_epilogue as ge  # noqa: E402
+import softmax as sm  # noqa: E402
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def gemm_grid(s):
+    return (cdiv(s["N"], 64), cdiv(s["M"], 64), 1)
+
+
+# (name, factory, torch op, outputs, [(sizes, grid)...])
+KERNELS = [
+    ("gemm_fp32", lambda: ge.make_gemm("sm_90", "f32", name="gemm_fp32"), "matmul_tf32", ["C"],
+     [{"M": 4096, "N": 4096, "K": 4096}, {"M": 1000, "N": 1000, "K": 1000}], gemm_grid),
+    ("gemm_fp32_any", lambda: ge.make_gemm("sm_90", "f32", name="gemm_fp32_any",
+                                           any_shape=True), "matmul_tf32", ["C"],
+     [{"M": 2049, "N": 1023, "K": 517}], gemm_grid),
+    ("gemm_bias_gelu", lambda: ge.make_gemm("sm_90", "f16", bias=True, activation="gelu",
+                                            name="gemm_bias_gelu"),
+     "matmul_bias_gelu", ["C"], [{"M": 4096, "N": 4096, "K": 4096}], gemm_grid),
+    ("gemm_bias_gelu_any", lambda: ge.make_gemm("sm_90", "f16", bias=True, activation="gelu",
+                                                name="gemm_bias_gelu_any", any_shape=True),
+     "matmul_bias_gelu", ["C"], [{"M": 1000, "N": 3001, "K": 777}], gemm_grid),
+    ("rmsnorm", lambda: sm.make_rmsnorm(cols=256, dtype="f32"), "rmsnorm", ["Y"],
+     [{"M": 262144, "eps": 1e-6}, {"M": 100001, "eps": 1e-6}],
+     lambda s: (cdiv(s["M"], 32), 1, 1)),
+]
+
+
+def main():
+    gen = os.path.join(HERE, "gen")
+    os.makedirs(gen, exist_ok=True)
+    index = []
+    for name, make, op, outputs, shapes, grid in KERNELS:
+        k = make()
+        report = k.verify(raise_on_violation=False)
+        ck = k.compile(target="sm_90")
+        with open(os.path.join(gen, name + ".ptx"), "wb") as f:
+            f.write(ck.binary)
+        for sizes in shapes:
+            tag = "x".join(str(v) for key, v in sizes.items() if key != "eps")
+            spec = ck.launch_spec(name + ".ptx", sizes, grid(sizes), name=f"{name}_{tag}",
+                                  outputs=outputs, repetitions=50, warmup=10)
+            path = os.path.join(gen, f"{name}_{tag}.json")
+            with open(path, "w") as f:
+                json.dump(spec, f, indent=1)
+            index.append({"spec": os.path.basename(path), "op": op, "sizes": sizes,
+                          "proved": report.summary()})
+        print(name, report.summary(), f"{len(ck.binary)} bytes PTX, written {ck.written}")
+    with open(os.path.join(gen, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Device machine: run the tutorial kernels prepared by prepare.py in process
+(argus.runtime over libargus_runtime.so), check each output against PyTorch
+on the same random inputs, and time PyTorch eager and torch.compile in the
+same run. Prints a table (speed vs X = X's time / argus's time).
+
+    ARGUS_RUNTIME_LIB=/tmp/rt/lib/libargus_runtime.so python3 bench/tutorial/run_h200.py
+"""
+
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "hopper"))
+
+import argus.runtime as art  # noqa: E402
+import gemm_bench  # noqa: E402
+
+TORCH_DT = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+NP_BITS = {torch.float32: np.float32, torch.float16: np.float16, torch.bfloat16: np.int16}
+
+
+def raw(t):
+    t = t.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    return t.numpy().tobytes()
+
+
+def from_raw(data, dtype, shape):
+    t = torch.from_numpy(np.frombuffer(data, dtype=NP_BITS[dtype]).copy())
+    return (t.view(torch.bfloat16) if dtype == torch.bfloat16 else t).reshape(shape)
+
+
+def make_input(op, name, shape, dtype, gen):
+    x = torch.rand(shape, generator=gen, device="cuda") * 2 - 1
+    if op == "rmsnorm":
+        x = 1 + 0.1 * x if name == "W" else 3 * x
+    return x.to(dtype)
+
+
+# op -> (reference in fp32/fp64 for the error, eager peer)
+def peers(op, t, eps):
+    if op == "matmul_tf32":
+        ref = lambda: (t["A"].double() @ t["B"].double()).float()  # noqa: E731
+        peer = lambda: t["A"] @ t["B"]  # noqa: E731 (tf32 allowed below)
+    elif op == "matmul_bias_gelu":
+        ref = lambda: F.gelu(t["A"].float() @ t["B"].float() + t["Bias"].float())  # noqa: E731
+        peer = lambda: F.gelu(torch.addmm(t["Bias"], t["A"], t["B"]))  # noqa: E731
+    elif op == "rmsnorm":
+        ref = lambda: F.rms_norm(t["X"].float(), (t["X"].shape[-1],), t["W"].float(), eps)  # noqa
+        peer = lambda: F.rms_norm(t["X"], (t["X"].shape[-1],), t["W"], eps)  # noqa: E731
+    else:
+        raise ValueError(op)
+    return ref, peer
+
+
+def main():
+    torch.backends.cuda.matmul.allow_tf32 = True
+    gen_dir = os.path.join(HERE, "gen")
+    index = json.load(open(os.path.join(gen_dir, "index.json")))
+    rows = []
+    for e in index:
+        spec = json.load(open(os.path.join(gen_dir, e["spec"])))
+        module = open(os.path.join(gen_dir, spec["module"]), "rb").read()
+        g = torch.Generator(device="cuda").manual_seed(7)
+        t, inputs, outputs, out_meta = {}, {}, {}, {}
+        for i, a in enumerate(spec["args"]):
+            if a.get("kind") != "buffer":
+                continue
+            dt = TORCH_DT[a["dtype"]]
+            if a["role"] == "output":
+                outputs[i] = math.prod(a["shape"]) * torch.tensor([], dtype=dt).element_size()
+                out_meta[i] = (a["name"], dt, a["shape"])
+            else:
+                t[a["name"]] = make_input(e["op"], a["name"], a["shape"], dt, g)
+                inputs[i] = raw(t[a["name"]])
+        run = art.run(spec, module, inputs=inputs, outputs=outputs)
+        (i, (oname, odt, oshape)), = out_meta.items()
+        y = from_raw(run.outputs[i], odt, oshape).cuda().float()
+        ref, peer = peers(e["op"], t, e["sizes"].get("eps", 0.0))
+        r = ref()
+        err = ((y - r).norm() / r.norm()).item()
+        perr = ((peer().float() - r).norm() / r.norm()).item()
+        t_argus = run.report["timing"]["median"]["value"]
+        t_eager = gemm_bench.time_ms(peer, 10, 50)[0]
+        t_comp = gemm_bench.time_ms(torch.compile(peer), 10, 50)[0]
+        s = e["sizes"]
+        flops = 2 * s["M"] * s["N"] * s["K"] if "K" in s else None
+        perf = (lambda ms: f"{flops / (ms * 1e-3) / 1e12:.0f} TFLOP/s") if flops else \
+            (lambda ms: f"{sum(x.numel() * x.element_size() for x in t.values()) * 2 / (ms * 1e-3) / 1e9:.0f} GB/s")  # noqa: E501
+        rows.append((e["spec"].replace(".json", ""), e["proved"], err, perr, t_argus, t_eager,
+                     t_comp, perf(t_argus), perf(t_eager)))
+        print(rows[-1], flush=True)
+    print()
+    print("| kernel | verifier | argus rel err | torch rel err | argus ms | eager ms | compile ms "
+          "| argus | eager | speed vs eager | speed vs compile |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]:.1e} | {r[3]:.1e} | {r[4]:.4f} | {r[5]:.4f} | "
+              f"{r[6]:.4f} | {r[7]} | {r[8]} | {r[5] / r[4]:.2f} | {r[6] / r[4]:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
