@@ -40,8 +40,8 @@ namespace argus::verify::detail {
 /// The widest power-of-two vector (elements, at most 16 bytes) of access
 /// layout `l` over a tile of `shape` along tile dimension `dim`.
 static int64_t vectorWidthAlong(const L::Layout &l,
-                                const std::vector<int64_t> &shape,
-                                unsigned dim, int64_t elemBytes) {
+                                const std::vector<int64_t> &shape, unsigned dim,
+                                int64_t elemBytes) {
   int64_t threads = l.mode(0).size(), slots = l.mode(1).size();
   for (int64_t n = std::max<int64_t>(1, 16 / elemBytes); n > 1; n /= 2) {
     if (slots % n)
@@ -53,7 +53,8 @@ static int64_t vectorWidthAlong(const L::Layout &l,
         if (c0[dim] % n)
           ok = false;
         for (int64_t j = 1; ok && j < n; ++j) {
-          std::vector<int64_t> c = delinConcrete(l(t + threads * (g + j)), shape);
+          std::vector<int64_t> c =
+              delinConcrete(l(t + threads * (g + j)), shape);
           c0[dim] += 1;
           ok = c == c0;
         }
@@ -80,8 +81,8 @@ void KernelVerifier::checkAlignment(std::vector<CheckResult> &out) {
   });
 }
 
-std::optional<CheckResult>
-KernelVerifier::checkAccessAlignment(Operation *op, Value global) {
+std::optional<CheckResult> KernelVerifier::checkAccessAlignment(Operation *op,
+                                                                Value global) {
   std::optional<L::Layout> l = accessLayout(op);
   auto ty = cast<TileType>(global.getType());
   if (!l)

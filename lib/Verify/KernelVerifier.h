@@ -78,7 +78,7 @@ private:
   VerifyOptions opts;
   int64_t threads = 0, warpSize = 0;
   bool nvidia = false; // sm_*: misaligned vector accesses fault
-  int64_t depth = 2; // recency-chain depth per loop
+  int64_t depth = 2;   // recency-chain depth per loop
   unsigned queries = 0;
   std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports
   std::map<const void *, z3::expr> params;
