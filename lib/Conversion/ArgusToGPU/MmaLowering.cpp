@@ -61,7 +61,11 @@ struct MmaLowering : ArgusPattern<MmaOp> {
     if (repAM != repCM || repBN != repCN || repK != repBK)
       return op.emitOpError() << "operand fragments do not tile the same "
                                  "M x N x K problem";
-    Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
+    Value a =
+        k.target->prepareMmaOperand(rewriter, loc, *instr, adaptor.getA());
+    Value b =
+        k.target->prepareMmaOperand(rewriter, loc, *instr, adaptor.getB());
+    Value c = adaptor.getAcc();
     // Always a vector, even of one register (MFMA operands are vectors).
     auto slice = [&](Value vec, int64_t off, int64_t size) -> Value {
       return vector::ExtractStridedSliceOp::create(

@@ -73,6 +73,26 @@ public:
     return vector::ShapeCastOp::create(b, loc, cv.getType(), r);
   }
 
+  /// tf32: each f32 rounded to nearest (ties away) with cvt.rna.tf32.f32,
+  /// as cuBLAS and CUTLASS round their tf32 operands.
+  Value prepareMmaOperand(OpBuilder &b, Location loc, const L::MmaInstr &instr,
+                          Value fragment) const override {
+    if (instr.aType != "tf32")
+      return fragment;
+    auto vt = cast<VectorType>(fragment.getType());
+    Value out = fragment;
+    for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+      Value x =
+          vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{i});
+      Value r = NVVM::ConvertFloatToTF32Op::create(
+          b, loc, b.getI32Type(), x, NVVM::FPRoundingMode::RNA,
+          NVVM::SaturationMode::NONE, /*relu=*/false);
+      Value f = arith::BitcastOp::create(b, loc, b.getF32Type(), r);
+      out = vector::InsertOp::create(b, loc, f, out, ArrayRef<int64_t>{i});
+    }
+    return out;
+  }
+
   Value makeWarpUniform(OpBuilder &b, Location loc, Value warp) const override {
     return gpu::ShuffleOp::create(b, loc, warp, constI32(b, loc, 0),
                                   constI32(b, loc, getWarpSize()),

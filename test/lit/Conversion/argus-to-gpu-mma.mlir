@@ -63,8 +63,11 @@ func.func @mfma()
 !RB = !argus.tile<16x8xf32, register, #FragB>
 !RC = !argus.tile<16x8xf32, register, #FragC>
 // tf32 on f32 tiles: one f32 per register row, tf32 enabled; two
-// k-repetitions chained through the accumulator.
+// k-repetitions chained through the accumulator. The operands are rounded
+// to tf32 (to nearest, ties away) once per fragment element: 8 of A, 4 of B.
 // CHECK-LABEL: gpu.func @mma_sync_tf32
+// CHECK-COUNT-12: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK-NOT: nvvm.convert.float.to.tf32
 // CHECK-DAG: %[[A:.*]] = vector.shape_cast {{.*}} : vector<4xf32> to vector<4x1xf32>
 // CHECK-DAG: %[[B:.*]] = vector.shape_cast {{.*}} : vector<2xf32> to vector<2x1xf32>
 // CHECK: nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>

@@ -93,6 +93,15 @@ public:
   virtual Value emitMma(OpBuilder &b, Location loc,
                         const ::argus::layout::MmaInstr &instr, Value a,
                         Value bv, Value c) const = 0;
+  /// A whole A or B fragment (a vector of this thread's elements) made
+  /// ready for `instr` once, before its emitMma calls: tf32 operands are
+  /// rounded to nearest (NVPTX's cvt.rna.tf32.f32) instead of having their
+  /// low mantissa bits dropped by the multiplier. Identity by default.
+  virtual Value prepareMmaOperand(OpBuilder &b, Location loc,
+                                  const ::argus::layout::MmaInstr &instr,
+                                  Value fragment) const {
+    return fragment;
+  }
   /// `warp` (i32), equal in every lane, made known to be warp-uniform to the
   /// backend (NVPTX: a shuffle from lane 0, which ptxas needs to keep role
   /// branches uniform); AMDGPU's backend finds that itself.

@@ -1,0 +1,82 @@
+"""The DSL tutorial kernels (docs/Python.md, "Tutorial"): fp32 / tf32 GEMM,
+GEMM + bias + GELU, RMSNorm; no layout string, proved, lowered; and the
+misaligned-vector check that ragged rows need."""
+
+import re
+
+import pytest
+
+import argus
+import gemm_epilogue
+import softmax
+
+
+@pytest.mark.parametrize("make", [
+    lambda: gemm_epilogue.make_gemm("sm_90", "f32", name="gemm_fp32"),
+    lambda: gemm_epilogue.make_gemm("sm_90", "f32", name="gemm_fp32_any", any_shape=True),
+    lambda: gemm_epilogue.make_gemm("sm_90", "f16", bias=True, activation="gelu",
+                                    name="gemm_bias_gelu"),
+    lambda: softmax.make_rmsnorm(),
+])
+def test_tutorial_kernels_prove(make, need_verifier):
+    r = make().verify()
+    assert r.checks and r.proved, r.summary()
+
+
+def test_gemm_fp32_sm90_uses_rounded_tf32(need_verifier):
+    ptx = gemm_epilogue.make_gemm("sm_90", "f32", name="g").compile().asm
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+    assert "cvt.rna.tf32.f32" in ptx
+    assert not re.search(r"mma\.sync[^\n]*f16", ptx)  # never computed in fp16
+
+
+def test_gemm_fp32_gfx942_is_full_fp32(need_verifier):
+    asm = gemm_epilogue.make_gemm("gfx942", "f32", name="g").compile().asm
+    asm = asm.decode() if isinstance(asm, bytes) else asm
+    assert "v_mfma_f32_32x32x2_f32" in asm or "v_mfma_f32_32x32x2f32" in asm
+
+
+def test_bias_meets_its_column(need_verifier):
+    """The bias epilogue asserts lhs.n == rhs.n; it is among the proved checks."""
+    r = gemm_epilogue.make_gemm("sm_90", "f16", bias=True, activation="gelu",
+                                name="g").verify()
+    asserts = [c for c in r.checks if c.kind == "assert"]
+    assert any("lhs.n == rhs.n" in (c.predicate or "") for c in asserts), \
+        [c.predicate for c in asserts]
+
+
+def _copy_kernel(vector, assume_k4):
+    @argus.kernel(target="sm_90", block=128, name="copy_rows")
+    def k(A: argus.Tensor[("M", "K"), "f32"]):
+        K = A.dim("K")
+        if assume_k4:
+            argus.assume((K % 4).eq(0), "K is a multiple of 4")
+        s = argus.alloc((64, 32), "f32", name="sA")[0]
+        loop = argus.range(0, argus.cdiv(K, 32), name="kt")
+        for kt in loop:
+            g = argus.view(A, (0, kt * 32), (64, 32), clipped=True)
+            argus.copy(g, s, threads=argus.copy_layout((64, 32), "f32", 128, vector=vector)
+                       if vector else None)
+            argus.barrier()
+    return k
+
+
+def test_misaligned_vector_found_for_ragged_rows(need_verifier):
+    r = _copy_kernel(None, False).verify(raise_on_violation=False)
+    bad = [c for c in r.checks if c.kind == "misaligned-vector"]
+    assert bad and bad[0].status == "violated", r.summary()
+    notes = " ".join(bad[0].counterexamples[0].notes)
+    assert "4-element (16-byte) vector" in notes and "argus.assume" in notes
+    # K, the row length, is not a multiple of 4 in the witness.
+    k = re.search(r"arg0\.dim1[\"':= ]+(\d+)", str(bad[0].counterexamples[0].raw))
+    assert k and int(k.group(1)) % 4, bad[0].counterexamples[0].raw
+
+
+@pytest.mark.parametrize("vector,assume_k4", [(None, True), (1, False)])
+def test_misaligned_vector_proved_with_precondition_or_scalars(vector, assume_k4,
+                                                               need_verifier):
+    r = _copy_kernel(vector, assume_k4).verify(raise_on_violation=False)
+    assert r.proved, r.summary()
+    kinds = {c.kind for c in r.checks}
+    assert ("misaligned-vector" in kinds) == (vector is None)
