@@ -94,6 +94,25 @@ static Value getScratch(OpBuilder &b, Location loc, Operation *op, Type elem) {
   return memref::GetGlobalOp::create(b, loc, g.getType(), name);
 }
 
+/// Whether threads of different warps hold elements of one row of `t`
+/// along `dim` (a scan then combines warp totals in the shared scratch).
+static bool rowSpansWarps(TileType t, int64_t dim, int64_t warpSize) {
+  std::optional<L::Layout> l = regLayout(t);
+  if (!l)
+    return false;
+  int64_t threads = l->mode(0).size(), slots = l->mode(1).size();
+  std::map<SmallVector<int64_t>, int64_t> warpOfRow;
+  for (int64_t th = 0; th < threads; ++th)
+    for (int64_t v = 0; v < slots; ++v) {
+      SmallVector<int64_t> c = splitColex((*l)(th + threads * v), t.getShape());
+      auto [it, fresh] =
+          warpOfRow.emplace(dropDim<int64_t>(c, dim), th / warpSize);
+      if (!fresh && it->second != th / warpSize)
+        return true;
+    }
+  return false;
+}
+
 void mlir::argus::createExchangeScratch(gpu::GPUFuncOp gfn,
                                         gpu::GPUModuleOp mod) {
   KernelInfo k = getKernelInfo(gfn);
@@ -112,7 +131,10 @@ void mlir::argus::createExchangeScratch(gpu::GPUFuncOp gfn,
       n = warps * numElements(c.getType());
       e = c.getType().getElementType();
     } else if (auto c = dyn_cast<ScanOp>(op)) {
-      // rows * runs * warps per row <= the tile's elements (ScanPlan)
+      // Only rows that span warps meet in the scratch: rows * runs * warps
+      // per row <= the tile's elements (ScanPlan).
+      if (!rowSpansWarps(c.getType(), c.getDim(), k.warpSize))
+        return;
       n = numElements(c.getType());
       e = c.getType().getElementType();
     } else {
@@ -686,8 +708,9 @@ static FailureOr<ScanPlan> planScan(const ThreadCoords &tin, int64_t threads,
                                     ArrayRef<int64_t> shape, std::string &why) {
   ScanPlan p;
   int64_t S = tin.numSlots(), N = shape[dim];
+  SmallVector<int64_t> keyShape = dropDim<int64_t>(shape, dim);
   auto key = [&](int64_t t, int64_t u) {
-    return rowMajor(dropDim<int64_t>(tin.staticCoord(t, u), dim), shape);
+    return rowMajor(dropDim<int64_t>(tin.staticCoord(t, u), dim), keyShape);
   };
   auto pos = [&](int64_t t, int64_t u) { return tin.staticCoord(t, u)[dim]; };
   // 1. In-thread groups (one row each) and their runs, from thread 0.
