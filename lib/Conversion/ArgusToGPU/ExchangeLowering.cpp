@@ -865,10 +865,21 @@ struct ScanLowering : ArgusPattern<ScanOp> {
     Value rankInWarp = arith::RemUIOp::create(b, loc, rank, idx(p.warpRanks));
     Value warpRank = arith::DivUIOp::create(b, loc, rank, idx(p.warpRanks));
     Value width = constI32(b, loc, k.warpSize);
-    auto shuffleFrom = [&](Value x, Value srcLane) {
-      return gpu::ShuffleOp::create(b, loc, x, i32(srcLane), width,
-                                    gpu::ShuffleMode::IDX)
-          .getShuffleResult();
+    // Shuffles move 32-bit values: narrower elements travel widened.
+    auto shuffleFrom = [&](Value x, Value srcLane) -> Value {
+      Type t = x.getType();
+      bool narrow = t.getIntOrFloatBitWidth() < 32;
+      if (narrow)
+        x = isa<FloatType>(t)
+                ? Value(arith::ExtFOp::create(b, loc, b.getF32Type(), x))
+                : Value(arith::ExtSIOp::create(b, loc, b.getI32Type(), x));
+      Value y = gpu::ShuffleOp::create(b, loc, x, i32(srcLane), width,
+                                       gpu::ShuffleMode::IDX)
+                    .getShuffleResult();
+      if (!narrow)
+        return y;
+      return isa<FloatType>(t) ? Value(arith::TruncFOp::create(b, loc, t, y))
+                               : Value(arith::TruncIOp::create(b, loc, t, y));
     };
     auto ge = [&](Value x, int64_t c) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, idx(c))
