@@ -252,7 +252,8 @@ func.func @k() attributes {{argus.kernel = #argus.kernel<block = [{block}], targ
 
 SCAN_CASES = [((rows, cols, threads), dim, kind, target)
               for rows, cols, threads in [(16, 128, 128), (8, 256, 128), (2, 1024, 256),
-                                          (64, 8, 64), (4, 64, 64)]
+                                          (64, 8, 64), (4, 64, 64), (4, 16, 128),
+                                          (2, 256, 256)]
               for dim in (0, 1) for kind, target in [("sum", "sm_90a"), ("max", "gfx942"),
                                                      ("min", "sm_90a")]]
 
@@ -263,6 +264,8 @@ def test_scan_lowering_computes_the_scan(shape, dim, kind, target):
     rows, cols, threads = shape
     lay = argus.copy_layout((rows, cols), "i32", threads).text
     text, half = _lowered_scan((rows, cols), lay, dim, kind, threads, target)
+    # (4, 16) over 128 threads: the derived layout spans 16 of them; (2, 256)
+    # over 256: 128 threads, rows over two warps (the others skip the scratch).
     out = simt_interp.run(text, threads, 64 if target == "gfx942" else 32)
     holders = argus.thread_values(lay, (rows, cols))
     m, n = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")

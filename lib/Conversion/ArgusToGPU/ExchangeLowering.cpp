@@ -832,12 +832,16 @@ struct ScanLowering : ArgusPattern<ScanOp> {
     if (!xc)
       return failure();
     auto vt = cast<VectorType>(getTypeConverter()->convertType(inT));
-    int64_t dim = op.getDim(), T = k.numThreads();
-    if (!xc->overBlock(k))
+    // A layout over fewer threads than the block (a small tile): the
+    // threads past it hold nothing; they shuffle along (shuffles are
+    // warp-wide) but never touch the scratch.
+    int64_t dim = op.getDim(), T = xc->in.numThreads();
+    if (T > k.numThreads())
       return op.emitOpError()
-             << "lowering needs a layout over all " << T
-             << " threads; hint: argus.convert_layout the input to a layout "
-                "of the whole block (argus.copy_layout)";
+             << "lowering needs a layout over at most the " << k.numThreads()
+             << " threads of the block, not " << T
+             << "; hint: argus.convert_layout the input to a layout of the "
+                "block (argus.copy_layout)";
     std::string why;
     FailureOr<ScanPlan> plan =
         planScan(xc->in, T, k.warpSize, dim, inT.getShape(), why);
@@ -944,6 +948,12 @@ struct ScanLowering : ArgusPattern<ScanOp> {
       };
       Value writer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            rankInWarp, idx(p.warpRanks - 1));
+      Value active;
+      if (T < k.numThreads()) {
+        active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                                       idx(T));
+        writer = arith::AndIOp::create(b, loc, writer, active);
+      }
       auto ifOp = scf::IfOp::create(b, loc, writer, /*withElse=*/false);
       {
         OpBuilder::InsertionGuard guard(b);
@@ -958,6 +968,8 @@ struct ScanLowering : ArgusPattern<ScanOp> {
       for (size_t g = 0; g < G; ++g)
         for (int64_t j = 0; j < p.rounds; ++j) {
           Value at = base(g, j), before = id, all = id;
+          if (active) // a thread past the layout reads a valid slot
+            at = arith::SelectOp::create(b, loc, active, at, idx(0));
           for (int64_t w = 0; w < p.warps; ++w) {
             Value y = memref::LoadOp::create(
                 b, loc, scratch,

@@ -292,11 +292,12 @@ func.func @reduce_warps_replicate()
 
 // -----
 
+// Three threads share each row (two columns each).
 !R = !argus.tile<4x6xf32, register, "((4,3),2):((1,8),4)">
-func.func @scan_part_of_block()
+func.func @scan_three_threads_a_row()
     attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
   %x = argus.fill 1.0 : !R
-  // expected-error @+2 {{'argus.scan' op lowering needs a layout over all 32 threads; hint: argus.convert_layout the input to a layout of the whole block (argus.copy_layout)}}
+  // expected-error @+2 {{'argus.scan' op cannot be lowered for this register layout: the threads that share a row are not a power of two; hint: argus.convert_layout the input to a blocked layout}}
   // expected-error @+1 {{failed to legalize operation 'argus.scan'}}
   %s = argus.scan sum %x dim 1 : !R -> !R
   return
