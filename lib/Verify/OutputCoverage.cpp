@@ -358,11 +358,11 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
     res.status = Status::Proved;
     for (size_t i = 0; i < ws.size() && res.status != Status::Violated; ++i)
       for (size_t j = i; j < ws.size() && res.status != Status::Violated; ++j) {
+        if (!rule.examine(ws[i], ws[j]))
+          continue;
         Query P;
         q = &P;
         baseCons(P);
-        if (!rule.examine(ws[i], ws[j]))
-          continue;
         const OutputWrite &w1 = ws[i], &w2 = ws[j];
         if (!w1.view || !w2.view || !w1.layout || !w2.layout)
           unsupported("a global write without a view or a thread layout");
