@@ -105,3 +105,24 @@ func.func @atomic_once_per_element(%S: memref<?xf32>, %i: index)
   argus.store %p, %s atomic add : !P, !GP
   return
 }
+
+// -----
+
+!IX = !argus.tile<16xi32, register, "(64,16):(0,1)">
+!RX = !argus.tile<16x16xf32, register, "((16,4),4):((1,64),16)">
+!GX = !argus.tile<16x16xf32, global>
+// A scatter-add (MoE combine): through a gather view, each element is
+// added at row ids[r] of the whole tensor.
+// CHECK-LABEL: gpu.func @atomic_scatter_add(
+// CHECK: %[[ID:.*]] = vector.extract %{{.*}}[%{{.*}}] : i32 from vector<16xi32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[ID]] : i32 to index
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[ROW]], %{{.*}}] : (f32, memref<?x?xf32, 1>) -> f32
+func.func @atomic_scatter_add(%Y: memref<?x?xf32>, %n: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %ids = argus.iota dim 0 : !IX
+  %x = argus.fill 1.0 : !RX
+  %g = argus.gather_view "Y" %Y[%ids, %c0] : memref<?x?xf32>, !IX -> !GX
+  argus.store %x, %g atomic add : !RX, !GX
+  return
+}
