@@ -262,8 +262,35 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  return verifySameElements(*this, getValue().getType(), getDest().getType(),
-                            "value", "destination");
+  if (failed(verifySameElements(*this, getValue().getType(),
+                                getDest().getType(), "value", "destination")))
+    return failure();
+  std::optional<AtomicKind> kind = getAtomic();
+  if (!kind)
+    return success();
+  TileType dest = getDest().getType();
+  if (dest.getMemorySpace() != MemorySpace::Global)
+    return emitOpError()
+           << "atomic " << stringifyAtomicKind(*kind)
+           << " needs a global destination, not "
+           << stringifyMemorySpace(dest.getMemorySpace())
+           << " memory; hint: combine the block's values in registers "
+              "(argus.reduce) and accumulate the result into an argus.view "
+              "of a tensor argument";
+  Type e = dest.getElementType();
+  bool isInt = e.isInteger(32) || e.isInteger(64);
+  bool isFloat = e.isF32() || e.isF64();
+  if (*kind == AtomicKind::Add && !isInt && !isFloat)
+    return emitOpError() << "atomic add accumulates i32, i64, f32 or f64, not "
+                         << e << "; hint: argus.convert the value and use a "
+                         << "tensor of f32";
+  if (*kind != AtomicKind::Add && !isInt)
+    return emitOpError() << "atomic " << stringifyAtomicKind(*kind)
+                         << " accumulates signed i32 or i64, not " << e
+                         << "; hint: reduce floats in registers "
+                            "(argus.reduce) and store the result, or "
+                            "accumulate them with atomic add";
+  return success();
 }
 
 /// `threads` maps (thread, slot) to linear logical coordinates of the tile.
@@ -562,6 +589,26 @@ LogicalResult ReduceOp::verify() {
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "reduction keeps the element type "
                          << in.getElementType();
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  TileType in = getInput().getType(), out = getResult().getType();
+  int64_t dim = getDim();
+  if (dim >= in.getRank())
+    return emitOpError() << "scan dimension " << dim
+                         << " is out of range for a rank-" << in.getRank()
+                         << " tile; hint: dimensions count from 0";
+  if (in != out)
+    return emitOpError() << "result type " << out
+                         << " differs from the input type " << in
+                         << "; hint: a scan keeps the shape, element type "
+                            "and layout (argus.convert_layout or "
+                            "argus.convert the result afterwards)";
+  Type e = in.getElementType();
+  if (e.isInteger(1))
+    return emitOpError() << "cannot scan a mask (i1 tile); hint: "
+                            "argus.select between integer tiles first";
   return success();
 }
 

@@ -31,7 +31,7 @@ mlir::argus::getNamedTagOperands(Operation *op) {
       })
       .Case<ExpOp, Exp2Op, NegOp, AbsOp, ReluOp, SqrtOp, RsqrtOp, LogOp, Log2Op,
             TanhOp, SigmoidOp, GeluOp, ScaleOp, ConvertOp, ConvertLayoutOp,
-            ReduceOp, BroadcastOp, TagOp>([](auto o) -> Named {
+            ReduceOp, ScanOp, BroadcastOp, TagOp>([](auto o) -> Named {
         return {{"input", o.getInput()}};
       })
       .Case([](LoadOp o) -> Named {
@@ -225,7 +225,7 @@ private:
             })
         .Case<ExpOp, Exp2Op, NegOp, AbsOp, ReluOp, SqrtOp, RsqrtOp, LogOp,
               Log2Op, TanhOp, SigmoidOp, GeluOp, ScaleOp, ConvertOp,
-              ConvertLayoutOp, ReduceOp, BroadcastOp>(
+              ConvertLayoutOp, ReduceOp, ScanOp, BroadcastOp>(
             [&](auto o) { return infer(o.getInput()); })
         .Default([](Operation *) { return std::nullopt; });
   }

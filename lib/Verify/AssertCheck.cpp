@@ -84,6 +84,13 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
         Q.reductionVars.push_back(red);
         ci.insert(ci.begin() + r.getDim(), red);
         coords["input"] = ci;
+      } else if (auto sc = dyn_cast<ScanOp>(site)) {
+        std::vector<z3::expr> ci = c;
+        z3::expr sv = rangeVar("scanned", ty.getShape()[sc.getDim()]);
+        Q.cons.push_back(z3::ule(sv, c[sc.getDim()]));
+        Q.reductionVars.push_back(sv);
+        ci[sc.getDim()] = sv;
+        coords["input"] = ci;
       } else if (auto b = dyn_cast<BroadcastOp>(site)) {
         std::vector<z3::expr> ci = c;
         ci.erase(ci.begin() + b.getDim());

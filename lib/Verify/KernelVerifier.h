@@ -312,6 +312,19 @@ private:
     std::vector<int64_t> shape;
     /// Linear tile coordinates no thread of the block writes.
     std::vector<int64_t> missing;
+    /// An atomic accumulation (argus.store atomic KIND), or a plain read of
+    /// a tensor that is accumulated into (for atomic-race).
+    bool atomic = false, read = false;
+  };
+  /// Which pairs of accesses a pair check examines, and how it names them.
+  struct PairRule {
+    const char *kind;
+    std::string predicate;
+    /// Examine the pair (a, b)?
+    std::function<bool(const OutputWrite &, const OutputWrite &)> examine;
+    /// The two instances must be in different blocks (else: different
+    /// blocks, loop iterations or ops).
+    bool otherBlock = false;
   };
   /// One symbolic instance of an OutputWrite: the tensor coordinate of
   /// each dimension is offsets[k] + tile coordinate perm[k] (no offset for
@@ -322,12 +335,17 @@ private:
     std::vector<std::optional<z3::expr>> offsets;
     std::vector<unsigned> perm;
   };
-  OutputWrite outputWrite(mlir::Operation *op);
+  /// `tile`: the global tile `op` accesses (default: the one it writes).
+  OutputWrite outputWrite(mlir::Operation *op, mlir::Value tile = {});
   WriteInstance writeInstance(const OutputWrite &w, bool guardOnly);
   /// Whether the instance writes the tensor element `e`.
   z3::expr writesElement(const OutputWrite &w, const WriteInstance &wi,
                          const std::vector<z3::expr> &e);
-  CheckResult checkWrittenOnce(std::vector<OutputWrite> &ws);
+  /// output-once (plain writes) and atomic-race (an atomic accumulation
+  /// and a plain write or read of one element by different blocks): a
+  /// quantifier-free query per examined pair.
+  CheckResult checkAccessPairs(std::vector<OutputWrite> &ws,
+                               mlir::Operation *reportOp, const PairRule &rule);
   CheckResult checkCoverage(std::vector<OutputWrite> &ws, bool writtenOnce);
   std::string coveredByCounting(std::vector<OutputWrite> &ws,
                                 const std::vector<z3::expr> &size,

@@ -25,6 +25,14 @@
 //                    whether *any* instance writes that element, so a weak
 //                    candidate gives unknown, never a false alarm.
 //
+//   atomic-race      (tensors some `argus.store atomic` accumulates into)
+//                    no element that one block accumulates atomically is
+//                    stored or loaded plainly by another block: nothing
+//                    orders two blocks. Atomic accumulations of one element
+//                    never race among themselves and are not counted by
+//                    output-once; coverage counts them as writes (an
+//                    element is covered when some instance contributes).
+//
 // Gathered rows come from data: a tensor written through a gather_view is
 // checked in its columns only, and not for output-once.
 //
@@ -160,10 +168,14 @@ splitIndex(const std::vector<std::optional<z3::expr>> &offsets,
 
 } // namespace
 
-KernelVerifier::OutputWrite KernelVerifier::outputWrite(Operation *op) {
+KernelVerifier::OutputWrite KernelVerifier::outputWrite(Operation *op,
+                                                        Value tile) {
   OutputWrite w;
   w.op = op;
-  w.dest = writeDest(op);
+  w.dest = tile ? tile : writeDest(op);
+  w.read = tile && !(isWriteOp(op) && writeDest(op) == tile);
+  if (auto st = dyn_cast<StoreOp>(op))
+    w.atomic = !w.read && st.getAtomic().has_value();
   w.view = globalViewOf(w.dest);
   if (!w.view)
     return w;
@@ -239,6 +251,8 @@ z3::expr KernelVerifier::writesElement(const OutputWrite &w,
   return r;
 }
 
+static std::string tensorName(Operation *view);
+
 void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
   // The writes of each tensor argument, in program order.
   std::map<unsigned, std::vector<Operation *>> writes;
@@ -265,15 +279,58 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
   });
   for (unsigned a : order) {
     std::vector<OutputWrite> ws;
-    bool gather = false;
+    bool gather = false, plain = false;
+    Operation *firstAtomic = nullptr;
     for (Operation *op : writes[a]) {
       ws.push_back(outputWrite(op));
       gather |= ws.back().gather;
+      plain |= !ws.back().atomic;
+      if (ws.back().atomic && !firstAtomic)
+        firstAtomic = op;
     }
+    std::string name = ws.front().view ? tensorName(ws.front().view) : "?";
     bool once = false;
-    if (!gather) {
-      out.push_back(checkWrittenOnce(ws));
-      once = out.back().status == Status::Proved;
+    if (!gather && plain) {
+      PairRule rule{"output-once",
+                    "no element of " + name +
+                        " is written by two blocks, two loop iterations or "
+                        "two store ops" +
+                        (firstAtomic ? " (atomic accumulations aside)" : ""),
+                    [](const OutputWrite &x, const OutputWrite &y) {
+                      return !x.atomic && !y.atomic;
+                    },
+                    false};
+      out.push_back(checkAccessPairs(ws, ws.front().op, rule));
+      // Counting (pigeonhole) needs every element written once: not so
+      // when blocks accumulate into it.
+      once = out.back().status == Status::Proved && !firstAtomic;
+    }
+    if (firstAtomic && !gather) {
+      // Plain reads of the accumulated tensor race with the accumulation
+      // of other blocks, as its plain writes do.
+      std::vector<OutputWrite> acc = ws;
+      func.walk([&](Operation *op) {
+        if (!isa<LoadOp, CopyOp, CopyAsyncOp, TmaLoadOp>(op))
+          return;
+        Value src = op->getOperand(0);
+        if (!isGlobalTile(src))
+          return;
+        Operation *view = globalViewOf(src);
+        auto arg = view ? dyn_cast<BlockArgument>(viewedTensor(view))
+                        : BlockArgument();
+        if (arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+            arg.getArgNumber() == a)
+          acc.push_back(outputWrite(op, src));
+      });
+      PairRule rule{"atomic-race",
+                    "no element of " + name +
+                        " that a block accumulates atomically is stored or "
+                        "loaded without an atomic by another block",
+                    [](const OutputWrite &x, const OutputWrite &y) {
+                      return x.atomic != y.atomic;
+                    },
+                    true};
+      out.push_back(checkAccessPairs(acc, firstAtomic, rule));
     }
     out.push_back(checkCoverage(ws, once));
   }
@@ -286,12 +343,12 @@ static std::string tensorName(Operation *view) {
   return cast<GatherViewOp>(view).getName().str();
 }
 
-CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
-  CheckResult res = newCheck("output-once", ws.front().op, ws.front().op);
+CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
+                                             Operation *reportOp,
+                                             const PairRule &rule) {
+  CheckResult res = newCheck(rule.kind, reportOp, reportOp);
   std::string name = tensorName(ws.front().view);
-  res.predicate = "no element of " + name +
-                  " is written by two blocks, two loop iterations or two "
-                  "store ops";
+  res.predicate = rule.predicate;
   std::vector<z3::expr> loaded;
   for (auto &[n, e] : paramVars)
     if (n.rfind("load@", 0) == 0)
@@ -301,6 +358,8 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
     res.status = Status::Proved;
     for (size_t i = 0; i < ws.size() && res.status != Status::Violated; ++i)
       for (size_t j = i; j < ws.size() && res.status != Status::Violated; ++j) {
+        if (!rule.examine(ws[i], ws[j]))
+          continue;
         Query P;
         q = &P;
         baseCons(P);
@@ -339,8 +398,11 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
           throw;
         }
         renamedParams.clear();
-        z3::expr distinct = ctx.bool_val(w1.op != w2.op);
-        if (w1.op == w2.op) {
+        z3::expr distinct = ctx.bool_val(w1.op != w2.op && !rule.otherBlock);
+        if (rule.otherBlock) {
+          for (size_t k = 0; k < blocks1.size(); ++k)
+            distinct = distinct || blocks1[k] != blocks2[k];
+        } else if (w1.op == w2.op) {
           for (size_t k = 0; k < a.loops.size(); ++k)
             distinct = distinct || a.loops[k].iv != b->loops[k].iv;
           for (size_t k = 0; k < blocks1.size(); ++k)
@@ -392,7 +454,7 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
           if (auto h = holderOf(*w1.layout, linConcrete(tc, w1.shape), threads))
             setThread(cx, h->first, h->second);
         ElementInfo el;
-        el.role = "dest";
+        el.role = w1.read ? "source" : "dest";
         el.memory = name;
         el.tileCoords = tc;
         el.globalCoords = ge;
@@ -415,8 +477,18 @@ CheckResult KernelVerifier::checkWrittenOnce(std::vector<OutputWrite> &ws) {
         llvm::raw_string_ostream os(note);
         os << name << "[";
         llvm::interleaveComma(ge, os);
-        os << "] is written twice: by " << instDesc(w1, a, blocks1)
-           << " and by " << instDesc(w2, *b, blocks2);
+        auto verb = [](const OutputWrite &w) {
+          return w.atomic ? "accumulated atomically"
+                 : w.read ? "read"
+                          : "written";
+        };
+        if (rule.otherBlock)
+          os << "] is " << verb(w1) << " by " << instDesc(w1, a, blocks1)
+             << " and " << verb(w2) << " by " << instDesc(w2, *b, blocks2)
+             << ", with nothing ordering the two blocks";
+        else
+          os << "] is written twice: by " << instDesc(w1, a, blocks1)
+             << " and by " << instDesc(w2, *b, blocks2);
         cx.notes.push_back(note);
         res.counterexamples.push_back(cx);
       }
@@ -542,8 +614,16 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
   bool gather = false;
   for (auto &w : ws)
     gather |= w.gather;
+  bool atomic = false;
+  for (auto &w : ws)
+    atomic |= w.atomic;
+  // An accumulated element is covered when some instance contributes to
+  // it (its value is then the initial contents combined with every
+  // contribution); one no instance reaches keeps the initial contents.
   res.predicate =
       "every element inside " + name + "'s sizes is written" +
+      (atomic ? std::string(" or accumulated into by at least one block")
+              : std::string()) +
       (gather ? std::string(" (its columns: gathered rows come from data)")
               : std::string());
   runCheck({&res}, [&](Query &Q) {

@@ -224,6 +224,19 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
     ci.insert(ci.begin() + dim, red);
     return regTags(r.getInput(), ci, in);
   }
+  if (auto s = dyn_cast<ScanOp>(def)) {
+    // Output p combines the inputs q <= p along dim: a field holds only if
+    // it holds for every such q (the scanned coordinate is a reduction
+    // variable, as a reduce's, bounded by p).
+    auto inTy = cast<TileType>(s.getInput().getType());
+    int64_t dim = s.getDim();
+    std::vector<z3::expr> ci = c;
+    z3::expr sv = rangeVar("scanned", inTy.getShape()[dim]);
+    q->cons.push_back(z3::ule(sv, c[dim]));
+    q->reductionVars.push_back(sv);
+    ci[dim] = sv;
+    return regTags(s.getInput(), ci, in);
+  }
   if (auto b = dyn_cast<BroadcastOp>(def)) {
     std::vector<z3::expr> ci = c;
     ci.erase(ci.begin() + b.getDim());

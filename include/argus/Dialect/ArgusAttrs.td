@@ -29,6 +29,17 @@ def Argus_MmaOperand : I32EnumAttr<"MmaOperand", "matrix-core operand", [
 def Argus_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"Prod", 3, "prod">
+  ]> {
+  let cppNamespace = "::mlir::argus";
+}
+
+// The read-modify-write of an atomic argus.store: the destination element
+// becomes `dest op value` (add: integers and floats; max, min: integers).
+def Argus_AtomicKind : I32EnumAttr<"AtomicKind", "atomic accumulation", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Max", 1, "max">,
     I32EnumAttrCase<"Min", 2, "min">
   ]> {
   let cppNamespace = "::mlir::argus";

@@ -109,15 +109,28 @@ def Argus_LoadOp : Argus_Op<"load"> {
 }
 
 def Argus_StoreOp : Argus_Op<"store"> {
-  let summary = "write a register tile to memory";
+  let summary = "write a register tile to memory, or accumulate it atomically";
   let description = [{
     ```mlir
     argus.store %acc, %c : !argus.tile<128x128xf32, register, #argus.frag<...>>, !argus.tile<128x128xf32, global>
+    argus.store %part, %colsum atomic add : !argus.tile<1x128xf32, register, "...">, !argus.tile<1x128xf32, global>
     ```
+
+    With `atomic KIND` every element of `dest` becomes `dest KIND value`
+    with one atomic read-modify-write (`add`: integers and floats; `max`,
+    `min`: signed integers), so many blocks may accumulate into one global
+    element (cross-block reductions, split-K, histograms). The destination
+    must be global memory. Elements outside a clipped view are skipped, as
+    for plain stores; a replicated register tile whose replicas are equal
+    adds each element once (from its first holder).
   }];
   let arguments = (ins Argus_RegTile:$value,
-                       Arg<Argus_MemTile, "", [MemWrite]>:$dest);
-  let assemblyFormat = "$value `,` $dest attr-dict `:` type($value) `,` type($dest)";
+                       Arg<Argus_MemTile, "", [MemWrite]>:$dest,
+                       OptionalAttr<Argus_AtomicKind>:$atomic);
+  let assemblyFormat = [{
+    $value `,` $dest (`atomic` $atomic^)? attr-dict `:` type($value) `,`
+    type($dest)
+  }];
   let hasVerifier = 1;
 }
 
@@ -429,6 +442,33 @@ def Argus_ReduceOp : Argus_Op<"reduce", [Pure]> {
     ```mlir
     %m = argus.reduce max %s dim 1 : !argus.tile<64x64xf32, register, "..."> -> !argus.tile<64xf32, register, "...">
     ```
+  }];
+  let arguments = (ins Argus_ReduceKind:$kind, Argus_RegTile:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs Argus_RegTile:$result);
+  let assemblyFormat = [{
+    $kind $input `dim` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_ScanOp : Argus_Op<"scan", [Pure]> {
+  let summary = "inclusive prefix scan of a register tile along one dimension";
+  let description = [{
+    `result[..., p, ...] = KIND over q <= p of input[..., q, ...]` along
+    `dim` (`sum`, `prod`, `max`, `min`; the reduction kinds). The result has
+    the input's type: same shape, element type and register layout.
+
+    ```mlir
+    %c = argus.scan sum %x dim 1 : !argus.tile<64x128xf32, register, "..."> -> !argus.tile<64x128xf32, register, "...">
+    ```
+
+    The lowering scans each thread's own elements of a row in order, then
+    the threads that share the row (shuffles within a warp, the shared
+    scratch across warps); it needs every thread of a row to hold the same
+    number of equally long runs of consecutive elements, the threads of a
+    row interleaved by a power-of-two stride of the thread id (the blocked
+    layouts of `argus.copy_layout` and the reduce/broadcast layouts do).
   }];
   let arguments = (ins Argus_ReduceKind:$kind, Argus_RegTile:$input,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);

@@ -94,6 +94,25 @@ static Value getScratch(OpBuilder &b, Location loc, Operation *op, Type elem) {
   return memref::GetGlobalOp::create(b, loc, g.getType(), name);
 }
 
+/// Whether threads of different warps hold elements of one row of `t`
+/// along `dim` (a scan then combines warp totals in the shared scratch).
+static bool rowSpansWarps(TileType t, int64_t dim, int64_t warpSize) {
+  std::optional<L::Layout> l = regLayout(t);
+  if (!l)
+    return false;
+  int64_t threads = l->mode(0).size(), slots = l->mode(1).size();
+  std::map<SmallVector<int64_t>, int64_t> warpOfRow;
+  for (int64_t th = 0; th < threads; ++th)
+    for (int64_t v = 0; v < slots; ++v) {
+      SmallVector<int64_t> c = splitColex((*l)(th + threads * v), t.getShape());
+      auto [it, fresh] =
+          warpOfRow.emplace(dropDim<int64_t>(c, dim), th / warpSize);
+      if (!fresh && it->second != th / warpSize)
+        return true;
+    }
+  return false;
+}
+
 void mlir::argus::createExchangeScratch(gpu::GPUFuncOp gfn,
                                         gpu::GPUModuleOp mod) {
   KernelInfo k = getKernelInfo(gfn);
@@ -110,6 +129,13 @@ void mlir::argus::createExchangeScratch(gpu::GPUFuncOp gfn,
       e = c.getType().getElementType();
     } else if (auto c = dyn_cast<ReduceOp>(op)) {
       n = warps * numElements(c.getType());
+      e = c.getType().getElementType();
+    } else if (auto c = dyn_cast<ScanOp>(op)) {
+      // Only rows that span warps meet in the scratch: rows * runs * warps
+      // per row <= the tile's elements (ScanPlan).
+      if (!rowSpansWarps(c.getType(), c.getDim(), k.warpSize))
+        return;
+      n = numElements(c.getType());
       e = c.getType().getElementType();
     } else {
       return;
@@ -501,22 +527,27 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
   case ReduceKind::Min:
     return fp ? Value(arith::MinimumFOp::create(b, loc, x, y))
               : Value(arith::MinSIOp::create(b, loc, x, y));
+  case ReduceKind::Prod:
+    return fp ? Value(arith::MulFOp::create(b, loc, x, y))
+              : Value(arith::MulIOp::create(b, loc, x, y));
   }
   return x;
 }
 
 static Value identity(OpBuilder &b, Location loc, ReduceKind kind, Type t) {
   if (auto ft = dyn_cast<FloatType>(t)) {
-    double v = kind == ReduceKind::Sum ? 0.0
+    double v = kind == ReduceKind::Sum    ? 0.0
+               : kind == ReduceKind::Prod ? 1.0
                : kind == ReduceKind::Max
                    ? -std::numeric_limits<double>::infinity()
                    : std::numeric_limits<double>::infinity();
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
   }
   unsigned w = t.getIntOrFloatBitWidth();
-  APInt v = kind == ReduceKind::Sum   ? APInt(w, 0)
-            : kind == ReduceKind::Max ? APInt::getSignedMinValue(w)
-                                      : APInt::getSignedMaxValue(w);
+  APInt v = kind == ReduceKind::Sum    ? APInt(w, 0)
+            : kind == ReduceKind::Prod ? APInt(w, 1)
+            : kind == ReduceKind::Max  ? APInt::getSignedMinValue(w)
+                                       : APInt::getSignedMaxValue(w);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
 }
 
@@ -652,11 +683,335 @@ struct ReduceLowering : ArgusPattern<ReduceOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Inclusive scan
+//===----------------------------------------------------------------------===//
+
+/// The static plan of a scan (see ScanLowering). Along `dim`, a row of N
+/// elements is cut into R rounds of G runs of L consecutive elements: run
+/// `rank` of round j, positions [j G L + rank L, j G L + (rank + 1) L), is
+/// held by the threads whose rank (t / stride) % G is `rank`; the other
+/// bits of the thread id pick the row (or a replica).
+struct ScanPlan {
+  /// Per in-thread group (one row): the slots of round j in order, runs[g][j].
+  SmallVector<SmallVector<SmallVector<int64_t>>> runs;
+  int64_t rounds = 1, runLength = 1;
+  /// Ranks per row, the thread-id stride between them, and their split
+  /// into ranks per warp (shuffles) and warps per row (shared scratch).
+  int64_t ranks = 1, stride = 1, warpRanks = 1, warps = 1;
+};
+
+} // namespace
+
+static FailureOr<ScanPlan> planScan(const ThreadCoords &tin, int64_t threads,
+                                    int64_t warpSize, int64_t dim,
+                                    ArrayRef<int64_t> shape, std::string &why) {
+  ScanPlan p;
+  int64_t S = tin.numSlots(), N = shape[dim];
+  SmallVector<int64_t> keyShape = dropDim<int64_t>(shape, dim);
+  auto key = [&](int64_t t, int64_t u) {
+    return rowMajor(dropDim<int64_t>(tin.staticCoord(t, u), dim), keyShape);
+  };
+  auto pos = [&](int64_t t, int64_t u) { return tin.staticCoord(t, u)[dim]; };
+  // 1. In-thread groups (one row each) and their runs, from thread 0.
+  SmallVector<SmallVector<int64_t>> groups;
+  SmallVector<int64_t> groupOf(S, -1);
+  for (int64_t u = 0; u < S; ++u) {
+    for (size_t g = 0; g < groups.size() && groupOf[u] < 0; ++g)
+      if (key(0, groups[g][0]) == key(0, u))
+        groupOf[u] = g;
+    if (groupOf[u] < 0) {
+      groupOf[u] = groups.size();
+      groups.push_back({});
+    }
+    groups[groupOf[u]].push_back(u);
+  }
+  for (int64_t t = 0; t < threads; ++t)
+    for (int64_t u = 0; u < S; ++u)
+      for (int64_t w = u + 1; w < S; ++w)
+        if ((key(t, u) == key(t, w)) != (groupOf[u] == groupOf[w])) {
+          why = "the slots that share a row differ between threads";
+          return failure();
+        }
+  for (auto &g : groups) {
+    llvm::stable_sort(
+        g, [&](int64_t a, int64_t b) { return pos(0, a) < pos(0, b); });
+    SmallVector<SmallVector<int64_t>> runs{{g[0]}};
+    for (size_t i = 1; i < g.size(); ++i) {
+      if (pos(0, g[i]) == pos(0, g[i - 1])) {
+        why = "a thread holds an element twice";
+        return failure();
+      }
+      if (pos(0, g[i]) == pos(0, g[i - 1]) + 1)
+        runs.back().push_back(g[i]);
+      else
+        runs.push_back({g[i]});
+    }
+    p.runs.push_back(runs);
+  }
+  p.rounds = p.runs[0].size();
+  p.runLength = p.runs[0][0].size();
+  for (auto &runs : p.runs)
+    for (auto &r : runs)
+      if (int64_t(runs.size()) != p.rounds ||
+          int64_t(r.size()) != p.runLength) {
+        why = "the runs of consecutive elements a thread holds along the "
+              "scanned dimension differ in number or length";
+        return failure();
+      }
+  if (N % (p.rounds * p.runLength) != 0 ||
+      !llvm::isPowerOf2_64(N / (p.rounds * p.runLength))) {
+    why = "the threads that share a row are not a power of two";
+    return failure();
+  }
+  p.ranks = N / (p.rounds * p.runLength);
+  // 2. The thread-id stride between the ranks of a row, checked on every
+  // (thread, slot): position = j G L + rank L + i and the row does not
+  // depend on the rank.
+  auto fits = [&](int64_t stride) {
+    int64_t G = p.ranks, L = p.runLength;
+    if (G > 1 && threads % (stride * G) != 0)
+      return false;
+    for (int64_t t = 0; t < threads; ++t) {
+      int64_t rank = (t / stride) % G;
+      int64_t t0 = t - rank * stride;
+      for (auto &runs : p.runs)
+        for (int64_t j = 0; j < p.rounds; ++j)
+          for (int64_t i = 0; i < L; ++i) {
+            int64_t u = runs[j][i];
+            if (pos(t, u) != j * G * L + rank * L + i ||
+                key(t, u) != key(t0, u))
+              return false;
+          }
+    }
+    return true;
+  };
+  bool found = false;
+  for (int64_t stride = 1; stride < std::max<int64_t>(threads, 2) && !found;
+       stride *= 2) {
+    if (fits(stride)) {
+      p.stride = stride;
+      found = true;
+    }
+    if (p.ranks == 1)
+      break;
+  }
+  if (!found) {
+    why = "the threads that share a row are not ranked along the row by a "
+          "power-of-two stride of the thread id, each holding the same runs "
+          "of consecutive elements";
+    return failure();
+  }
+  if (p.ranks > 1) {
+    p.warpRanks =
+        p.stride >= warpSize ? 1 : std::min(p.ranks, warpSize / p.stride);
+    p.warps = p.ranks / p.warpRanks;
+  }
+  return p;
+}
+
+namespace {
+
+/// argus.scan (ScanPlan): (1) each thread scans its runs in order, (2) the
+/// run totals of each round are scanned across the ranks of a warp with
+/// Hillis-Steele shuffles (log2 steps) and made exclusive with one more
+/// shuffle, (3) when a row spans warps, each warp's round totals meet in
+/// the shared scratch and every thread combines those of the warps before
+/// it, (4) every element combines the totals of the earlier rounds, the
+/// earlier warps, the earlier ranks of its warp and its run's prefix.
+struct ScanLowering : ArgusPattern<ScanOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    TileType inT = op.getInput().getType();
+    std::optional<ExchangeCoords> xc =
+        exchangeCoords(rewriter, loc, k, inT, inT);
+    if (!xc)
+      return failure();
+    auto vt = cast<VectorType>(getTypeConverter()->convertType(inT));
+    // A layout over fewer threads than the block (a small tile): the
+    // threads past it hold nothing; they shuffle along (shuffles are
+    // warp-wide) but never touch the scratch.
+    int64_t dim = op.getDim(), T = xc->in.numThreads();
+    if (T > k.numThreads())
+      return op.emitOpError()
+             << "lowering needs a layout over at most the " << k.numThreads()
+             << " threads of the block, not " << T
+             << "; hint: argus.convert_layout the input to a layout of the "
+                "block (argus.copy_layout)";
+    std::string why;
+    FailureOr<ScanPlan> plan =
+        planScan(xc->in, T, k.warpSize, dim, inT.getShape(), why);
+    if (failed(plan))
+      return op.emitOpError()
+             << "cannot be lowered for this register layout: " << why
+             << "; hint: argus.convert_layout the input to a blocked layout "
+                "(argus.copy_layout of the tile over the block), scan, and "
+                "convert back";
+    const ScanPlan &p = *plan;
+    ReduceKind kind = op.getKind();
+    Type elem = inT.getElementType();
+    Value in = adaptor.getInput();
+    auto &b = rewriter;
+    Value id = identity(b, loc, kind, elem);
+    Value tid = xc->tid;
+    auto idx = [&](int64_t v) { return cidx(b, loc, v); };
+    auto i32 = [&](Value v) {
+      return arith::IndexCastOp::create(b, loc, b.getI32Type(), v).getResult();
+    };
+    Value lane = arith::RemUIOp::create(b, loc, tid, idx(k.warpSize));
+    Value rank = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tid, idx(p.stride)),
+        idx(p.ranks));
+    Value rankInWarp = arith::RemUIOp::create(b, loc, rank, idx(p.warpRanks));
+    Value warpRank = arith::DivUIOp::create(b, loc, rank, idx(p.warpRanks));
+    Value width = constI32(b, loc, k.warpSize);
+    // Shuffles move 32-bit values: narrower elements travel widened.
+    auto shuffleFrom = [&](Value x, Value srcLane) -> Value {
+      Type t = x.getType();
+      bool narrow = t.getIntOrFloatBitWidth() < 32;
+      if (narrow)
+        x = isa<FloatType>(t)
+                ? Value(arith::ExtFOp::create(b, loc, b.getF32Type(), x))
+                : Value(arith::ExtSIOp::create(b, loc, b.getI32Type(), x));
+      Value y = gpu::ShuffleOp::create(b, loc, x, i32(srcLane), width,
+                                       gpu::ShuffleMode::IDX)
+                    .getShuffleResult();
+      if (!narrow)
+        return y;
+      return isa<FloatType>(t) ? Value(arith::TruncFOp::create(b, loc, t, y))
+                               : Value(arith::TruncIOp::create(b, loc, t, y));
+    };
+    auto ge = [&](Value x, int64_t c) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, idx(c))
+          .getResult();
+    };
+    // (1) Runs: prefixes within each run, and the run totals.
+    size_t G = p.runs.size();
+    SmallVector<SmallVector<SmallVector<Value>>> local(G);
+    SmallVector<SmallVector<Value>> offset(G);
+    SmallVector<SmallVector<Value>> total(G); // round totals of the row
+    for (size_t g = 0; g < G; ++g)
+      for (int64_t j = 0; j < p.rounds; ++j) {
+        SmallVector<Value> run;
+        for (int64_t u : p.runs[g][j]) {
+          Value x = extractSlots(b, loc, in, u, 1);
+          run.push_back(run.empty() ? x : combine(b, loc, kind, run.back(), x));
+        }
+        local[g].push_back(run);
+        Value x = run.back();
+        Value excl = id, warpTotal = x;
+        if (p.warpRanks > 1) {
+          // (2) Inclusive scan of the run totals over the warp's ranks.
+          for (int64_t d = 1; d < p.warpRanks; d *= 2) {
+            Value has = ge(rankInWarp, d);
+            Value src = arith::SelectOp::create(
+                b, loc, has,
+                arith::SubIOp::create(b, loc, lane, idx(d * p.stride)), lane);
+            Value y = shuffleFrom(x, src);
+            x = arith::SelectOp::create(b, loc, has,
+                                        combine(b, loc, kind, y, x), x);
+          }
+          Value has = ge(rankInWarp, 1);
+          Value src = arith::SelectOp::create(
+              b, loc, has, arith::SubIOp::create(b, loc, lane, idx(p.stride)),
+              lane);
+          excl = arith::SelectOp::create(b, loc, has, shuffleFrom(x, src), id);
+          Value last = arith::OrIOp::create(b, loc, lane,
+                                            idx((p.warpRanks - 1) * p.stride));
+          warpTotal = shuffleFrom(x, last);
+        }
+        offset[g].push_back(excl);
+        total[g].push_back(warpTotal);
+      }
+    // (3) Across warps: warp totals per (row, round) in the scratch.
+    if (p.warps > 1) {
+      Value scratch = getScratch(b, loc, op, elem);
+      if (!scratch)
+        return failure(); // getScratch said why
+      SmallVector<int64_t> keyShape = dropDim<int64_t>(inT.getShape(), dim);
+      if (keyShape.empty())
+        keyShape.push_back(1);
+      auto base = [&](size_t g, int64_t j) {
+        SmallVector<Value> kc =
+            dropDim<Value>(xc->in.coord(b, loc, p.runs[g][0][0]), dim);
+        Value row = kc.empty() ? idx(0) : rowMajorValue(b, loc, kc, keyShape);
+        return arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, row, idx(p.rounds)),
+                idx(j)),
+            idx(p.warps));
+      };
+      Value writer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           rankInWarp, idx(p.warpRanks - 1));
+      Value active;
+      if (T < k.numThreads()) {
+        active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                                       idx(T));
+        writer = arith::AndIOp::create(b, loc, writer, active);
+      }
+      auto ifOp = scf::IfOp::create(b, loc, writer, /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        for (size_t g = 0; g < G; ++g)
+          for (int64_t j = 0; j < p.rounds; ++j)
+            memref::StoreOp::create(b, loc, total[g][j], scratch,
+                                    ValueRange{arith::AddIOp::create(
+                                        b, loc, base(g, j), warpRank)});
+      }
+      gpu::BarrierOp::create(b, loc);
+      for (size_t g = 0; g < G; ++g)
+        for (int64_t j = 0; j < p.rounds; ++j) {
+          Value at = base(g, j), before = id, all = id;
+          if (active) // a thread past the layout reads a valid slot
+            at = arith::SelectOp::create(b, loc, active, at, idx(0));
+          for (int64_t w = 0; w < p.warps; ++w) {
+            Value y = memref::LoadOp::create(
+                b, loc, scratch,
+                ValueRange{arith::AddIOp::create(b, loc, at, idx(w))});
+            all = combine(b, loc, kind, all, y);
+            Value earlier = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, idx(w), warpRank);
+            before = arith::SelectOp::create(
+                b, loc, earlier, combine(b, loc, kind, before, y), before);
+          }
+          offset[g][j] = combine(b, loc, kind, before, offset[g][j]);
+          total[g][j] = all;
+        }
+      gpu::BarrierOp::create(b, loc);
+    }
+    // (4) Earlier rounds, then the element's own prefix.
+    Value acc = zeroVector(b, loc, vt);
+    for (size_t g = 0; g < G; ++g) {
+      Value rounds = id;
+      for (int64_t j = 0; j < p.rounds; ++j) {
+        Value off = p.ranks > 1 || j > 0
+                        ? combine(b, loc, kind, rounds, offset[g][j])
+                        : Value();
+        for (size_t i = 0; i < p.runs[g][j].size(); ++i) {
+          Value x = local[g][j][i];
+          if (off)
+            x = combine(b, loc, kind, off, x);
+          acc = vector::InsertOp::create(b, loc, x, acc, p.runs[g][j][i]);
+        }
+        rounds = combine(b, loc, kind, rounds, total[g][j]);
+      }
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::argus::populateExchangeLoweringPatterns(
     const TypeConverter &tc, RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering, RedistributeLowering<BroadcastOp>,
+  patterns.add<ReduceLowering, ScanLowering, RedistributeLowering<BroadcastOp>,
                RedistributeLowering<ConvertLayoutOp>>(tc,
                                                       patterns.getContext());
 }

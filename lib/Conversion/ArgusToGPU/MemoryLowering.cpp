@@ -196,7 +196,18 @@ struct StoreLowering : ArgusPattern<StoreOp> {
     if (!rt)
       return failure();
     const ThreadCoords &tc = rt->coords;
-    int64_t n = vectorWidth(tc, k.numThreads(), {dst}, src.getElementType());
+    std::optional<AtomicKind> atomic = op.getAtomic();
+    // Atomics are scalar read-modify-writes.
+    int64_t n =
+        atomic ? 1
+               : vectorWidth(tc, k.numThreads(), {dst}, src.getElementType());
+    if (atomic && L::isReplicated(rt->layout) && !op->hasAttr(kStoreOnceAttr))
+      return op.emitOpError()
+             << "accumulates a replicated register tile whose replicas are "
+                "not known to be equal: every replica would add its value; "
+                "hint: accumulate a tile computed by argus.reduce, a load or "
+                "elementwise ops of such tiles, or argus.convert_layout it "
+                "to a layout without replicas (argus.copy_layout)";
     // A replicated tile whose replicas hold equal values stores each global
     // element once, from its first holder (argus/Layout/Replication.h; the
     // verifier's model too). Other replicated tiles store from every holder.
@@ -228,7 +239,12 @@ struct StoreLowering : ArgusPattern<StoreOp> {
           rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
         }
         Value x = extractSlots(rewriter, loc, adaptor.getValue(), v, n);
-        storeElems(rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v), n);
+        if (atomic)
+          atomicElem(rewriter, loc, *atomic, x, dest, dst,
+                     tc.coord(rewriter, loc, v));
+        else
+          storeElems(rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v),
+                     n);
       }
     };
     auto clip = clipOf(adaptor.getDest());

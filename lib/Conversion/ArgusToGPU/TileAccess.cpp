@@ -164,6 +164,26 @@ void mlir::argus::storeElems(OpBuilder &b, Location loc, Value val, Value mem,
   }
 }
 
+void mlir::argus::atomicElem(OpBuilder &b, Location loc, AtomicKind kind,
+                             Value val, Value mem, TileType t,
+                             ValueRange coord) {
+  bool fp = isa<FloatType>(val.getType());
+  arith::AtomicRMWKind k =
+      kind == AtomicKind::Add
+          ? (fp ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi)
+      : kind == AtomicKind::Max ? arith::AtomicRMWKind::maxs
+                                : arith::AtomicRMWKind::mins;
+  OpBuilder::InsertionGuard g(b);
+  if (auto clip = clipOf(mem)) {
+    mem = clip.getInputs()[0];
+    auto [all, each] = insideClip(b, loc, clip, coord, 1);
+    auto ifOp = scf::IfOp::create(b, loc, all, /*withElse=*/false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  }
+  SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
+  memref::AtomicRMWOp::create(b, loc, k, val, mem, idx);
+}
+
 int64_t mlir::argus::contiguousWidth(
     const ThreadCoords &tc, int64_t threads, Type elem,
     ArrayRef<function_ref<int64_t(ArrayRef<int64_t>)>> offsets) {

@@ -46,6 +46,13 @@ Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
 void storeElems(OpBuilder &b, Location loc, Value val, Value mem, TileType t,
                 ValueRange coord, int64_t n);
 
+/// One atomic read-modify-write `kind` of the scalar `val` into the element
+/// of global tile `t` at `coord` (memref.atomic_rmw: LLVM atomicrmw on the
+/// global pointer). Through a clipped view, an element outside the tensor
+/// is skipped.
+void atomicElem(OpBuilder &b, Location loc, AtomicKind kind, Value val,
+                Value mem, TileType t, ValueRange coord);
+
 /// Largest vector width n (elements, at most 16 bytes) such that for every
 /// thread, every group of n consecutive slots covers n consecutive, n-aligned
 /// offsets under each of `offsets` (compile-time offset of a coordinate).

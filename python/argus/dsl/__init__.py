@@ -29,11 +29,12 @@ from .layouts import (TiledMMA, broadcast_layout, copy_layout, reduce_layout, th
                       tiled_mma, tv_layout)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
                      ScalarValue, TagInfo, TensorValue, Tile, Value, cdiv, index_const)
-from .memory import (alloc, barrier, commit_group, copy, copy_async, gather_view, load,
+from .memory import (alloc, atomic_add, barrier, commit_group, copy, copy_async, gather_view, load,
                      reinterpret, stage, store, transpose, view, wait_group)
-from .compute import (abs, add, broadcast, cmp, convert, convert_layout, div, eq, exp, exp2,
-                      fill, gelu, iota, log, log2, maximum, minimum, mma, mul, ne, neg, reduce,
-                      relu, rsqrt, scale, sigmoid, splat, sqrt, sub, tanh, where, zeros)
+from .compute import (abs, add, broadcast, cmp, convert, convert_layout, cummax, cummin, cumprod,
+                      cumsum, div, eq, exp, exp2, fill, gelu, iota, log, log2, maximum, minimum,
+                      mma, mul, ne, neg, reduce, relu, rsqrt, scale, scan, sigmoid, splat, sqrt,
+                      sub, tanh, where, zeros)
 from .tags import tag, tag_assert
 from .control import assume, block_id, grid_dim, range, region, thread_id, when  # noqa: F401
 from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarrier,
@@ -51,11 +52,12 @@ __all__ = [
     "tiled_mma", "tv_layout",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
     "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value", "cdiv", "index_const",
-    "alloc", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
+    "alloc", "atomic_add", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
     "reinterpret", "stage", "store", "transpose", "view", "wait_group",
     "add", "broadcast", "cmp", "convert", "convert_layout", "div", "eq", "exp", "exp2",
     "fill", "gelu", "iota", "log", "log2", "maximum", "minimum", "mma", "mul", "ne", "neg",
-    "reduce", "relu", "rsqrt", "scale", "sigmoid", "splat", "sqrt", "sub", "tanh", "where",
+    "reduce", "relu", "rsqrt", "scale", "scan", "cumsum", "cumprod", "cummax", "cummin",
+    "sigmoid", "splat", "sqrt", "sub", "tanh", "where",
     "zeros",
     "tag", "tag_assert",
     "assume", "block_id", "grid_dim", "region", "thread_id", "when",

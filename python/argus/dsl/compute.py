@@ -389,15 +389,15 @@ def convert_layout(x: Tile, layout) -> Tile:
 
 
 def reduce(x: Tile, kind: str, dim: int, layout=None) -> Tile:
-    """Reduce a register tile along ``dim`` (``kind``: sum, max, min). The
+    """Reduce a register tile along ``dim`` (``kind``: sum, max, min, prod). The
     result's register layout is ``reduce_layout(x.layout, x.shape, dim)``
     unless ``layout`` is given: every thread holds the results of the rows
     it held elements of."""
     tr = _current_tracer()
     loc = _user_loc(2)
     _need_tile(x, "the reduced tile", loc, memory=False)
-    if kind not in ("sum", "max", "min"):
-        raise _err(TraceError, f"reduction kind must be sum, max or min, got {kind!r}", loc)
+    if kind not in ("sum", "max", "min", "prod"):
+        raise _err(TraceError, f"reduction kind must be sum, max, min or prod, got {kind!r}", loc)
     if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(x.shape):
         raise _err(ShapeError, f"reduce dim {dim!r} out of range for a {_shs(x.shape)} tile", loc)
     shape = x.shape[:dim] + x.shape[dim + 1:]
@@ -417,6 +417,64 @@ def reduce(x: Tile, kind: str, dim: int, layout=None) -> Tile:
     t.site = ("argus.reduce", {"input": x})
     tr.last_site = t.site
     return t
+
+
+_SCAN_KINDS = {"add": "sum", "sum": "sum", "mul": "prod", "prod": "prod", "max": "max",
+               "min": "min"}
+
+
+def _scan(x: Tile, kind: str, dim: int, loc) -> Tile:
+    tr = _current_tracer()
+    _need_tile(x, "the scanned tile", loc, memory=False)
+    if not isinstance(kind, str) or kind not in _SCAN_KINDS:
+        raise _err(TraceError, f"scan kind must be add, mul, max or min, got {kind!r}", loc,
+                   hint="argus.cumsum, cumprod, cummax and cummin name the kind")
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(x.shape):
+        raise _err(ShapeError, f"scan dim {dim!r} out of range for a {_shs(x.shape)} tile", loc,
+                   hint=f"dimensions count from 0 to {len(x.shape) - 1}")
+    if x.dtype == "i1":
+        raise _err(DTypeError, "cannot scan a mask (i1 tile)", loc,
+                   hint="argus.where(mask, 1, 0) gives an integer tile to scan")
+    ir_kind = _SCAN_KINDS[kind]
+    # Output p combines the inputs q <= p along dim: the fields that depend
+    # on that coordinate no longer name one element (as after a reduce).
+    tags = None
+    if x.tags is not None:
+        tags = {f: ds for f, ds in x.tags.items() if dim not in ds}
+    t = _new_tile(tr, "scan", x.ttype, tags=tags)
+    tr.emit(f"{t.name} = argus.scan {ir_kind} {x.name} dim {dim} : {x.type_str} -> "
+            f"{x.type_str}", loc)
+    t.site = ("argus.scan", {"input": x})
+    tr.last_site = t.site
+    return t
+
+
+def scan(x: Tile, kind: str, dim: int) -> Tile:
+    """Inclusive prefix scan of a register tile along ``dim``: element ``p``
+    of the result is ``kind`` (add, mul, max, min; also sum, prod) over the
+    elements ``q <= p`` of its row. The result has ``x``'s shape, dtype and
+    layout."""
+    return _scan(x, kind, dim, _user_loc(2))
+
+
+def cumsum(x: Tile, dim: int) -> Tile:
+    """Inclusive cumulative sum along ``dim`` (``scan(x, "add", dim)``)."""
+    return _scan(x, "add", dim, _user_loc(2))
+
+
+def cumprod(x: Tile, dim: int) -> Tile:
+    """Inclusive cumulative product along ``dim``."""
+    return _scan(x, "mul", dim, _user_loc(2))
+
+
+def cummax(x: Tile, dim: int) -> Tile:
+    """Inclusive running maximum along ``dim``."""
+    return _scan(x, "max", dim, _user_loc(2))
+
+
+def cummin(x: Tile, dim: int) -> Tile:
+    """Inclusive running minimum along ``dim``."""
+    return _scan(x, "min", dim, _user_loc(2))
 
 
 def broadcast(x: Tile, dim: int, like: Tile = None, shape=None, layout=None) -> Tile:

@@ -207,15 +207,53 @@ def load(src: Tile, layout=None) -> Tile:
     return t
 
 
-def store(value: Tile, dest: Tile) -> None:
-    """Write a register tile to a memory tile."""
+_ATOMIC_KINDS = ("add", "max", "min")
+
+
+def _store(value: Tile, dest: Tile, atomic: Optional[str], loc) -> None:
     tr = _current_tracer()
-    loc = _user_loc(2)
     _need_tile(value, "the stored value", loc, memory=False)
     _need_tile(dest, "the store destination", loc, memory=True)
     _same_elements(value, dest, "the value", "the destination", loc)
-    tr.emit(f"argus.store {value.name}, {dest.name} : {value.type_str}, {dest.type_str}", loc)
+    suffix = ""
+    if atomic is not None:
+        if atomic not in _ATOMIC_KINDS:
+            raise _err(TraceError, f"atomic must be add, max or min, got {atomic!r}", loc,
+                       hint='argus.store(value, dest, atomic="add") accumulates into dest')
+        if dest.ttype.space != "global":
+            raise _err(TraceError, f"atomic {atomic} needs a global destination, not a "
+                       f"{dest.ttype.space} tile", loc,
+                       hint="combine the block's values in registers (argus.reduce) and "
+                       "accumulate the result into an argus.view of a tensor argument")
+        ints = ("i32", "i64")
+        if atomic == "add" and value.dtype not in ints + ("f32", "f64"):
+            raise _err(DTypeError, f"atomic add accumulates i32, i64, f32 or f64, not "
+                       f"{value.dtype}", loc,
+                       hint="argus.convert the value and accumulate into a tensor of f32")
+        if atomic != "add" and value.dtype not in ints:
+            raise _err(DTypeError, f"atomic {atomic} accumulates signed i32 or i64, not "
+                       f"{value.dtype}", loc,
+                       hint="reduce floats in registers (argus.reduce) and store the result, "
+                       "or accumulate them with atomic add")
+        suffix = f" atomic {atomic}"
+    tr.emit(f"argus.store {value.name}, {dest.name}{suffix} : {value.type_str}, "
+            f"{dest.type_str}", loc)
     tr.last_site = ("argus.store", {"value": value, "dest": dest})
+
+
+def store(value: Tile, dest: Tile, atomic: Optional[str] = None) -> None:
+    """Write a register tile to a memory tile. With ``atomic`` ("add", "max"
+    or "min") every element of the global tile ``dest`` becomes
+    ``dest <op> value`` with one atomic read-modify-write, so many blocks may
+    accumulate into one element (add: i32, i64, f32, f64; max, min: i32,
+    i64). Elements outside a clipped view are skipped."""
+    _store(value, dest, atomic, _user_loc(2))
+
+
+def atomic_add(value: Tile, dest: Tile) -> None:
+    """``store(value, dest, atomic="add")``: accumulate a register tile into
+    a global tile atomically (column sums over many blocks, split-K)."""
+    _store(value, dest, "add", _user_loc(2))
 
 
 def _split_modes(text: str):

@@ -116,6 +116,22 @@ func.func @store_slot_replicas(%Y: memref<?x?xf32>)
 
 // -----
 
+// A register tile passed in: its replicas (the two threads of each pair
+// hold the same elements) are not known to be equal, so each would add.
+!G = !argus.tile<32x4xf32, global>
+!R = !argus.tile<32x4xf32, register, "((32,2),4):((1,0),32)">
+func.func @atomic_unequal_replicas(%Y: memref<?x?xf32>, %x: !R)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %y = argus.view "Y" %Y[%c0, %c0] : memref<?x?xf32> -> !G
+  // expected-error @+2 {{'argus.store' op accumulates a replicated register tile whose replicas are not known to be equal: every replica would add its value; hint: accumulate a tile computed by argus.reduce, a load or elementwise ops of such tiles, or argus.convert_layout it to a layout without replicas (argus.copy_layout)}}
+  // expected-error @+1 {{failed to legalize operation 'argus.store'}}
+  argus.store %x, %y atomic add : !R, !G
+  return
+}
+
+// -----
+
 !G = !argus.tile<16x16xf32, global>
 !R = !argus.tile<16x16xf32, register, "((16,4),4):((1,64),16)">
 func.func @clipped_view_in_loop(%C: memref<?x?xf32>, %i: index)
@@ -271,6 +287,45 @@ func.func @reduce_warps_replicate()
   // expected-error @+2 {{'argus.reduce' op cannot be lowered: several warps hold the same element}}
   // expected-error @+1 {{failed to legalize operation 'argus.reduce'}}
   %s = argus.reduce sum %x dim 1 : !R -> !Rows
+  return
+}
+
+// -----
+
+// Three threads share each row (two columns each).
+!R = !argus.tile<4x6xf32, register, "((4,3),2):((1,8),4)">
+func.func @scan_three_threads_a_row()
+    attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
+  %x = argus.fill 1.0 : !R
+  // expected-error @+2 {{'argus.scan' op cannot be lowered for this register layout: the threads that share a row are not a power of two; hint: argus.convert_layout the input to a blocked layout}}
+  // expected-error @+1 {{failed to legalize operation 'argus.scan'}}
+  %s = argus.scan sum %x dim 1 : !R -> !R
+  return
+}
+
+// -----
+
+// The eight threads of a row hold its pairs of columns in bit-reversed
+// order of their ids: no power-of-two stride ranks them.
+!R = !argus.tile<4x16xf32, register, "((2,2,2,4),2):((32,16,8,1),4)">
+func.func @scan_bit_reversed_ranks()
+    attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
+  %x = argus.fill 1.0 : !R
+  // expected-error @+2 {{'argus.scan' op cannot be lowered for this register layout: the threads that share a row are not ranked along the row by a power-of-two stride of the thread id, each holding the same runs of consecutive elements; hint: argus.convert_layout the input to a blocked layout (argus.copy_layout of the tile over the block), scan, and convert back}}
+  // expected-error @+1 {{failed to legalize operation 'argus.scan'}}
+  %s = argus.scan sum %x dim 1 : !R -> !R
+  return
+}
+
+// -----
+
+!R = !argus.tile<32x4xf32, register, "(32,(4,2)):(1,(32,0))">
+func.func @scan_element_twice()
+    attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
+  %x = argus.fill 1.0 : !R
+  // expected-error @+2 {{'argus.scan' op cannot be lowered for this register layout: a thread holds an element twice}}
+  // expected-error @+1 {{failed to legalize operation 'argus.scan'}}
+  %s = argus.scan sum %x dim 1 : !R -> !R
   return
 }
 

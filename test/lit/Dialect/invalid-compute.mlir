@@ -175,8 +175,8 @@ func.func @reduce_element(%x: !argus.tile<64x8xf32, register, "(64,8):(8,1)">) {
 // -----
 
 func.func @reduce_kind(%x: !argus.tile<64x8xf32, register, "(64,8):(8,1)">) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
-  %0 = argus.reduce prod %x dim 1 : !argus.tile<64x8xf32, register, "(64,8):(8,1)"> -> !argus.tile<64xf32, register, "(64,1):(1,0)">
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, prod]}}
+  %0 = argus.reduce mean %x dim 1 : !argus.tile<64x8xf32, register, "(64,8):(8,1)"> -> !argus.tile<64xf32, register, "(64,1):(1,0)">
   return
 }
 
@@ -193,5 +193,45 @@ func.func @broadcast_shape(%x: !argus.tile<64xf32, register, "(64,1):(1,0)">) {
 func.func @broadcast_rank(%x: !argus.tile<64xf32, register, "(64,1):(1,0)">) {
   // expected-error @+1 {{broadcast adds one dimension: 64 cannot become 64 along dimension 0}}
   %0 = argus.broadcast %x dim 0 : !argus.tile<64xf32, register, "(64,1):(1,0)"> -> !argus.tile<64xf32, register, "(64,1):(1,0)">
+  return
+}
+
+// -----
+
+func.func @scan_dim(%x: !argus.tile<64x8xf32, register, "(64,8):(8,1)">) {
+  // expected-error @+1 {{scan dimension 2 is out of range for a rank-2 tile; hint: dimensions count from 0}}
+  %0 = argus.scan sum %x dim 2 : !argus.tile<64x8xf32, register, "(64,8):(8,1)"> -> !argus.tile<64x8xf32, register, "(64,8):(8,1)">
+  return
+}
+
+// -----
+
+func.func @scan_type(%x: !argus.tile<64x8xf32, register, "(64,8):(8,1)">) {
+  // expected-error @+1 {{differs from the input type '!argus.tile<64x8xf32, register, "(64,8):(8,1)">'; hint: a scan keeps the shape, element type and layout}}
+  %0 = argus.scan sum %x dim 1 : !argus.tile<64x8xf32, register, "(64,8):(8,1)"> -> !argus.tile<64x8xf16, register, "(64,8):(8,1)">
+  return
+}
+
+// -----
+
+func.func @scan_layout(%x: !argus.tile<64x8xf32, register, "(64,8):(8,1)">) {
+  // expected-error @+1 {{hint: a scan keeps the shape, element type and layout}}
+  %0 = argus.scan max %x dim 1 : !argus.tile<64x8xf32, register, "(64,8):(8,1)"> -> !argus.tile<64x8xf32, register, "(64,8):(1,64)">
+  return
+}
+
+// -----
+
+func.func @scan_mask(%x: !argus.tile<64x8xi1, register, "(64,8):(8,1)">) {
+  // expected-error @+1 {{cannot scan a mask (i1 tile); hint: argus.select between integer tiles first}}
+  %0 = argus.scan sum %x dim 1 : !argus.tile<64x8xi1, register, "(64,8):(8,1)"> -> !argus.tile<64x8xi1, register, "(64,8):(8,1)">
+  return
+}
+
+// -----
+
+func.func @scan_kind(%x: !argus.tile<64x8xf32, register, "(64,8):(8,1)">) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, prod]}}
+  %0 = argus.scan add %x dim 1 : !argus.tile<64x8xf32, register, "(64,8):(8,1)"> -> !argus.tile<64x8xf32, register, "(64,8):(8,1)">
   return
 }

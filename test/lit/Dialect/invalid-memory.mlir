@@ -192,3 +192,38 @@ func.func @transpose_rank(%s: !argus.tile<16x8xf16, global, "128:1">) {
   %t = argus.transpose %s : !argus.tile<16x8xf16, global, "128:1"> -> !argus.tile<8x16xf16, global, "(8,16):(1,8)">
   return
 }
+
+// -----
+
+func.func @atomic_shared(%r: !argus.tile<16x16xf32, register, "(64,4):(4,1)">, %s: !argus.tile<16x16xf32, shared, "(16,16):(16,1)">) {
+  // expected-error @+1 {{atomic add needs a global destination, not shared memory; hint: combine the block's values in registers (argus.reduce)}}
+  argus.store %r, %s atomic add : !argus.tile<16x16xf32, register, "(64,4):(4,1)">, !argus.tile<16x16xf32, shared, "(16,16):(16,1)">
+  return
+}
+
+// -----
+
+func.func @atomic_half(%A: memref<?x?xf16>, %i: index, %r: !argus.tile<16x16xf16, register, "(64,4):(4,1)">) {
+  %v = argus.view "A" %A[%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  // expected-error @+1 {{atomic add accumulates i32, i64, f32 or f64, not 'f16'; hint: argus.convert the value and use a tensor of f32}}
+  argus.store %r, %v atomic add : !argus.tile<16x16xf16, register, "(64,4):(4,1)">, !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @atomic_float_max(%A: memref<?x?xf32>, %i: index, %r: !argus.tile<16x16xf32, register, "(64,4):(4,1)">) {
+  %v = argus.view "A" %A[%i, %i] : memref<?x?xf32> -> !argus.tile<16x16xf32, global>
+  // expected-error @+1 {{atomic max accumulates signed i32 or i64, not 'f32'; hint: reduce floats in registers}}
+  argus.store %r, %v atomic max : !argus.tile<16x16xf32, register, "(64,4):(4,1)">, !argus.tile<16x16xf32, global>
+  return
+}
+
+// -----
+
+func.func @atomic_kind(%A: memref<?x?xf32>, %i: index, %r: !argus.tile<16x16xf32, register, "(64,4):(4,1)">) {
+  %v = argus.view "A" %A[%i, %i] : memref<?x?xf32> -> !argus.tile<16x16xf32, global>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'atomic' [add, max, min]}}
+  argus.store %r, %v atomic mul : !argus.tile<16x16xf32, register, "(64,4):(4,1)">, !argus.tile<16x16xf32, global>
+  return
+}

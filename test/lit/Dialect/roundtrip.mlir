@@ -120,6 +120,38 @@ func.func @reductions(%x: !T) {
   return
 }
 
+// CHECK-LABEL: func @scans
+func.func @scans(%x: !T, %i: !argus.tile<64x8xi32, register, "(64,8):(8,1)">) {
+  // CHECK: argus.scan sum %{{.*}} dim 1 : <64x8xf32, register, "(64,8):(8,1)"> -> <64x8xf32, register, "(64,8):(8,1)">
+  %s = argus.scan sum %x dim 1 : !T -> !T
+  // CHECK: argus.scan prod %{{.*}} dim 0
+  %p = argus.scan prod %x dim 0 : !T -> !T
+  // CHECK: argus.scan max %{{.*}} dim 1
+  %m = argus.scan max %x dim 1 : !T -> !T
+  // CHECK: argus.scan min %{{.*}} dim 1 : <64x8xi32
+  %n = argus.scan min %i dim 1 : !argus.tile<64x8xi32, register, "(64,8):(8,1)"> -> !argus.tile<64x8xi32, register, "(64,8):(8,1)">
+  // CHECK: argus.reduce prod
+  %r = argus.reduce prod %x dim 1 : !T -> !V
+  return
+}
+
+// CHECK-LABEL: func @atomic_stores
+func.func @atomic_stores(%A: memref<?x?xf32>, %I: memref<?x?xi32>, %i: index,
+                         %x: !argus.tile<16x16xf32, register, "(64,4):(4,1)">,
+                         %y: !argus.tile<16x16xi32, register, "(64,4):(4,1)">) {
+  %v = argus.view "A" %A[%i, %i] : memref<?x?xf32> -> !argus.tile<16x16xf32, global>
+  %w = argus.view "I" %I[%i, %i] clipped : memref<?x?xi32> -> !argus.tile<16x16xi32, global>
+  // CHECK: argus.store %{{.*}}, %{{.*}} atomic add : <16x16xf32, register, "(64,4):(4,1)">, <16x16xf32, global>
+  argus.store %x, %v atomic add : !argus.tile<16x16xf32, register, "(64,4):(4,1)">, !argus.tile<16x16xf32, global>
+  // CHECK: argus.store %{{.*}}, %{{.*}} atomic max : <16x16xi32
+  argus.store %y, %w atomic max : !argus.tile<16x16xi32, register, "(64,4):(4,1)">, !argus.tile<16x16xi32, global>
+  // CHECK: argus.store %{{.*}}, %{{.*}} atomic min : <16x16xi32
+  argus.store %y, %w atomic min : !argus.tile<16x16xi32, register, "(64,4):(4,1)">, !argus.tile<16x16xi32, global>
+  // CHECK: argus.store %{{.*}}, %{{.*}} : <16x16xf32, register
+  argus.store %x, %v : !argus.tile<16x16xf32, register, "(64,4):(4,1)">, !argus.tile<16x16xf32, global>
+  return
+}
+
 // CHECK-LABEL: func @tags_and_regions
 func.func @tags_and_regions(%x: !T, %i: index, %j: index) {
   // CHECK: argus.region.begin "outer" id 1
