@@ -15,6 +15,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
 
+import column_sum as cs  # noqa: E402
+import cumsum as cu  # noqa: E402
 import gemm_epilogue as ge  # noqa: E402
 import softmax as sm  # noqa: E402
 
@@ -43,7 +45,14 @@ KERNELS = [
     ("rmsnorm", lambda: sm.make_rmsnorm(cols=256, dtype="f32"), "rmsnorm", ["Y"],
      [{"M": 262144, "eps": 1e-6}, {"M": 100001, "eps": 1e-6}],
      lambda s: (cdiv(s["M"], 32), 1, 1)),
+    ("cumsum", lambda: cu.make_cumsum("sm_90a"), "cumsum", ["Y"],
+     [{"M": 16384, "N": 1000}, {"M": 4096, "N": 8193}], lambda s: (cdiv(s["M"], 16), 1, 1)),
+    ("column_sum", lambda: cs.make_column_sum("sm_90a"), "column_sum", [],
+     [{"M": 100000, "N": 1023}, {"M": 65536, "N": 4096}],
+     lambda s: (cdiv(s["N"], 128), cdiv(s["M"], 128), 1)),
 ]
+# Accumulated outputs: zeros before the launch, restored before the checked run.
+INOUTS = {"column_sum": ["S"]}
 
 
 def main():
@@ -53,13 +62,15 @@ def main():
     for name, make, op, outputs, shapes, grid in KERNELS:
         k = make()
         report = k.verify(raise_on_violation=False)
-        ck = k.compile(target="sm_90")
+        ck = k.compile(target="sm_90a" if name in ("cumsum", "column_sum") else "sm_90")
         with open(os.path.join(gen, name + ".ptx"), "wb") as f:
             f.write(ck.binary)
         for sizes in shapes:
             tag = "x".join(str(v) for key, v in sizes.items() if key != "eps")
+            inouts = INOUTS.get(name, [])
             spec = ck.launch_spec(name + ".ptx", sizes, grid(sizes), name=f"{name}_{tag}",
-                                  outputs=outputs, repetitions=50, warmup=10)
+                                  outputs=outputs, inouts=inouts,
+                                  inits={n: "zeros" for n in inouts}, repetitions=50, warmup=10)
             path = os.path.join(gen, f"{name}_{tag}.json")
             with open(path, "w") as f:
                 json.dump(spec, f, indent=1)

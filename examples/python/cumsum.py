@@ -16,9 +16,14 @@ gives it back in the tile's layout, so the carry needs no exchange.
 import argus
 
 
-def make_cumsum(target: str = "sm_90a", rows: int = 16, cols: int = 128, threads: int = 128):
-    """Y[m, n] = sum over k <= n of X[m, k] for X, Y of M x N (any M, N)."""
-    lay = argus.copy_layout((rows, cols), "f32", threads)
+def make_cumsum(target: str = "sm_90a", rows: int = 16, cols: int = 128, threads: int = 128,
+                vector: int = 1):
+    """Y[m, n] = sum over k <= n of X[m, k] for X, Y of M x N (any M, N).
+
+    ``vector``: elements per access along the rows. 1 takes any N; 4 (16
+    bytes) needs N to be a multiple of 4, which the kernel then assumes
+    (the verifier's misaligned-vector check asks for it)."""
+    lay = argus.copy_layout((rows, cols), "f32", threads, vector=vector)
     carry_layout = argus.reduce_layout(lay, (rows, cols), 1)
 
     @argus.kernel(target=target, block=threads, name="cumsum_rows")
@@ -26,6 +31,8 @@ def make_cumsum(target: str = "sm_90a", rows: int = 16, cols: int = 128, threads
         covered = argus.grid_dim("x") * rows
         argus.assume((X.dim("M") <= covered) & (covered < X.dim("M") + rows),
                      "the grid rounds M up to whole strips of rows")
+        if vector > 1:
+            argus.assume((X.dim("N") % vector).eq(0), f"rows are whole {vector}-element vectors")
         m0 = argus.block_id("x") * rows
         run0 = argus.tag(argus.zeros((rows,), "f32", carry_layout), lambda m: (m0 + m,))
         loop = argus.range(0, argus.cdiv(X.dim("N"), cols), carry=run0, name="j")
@@ -33,7 +40,7 @@ def make_cumsum(target: str = "sm_90a", rows: int = 16, cols: int = 128, threads
             n0 = j * cols
             gx = argus.tag(argus.view(X, (m0, n0), (rows, cols), clipped=True),
                            lambda m, n: (m0 + m, n0 + n))
-            x = argus.load(gx)                     # zeros past the edge
+            x = argus.load(gx, layout=lay)         # zeros past the edge
             y = argus.cumsum(x, 1) + argus.broadcast(run, 1, like=x)
             argus.tag_assert(y, "lhs.m == rhs.m")  # the carry is the row's own
             gy = argus.tag(argus.view(Y, (m0, n0), (rows, cols), clipped=True),
