@@ -32,6 +32,8 @@ def make_pipelined_gemm(stages: int = 2, wait: int = None):
         n0 = argus.block_id("x") * 64
         # The prologue fills S - 1 stages: a precondition of every launch.
         argus.assume(K >= 32 * (S - 1), "K >= 32 (S - 1)")
+        # Whole k-slabs, which also keeps A's 16-byte row vectors aligned.
+        argus.assume((K % 32).eq(0), "K is a multiple of 32")
         ktiles = K // 32
         kmain = ktiles - (S - 1)
         sa = argus.alloc((64, 32), "f16", argus.swizzle(2, 3, 2, argus.row_major(64, 32)),

@@ -110,8 +110,9 @@ def test_atomic_errors(args, exc):
 
 
 def _colsum(load_back=False, plain_too=False, strips=True):
-    """Each block adds the column sums of its 32 x 128 tile of X into S."""
-    lay = argus.copy_layout((32, 128), "f32", 128)
+    """Each block adds the column sums of its 32 x 128 tile of X into S
+    (any N: loads of one element per slot, no vector to align)."""
+    lay = argus.copy_layout((32, 128), "f32", 128, vector=1)
     part_layout = argus.reduce_layout(lay, (32, 128), 0)
 
     @argus.kernel(target="sm_90a", block=128)
@@ -127,7 +128,7 @@ def _colsum(load_back=False, plain_too=False, strips=True):
         m0 = argus.block_id("y") * 32
         gx = argus.tag(argus.view(X, (m0, n0), (32, 128), clipped=True),
                        lambda m, n: (m0 + m, n0 + n))
-        part = argus.reduce(argus.load(gx), "sum", 0)
+        part = argus.reduce(argus.load(gx, layout=lay), "sum", 0)
         gs = argus.tag(argus.view(S, (n0,), (128,), clipped=True), lambda n: (n0 + n,))
         argus.atomic_add(part, gs)   # ATOMIC
         argus.tag_assert("value.n == dest.n")

@@ -168,6 +168,9 @@ def build_gemm(v: Variant) -> "argus.Kernel":
         if S > 1:
             # The prologue fills S - 1 stages: a precondition of every launch.
             argus.assume(K >= TK * (S - 1), f"K >= {TK} * (S - 1)")
+        # Whole k-slabs (the loop runs K // TK of them), which also keeps
+        # every 16-byte vector of A's rows aligned (misaligned-vector).
+        argus.assume((K % TK).eq(0), f"K is a multiple of {TK}")
         ktiles = K // TK
         sa = argus.alloc((TM, TK), "f16", lay_a, stages=S, name="sA")
         sb = argus.alloc((TK, TN), "f16", lay_b, stages=S, name="sB")
