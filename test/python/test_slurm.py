@@ -115,7 +115,12 @@ def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path):
     plan = Planner().plan(query())
     collects = [t.id for t in plan.tasks.values() if t.device]
     assert len(collects) == 4
-    ex_ = SlurmExecutor(store, config(), progress_stream=open(tmp_path / "progress.txt", "w"))
+    # A generous batch_wait: the four collections become ready as the CPU
+    # array's elements finish, which under load can be seconds apart; the
+    # executor submits as soon as no planned collection is left, so this
+    # costs nothing when they are quick.
+    ex_ = SlurmExecutor(store, config(batch_wait=60.0),
+                        progress_stream=open(tmp_path / "progress.txt", "w"))
 
     killed = {}
 
