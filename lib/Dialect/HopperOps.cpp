@@ -68,6 +68,44 @@ LogicalResult TensorMapOp::verify() {
   return success();
 }
 
+/// The global side of a bulk tensor copy: an argus.view (optionally
+/// tagged) of the tensor `map` describes; its offsets are the box
+/// coordinates.
+static LogicalResult verifyTmaGlobalView(Operation *op, Value global,
+                                         Value map) {
+  Value v = global;
+  while (auto tag = v.getDefiningOp<TagOp>())
+    v = tag.getInput();
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view)
+    return op->emitOpError()
+           << "the global tile must be an argus.view (optionally tagged): "
+              "its offsets are the box coordinates";
+  if (auto m = map.getDefiningOp<TensorMapOp>())
+    if (m.getTensor() != view.getTensor())
+      return op->emitOpError()
+             << "the global tile views '" << view.getName()
+             << "' but the tensor map describes '" << m.getName() << "'";
+  return success();
+}
+
+LogicalResult TmaStoreOp::verify() {
+  TileType src = getSource().getType(), dst = getDest().getType();
+  if (src.getMemorySpace() != MemorySpace::Shared ||
+      dst.getMemorySpace() != MemorySpace::Global)
+    return emitOpError() << "copies a shared tile into a global tile, got "
+                         << stringifyMemorySpace(src.getMemorySpace()) << " -> "
+                         << stringifyMemorySpace(dst.getMemorySpace());
+  if (src.getShape() != dst.getShape())
+    return emitOpError() << "shape mismatch: source is "
+                         << formatShape(src.getShape()) << " but dest is "
+                         << formatShape(dst.getShape());
+  if (failed(verifyTmaGlobalView(*this, getDest(), getMap())))
+    return failure();
+  return verifyTmaPlacement(src, getMap().getType(),
+                            [&]() { return emitOpError(); });
+}
+
 LogicalResult TmaLoadOp::verify() {
   TileType src = getSource().getType(), dst = getDest().getType();
   if (src.getMemorySpace() != MemorySpace::Global ||
@@ -79,20 +117,8 @@ LogicalResult TmaLoadOp::verify() {
     return emitOpError() << "shape mismatch: source is "
                          << formatShape(src.getShape()) << " but dest is "
                          << formatShape(dst.getShape());
-  // The source names the window the copy reads: an argus.view (possibly
-  // tagged) of the tensor the map describes.
-  Value v = getSource();
-  while (auto tag = v.getDefiningOp<TagOp>())
-    v = tag.getInput();
-  auto view = v.getDefiningOp<ViewOp>();
-  if (!view)
-    return emitOpError() << "the source must be an argus.view (optionally "
-                            "tagged): its offsets are the box coordinates";
-  if (auto map = getMap().getDefiningOp<TensorMapOp>())
-    if (map.getTensor() != view.getTensor())
-      return emitOpError() << "the source views '" << view.getName()
-                           << "' but the tensor map describes '"
-                           << map.getName() << "'";
+  if (failed(verifyTmaGlobalView(*this, getSource(), getMap())))
+    return failure();
   if (failed(verifyTmaPlacement(dst, getMap().getType(),
                                 [&]() { return emitOpError(); })))
     return failure();
@@ -163,17 +189,7 @@ LogicalResult RoleOp::verify() {
                               "warpgroups (warps a multiple of 4) on an sm_90a "
                               "kernel";
   }
-  WalkResult walk = getBody().walk([&](Operation *op) {
-    if (isa<BarrierOp>(op)) {
-      op->emitOpError() << "is a block-wide barrier inside warp role '"
-                        << getName()
-                        << "', which the other roles never reach (deadlock); "
-                           "hint: synchronise roles through mbarriers";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted());
+  return success();
 }
 
 LogicalResult WgmmaWaitOp::inferReturnTypes(MLIRContext *,

@@ -40,7 +40,7 @@ mlir::argus::getNamedTagOperands(Operation *op) {
       .Case([](StoreOp o) -> Named {
         return {{"value", o.getValue()}, {"dest", o.getDest()}};
       })
-      .Case<CopyOp, CopyAsyncOp, TmaLoadOp>([](auto o) -> Named {
+      .Case<CopyOp, CopyAsyncOp, TmaLoadOp, TmaStoreOp>([](auto o) -> Named {
         return {{"source", o.getSource()}, {"dest", o.getDest()}};
       })
       .Default([](Operation *) -> Named { return {}; });

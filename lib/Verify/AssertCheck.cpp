@@ -69,7 +69,7 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
         shapeVal = site->getResult(0);
       else if (auto st = dyn_cast<StoreOp>(site))
         shapeVal = st.getValue();
-      else if (isa<CopyOp, CopyAsyncOp>(site))
+      else if (isa<CopyOp, CopyAsyncOp, TmaStoreOp>(site))
         shapeVal = site->getOperand(0);
       if (!shapeVal)
         unsupported("assertion site " + opDesc(site) + " is not modelled");
@@ -98,7 +98,7 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
       }
       if (isa<StoreOp>(site))
         primary = "value";
-      else if (isa<CopyOp, CopyAsyncOp>(site))
+      else if (isa<CopyOp, CopyAsyncOp, TmaStoreOp>(site))
         primary = "";
       else if (!ty.isMemory() && named.count("result"))
         primary = "result";
@@ -117,7 +117,7 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
         Q.cons.push_back(tvLin(*hl, *ht, *hs, ctx.bool_val(true)) ==
                          lin(coords[primary], hshape));
       }
-    } else if (isa<CopyOp, CopyAsyncOp>(site)) {
+    } else if (isa<CopyOp, CopyAsyncOp, TmaStoreOp>(site)) {
       L::Layout l = *accessLayout(site);
       auto ty = cast<TileType>(site->getOperand(0).getType());
       hl = l;

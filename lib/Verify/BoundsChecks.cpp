@@ -66,7 +66,7 @@ z3::expr KernelVerifier::tensorSize(Value memref, int64_t dim) {
 
 void KernelVerifier::checkBounds(std::vector<CheckResult> &out) {
   func.walk([&](Operation *op) {
-    if (!isa<LoadOp, CopyOp, CopyAsyncOp, StoreOp, TmaLoadOp>(op))
+    if (!isa<LoadOp, CopyOp, CopyAsyncOp, StoreOp, TmaLoadOp, TmaStoreOp>(op))
       return;
     for (Value v : op->getOperands()) {
       if (!isGlobalTile(v))

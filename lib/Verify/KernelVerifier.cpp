@@ -322,9 +322,13 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   if (!opts.implicitChecks)
     return out;
   func.walk([&](Operation *op) {
-    if (isa<LoadOp, CopyOp, CopyAsyncOp>(op) && isSharedTile(op->getOperand(0)))
+    if (isa<LoadOp, CopyOp, CopyAsyncOp, TmaStoreOp>(op) &&
+        isSharedTile(op->getOperand(0)))
       out.push_back(
           [this, op](Results &r) { checkRead(op, op->getOperand(0), r); });
+    if (auto st = dyn_cast<TmaStoreOp>(op))
+      out.push_back(
+          [this, st](Results &r) { r.push_back(checkBulkStoreDrained(st)); });
     else if (isa<MmaOp, MmaAsyncOp>(op)) {
       for (Value v : {op->getOperand(0), op->getOperand(1)})
         if (isSharedTile(v))

@@ -249,6 +249,9 @@ private:
   CheckResult checkWar(mlir::Operation *write);
   CheckResult checkWaw(mlir::Operation *write);
   CheckResult checkStageRange(mlir::argus::StageOp op);
+  /// Every bulk store's group is retired (tma_store_wait) before the role
+  /// or kernel that issued it ends: its shared source must outlive it.
+  CheckResult checkBulkStoreDrained(mlir::argus::TmaStoreOp store);
   /// Write after read (`Reads`) or write after write (`Writes`): an earlier
   /// access of another thread to the element `write` writes, not ordered
   /// before it.

@@ -28,8 +28,8 @@ bool KernelVerifier::hasRelevant(Operation *op) {
   bool r = false;
   op->walk([&](Operation *p) {
     if (isa<BarrierOp, WaitGroupOp, CommitGroupOp, WgmmaWaitOp, WgmmaCommitOp,
-            TmaLoadOp, MBarrierWaitOp, MBarrierArriveOp,
-            MBarrierArriveExpectTxOp>(p) ||
+            TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, FenceProxyAsyncOp,
+            MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp>(p) ||
         (isWriteOp(p) && isSharedTile(writeDest(p))) ||
         (isa<LoadOp, CopyOp, CopyAsyncOp>(p) &&
          isSharedTile(p->getOperand(0))) ||
@@ -81,6 +81,14 @@ void KernelVerifier::addCutoff(scf::ForOp loop, const Inst &in, Value root,
 void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
                                AccessKind kind, std::vector<Candidate> &out,
                                std::vector<SyncEvent> &evRev) {
+  if (isa<TmaStoreOp>(p)) {
+    // A bulk store reads its source until its group retires; it closes its
+    // own bulk group, which counts for the earlier stores.
+    if (kind == AccessKind::Reads && readsRoot(p, root))
+      addCandidate(p, in, false, evRev, out);
+    evRev.push_back({SyncEvent::BulkCommit, 0, in.guard, p});
+    return;
+  }
   if (kind == AccessKind::Reads && readsRoot(p, root)) {
     addCandidate(p, in, false, evRev, out);
     return;
@@ -121,6 +129,15 @@ void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
   }
   if (isa<WgmmaCommitOp>(p)) {
     evRev.push_back({SyncEvent::WgmmaCommit, 0, in.guard, p});
+    return;
+  }
+  if (auto w = dyn_cast<TmaStoreWaitOp>(p)) {
+    evRev.push_back({SyncEvent::BulkWait, static_cast<int64_t>(w.getPending()),
+                     in.guard, p});
+    return;
+  }
+  if (isa<FenceProxyAsyncOp>(p)) {
+    evRev.push_back({SyncEvent::ProxyFence, 0, in.guard, p});
     return;
   }
   if (isa<BarrierOp>(p)) {
@@ -323,6 +340,8 @@ Tags KernelVerifier::readShared(const MemView &mv,
       wsl = rangeVar("writer_slot", tvl.mode(1).size());
       assume(sel, tvLin(tvl, *wt, *wsl, sel) == lin(cw, wv.shape));
       z3::expr viol = unsynchronised(ctx, cd, *wt, tr);
+      if (readsThroughAsyncProxy(reader))
+        viol = viol || notFencedForAsyncProxy(ctx, cd, *wt, tr);
       unsync = unsync || (sel && viol);
     }
     defined = defined || sel;

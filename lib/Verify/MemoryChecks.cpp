@@ -41,6 +41,10 @@ void KernelVerifier::checkRead(Operation *reader, Value source,
   unw.predicate = "every element read from shared memory was written before";
   uns.predicate = "every shared-memory read is ordered after its writer "
                   "(wait_group for async copies, barrier across threads)";
+  if (readsThroughAsyncProxy(reader))
+    uns.predicate += "; this op reads through the async proxy, so each "
+                     "writer must also run fence.proxy.async after its "
+                     "write and before that barrier";
   bool notShared = false;
   runCheck({&unw, &uns}, [&](Query &Q) {
     Inst in = freshInst(reader);
@@ -257,25 +261,36 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
 /// at the latest by the first commit after them, so a wait_group N with at
 /// least N + 1 commits before it (after the cut-off) retires them.
 static z3::expr cutoffOrdered(z3::context &ctx, const Candidate &cd,
-                              mlir::Value root, AccessKind kind) {
+                              mlir::Value root, AccessKind kind,
+                              bool needBarrier = true) {
   // Older asynchronous accesses end when their group retires: cp.async
-  // writes, or wgmma reads of their shared operands.
-  bool asyncCopy = false, asyncMma = false;
+  // writes, or wgmma and bulk-store reads of shared memory.
+  bool asyncCopy = false, asyncMma = false, bulkStore = false;
   if (kind == AccessKind::Writes)
     cd.op->walk([&](CopyAsyncOp c) {
       if (getMemoryRoot(c.getDest()) == root)
         asyncCopy = true;
     });
   else
-    cd.op->walk([&](MmaAsyncOp m) {
-      if (readsRoot(m, root))
+    cd.op->walk([&](Operation *p) {
+      if (isa<MmaAsyncOp>(p) && readsRoot(p, root))
         asyncMma = true;
+      if (isa<TmaStoreOp>(p) && readsRoot(p, root))
+        bulkStore = true;
     });
-  if (!asyncCopy && !asyncMma)
+  if (asyncMma && bulkStore)
+    return ctx.bool_val(false); // two kinds of groups: not followed
+  if (!asyncCopy && !asyncMma && !bulkStore)
     return anyBarrier(ctx, cd.events);
-  SyncEvent::Kind commitKind =
-      asyncCopy ? SyncEvent::Commit : SyncEvent::WgmmaCommit;
-  SyncEvent::Kind waitKind = asyncCopy ? SyncEvent::Wait : SyncEvent::WgmmaWait;
+  SyncEvent::Kind commitKind = asyncCopy  ? SyncEvent::Commit
+                               : asyncMma ? SyncEvent::WgmmaCommit
+                                          : SyncEvent::BulkCommit;
+  SyncEvent::Kind waitKind = asyncCopy  ? SyncEvent::Wait
+                             : asyncMma ? SyncEvent::WgmmaWait
+                                        : SyncEvent::BulkWait;
+  // A group older than the cut-off closed before the commits counted here
+  // (a bulk store closes its own group, so one commit fewer is needed).
+  int64_t extra = bulkStore ? 0 : 1;
   z3::expr ok = ctx.bool_val(false);
   z3::expr commits = ctx.bv_val(0, kWidth);
   for (size_t j = 0; j < cd.events.size(); ++j) {
@@ -284,8 +299,9 @@ static z3::expr cutoffOrdered(z3::context &ctx, const Candidate &cd,
       commits = commits +
                 z3::ite(e.guard, ctx.bv_val(1, kWidth), ctx.bv_val(0, kWidth));
     else if (e.kind == waitKind)
-      ok = ok || (e.guard && z3::uge(commits, ctx.bv_val(e.n + 1, kWidth)) &&
-                  anyBarrier(ctx, cd.events, j + 1));
+      ok =
+          ok || (e.guard && z3::uge(commits, ctx.bv_val(e.n + extra, kWidth)) &&
+                 (!needBarrier || anyBarrier(ctx, cd.events, j + 1)));
   }
   return ok;
 }
@@ -363,8 +379,11 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
         }
         z3::expr raddr =
             *rv.base + memOffset(rv.layout, rv.shape, cr, cd.inst.guard);
-        // Program order orders one thread's own accesses and nothing else.
-        z3::expr unordered = war ? (tr != tw && !anyBarrier(ctx, cd.events))
+        // Program order orders one thread's own accesses and nothing else;
+        // asynchronous reads (wgmma operands, bulk stores) last until their
+        // group retires.
+        z3::expr unordered = war && !readsThroughAsyncProxy(cd.op)
+                                 ? (tr != tw && !anyBarrier(ctx, cd.events))
                                  : unsynchronised(ctx, cd, tr, tw);
         z3::expr cond = cd.inst.guard && raddr == addr && unordered;
         viol = viol || cond;
@@ -438,7 +457,13 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
              << "[offset " << uval(*m, addr) << "] at " << opDesc(h.op);
           for (auto &[loop, iv] : h.inst.ivs)
             os << ", " << loopName(loop) << " iteration " << uval(*m, iv);
-          if (war)
+          if (war && isa<TmaStoreOp>(h.op))
+            os << ", a bulk store whose group no tma_store_wait followed by "
+                  "a barrier retires before this write";
+          else if (war && isa<MmaAsyncOp>(h.op))
+            os << ", an asynchronous wgmma whose group no wgmma_wait "
+                  "followed by a barrier retires before this write";
+          else if (war)
             os << " with no barrier before this write";
           else {
             int64_t me = uval(*m, tw);
@@ -454,6 +479,64 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
         res.counterexamples.push_back(cx);
       }
     }
+  });
+  return res;
+}
+
+CheckResult KernelVerifier::checkBulkStoreDrained(TmaStoreOp store) {
+  CheckResult res = newCheck("tma-store-drained", store, store);
+  auto role = store->getParentOfType<RoleOp>();
+  std::string scope = role ? "warp role '" + role.getName().str() + "'"
+                           : std::string("the kernel");
+  res.predicate = "every bulk store has finished reading shared memory "
+                  "(argus.tma_store_wait) before " +
+                  scope + " ends";
+  runCheck({&res}, [&](Query &Q) {
+    // Walk back from the end of the scope: the latest instances of the
+    // stores reading this source, with the bulk groups and waits after them.
+    Operation *top = store;
+    while (top->getParentOp() != func.getOperation() &&
+           !isa<RoleOp>(top->getParentOp()))
+      top = top->getParentOp();
+    Inst in = freshInst(top);
+    Value root = getMemoryRoot(store.getSource());
+    Block &body = role ? role.getBody().front() : func.getBody().front();
+    std::vector<Candidate> cands;
+    std::vector<SyncEvent> evRev;
+    walkBlockBack(body, in, root, AccessKind::Reads, cands, evRev);
+    z3::expr issuer = bv(0); // one thread issues and waits
+    z3::expr bad = ctx.bool_val(false);
+    std::vector<std::pair<z3::expr, const Candidate *>> open;
+    for (const Candidate &cd : cands) {
+      z3::expr pending = ctx.bool_val(false);
+      if (cd.cutoff)
+        pending = cd.inst.guard &&
+                  !cutoffOrdered(ctx, cd, root, AccessKind::Reads, false);
+      else if (isa<TmaStoreOp>(cd.op))
+        pending = cd.inst.guard && unsynchronised(ctx, cd, issuer, issuer);
+      else
+        continue;
+      bad = bad || pending;
+      open.push_back({pending, &cd});
+    }
+    std::optional<z3::model> m = findWitness(res, {bad}, in);
+    if (!m)
+      return;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    for (auto &[pending, cd] : open) {
+      if (!m->eval(pending, true).is_true())
+        continue;
+      std::string note = opDesc(cd->op) +
+                         (cd->cutoff ? " (an older iteration)" : std::string());
+      for (auto &[loop, iv] : cd->inst.ivs)
+        note += ", " + loopName(loop) + " = " + std::to_string(uval(*m, iv));
+      cx.notes.push_back("still reading shared memory when " + scope +
+                         " ends: " + note +
+                         " (no argus.tma_store_wait retires its bulk group)");
+      break;
+    }
+    res.counterexamples.push_back(cx);
   });
   return res;
 }

@@ -15,14 +15,22 @@ namespace L = ::argus::layout;
 
 namespace argus::verify::detail {
 
-bool isWriteOp(Operation *op) { return isa<CopyOp, CopyAsyncOp, StoreOp>(op); }
+bool isWriteOp(Operation *op) {
+  return isa<CopyOp, CopyAsyncOp, StoreOp, TmaStoreOp>(op);
+}
 
 Value writeDest(Operation *op) {
   if (auto c = dyn_cast<CopyOp>(op))
     return c.getDest();
   if (auto c = dyn_cast<CopyAsyncOp>(op))
     return c.getDest();
+  if (auto c = dyn_cast<TmaStoreOp>(op))
+    return c.getDest();
   return cast<StoreOp>(op).getDest();
+}
+
+bool readsThroughAsyncProxy(Operation *op) {
+  return isa<TmaStoreOp, MmaAsyncOp>(op);
 }
 
 bool isSharedTile(Value v) {
@@ -53,7 +61,7 @@ Value viewedTensor(Operation *view) {
 }
 
 bool readsRoot(Operation *p, Value root) {
-  if (isa<LoadOp, CopyOp, CopyAsyncOp>(p))
+  if (isa<LoadOp, CopyOp, CopyAsyncOp, TmaStoreOp>(p))
     return isSharedTile(p->getOperand(0)) &&
            getMemoryRoot(p->getOperand(0)) == root;
   if (isa<MmaOp, MmaAsyncOp>(p))
@@ -72,10 +80,10 @@ std::optional<L::Layout> accessLayout(Operation *op) {
     return registerLayout(cast<TileType>(ld.getResult().getType()));
   if (auto st = dyn_cast<StoreOp>(op))
     return registerLayout(cast<TileType>(st.getValue().getType()));
-  if (auto t = dyn_cast<TmaLoadOp>(op)) {
+  if (isa<TmaLoadOp, TmaStoreOp>(op)) {
     // One elected thread issues the copy of the whole tile: its "slots"
     // are the tile's elements.
-    int64_t n = cast<TileType>(t.getDest().getType()).getNumElements();
+    int64_t n = cast<TileType>(op->getOperand(0).getType()).getNumElements();
     return L::Layout(L::IntTuple::tuple({1, n}), L::IntTuple::tuple({0, 1}));
   }
   return std::nullopt;
@@ -89,45 +97,82 @@ z3::expr anyBarrier(z3::context &ctx, ArrayRef<SyncEvent> events, size_t from) {
   return b;
 }
 
-z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
-                        const z3::expr &wt, const z3::expr &tr) {
+/// For each event index j: whether the candidate's asynchronous access has
+/// retired by a wait at or before j (all true for synchronous accesses).
+static std::vector<z3::expr> retiredBy(z3::context &ctx, const Candidate &cd) {
   auto bv = [&](int64_t v) { return ctx.bv_val(v, kWidth); };
+  size_t n = cd.events.size();
   // Asynchronous accesses last until their group retires: cp.async groups
-  // for copy_async, wgmma groups for the shared operands of mma_async.
+  // for copy_async, wgmma groups for the shared operands of mma_async, bulk
+  // groups (closed by the store itself) for tma_store.
   SyncEvent::Kind commitKind, waitKind;
+  bool selfCommits = false;
   if (isa<CopyAsyncOp>(cd.op)) {
     commitKind = SyncEvent::Commit;
     waitKind = SyncEvent::Wait;
   } else if (isa<MmaAsyncOp>(cd.op)) {
     commitKind = SyncEvent::WgmmaCommit;
     waitKind = SyncEvent::WgmmaWait;
+  } else if (isa<TmaStoreOp>(cd.op)) {
+    commitKind = SyncEvent::BulkCommit;
+    waitKind = SyncEvent::BulkWait;
+    selfCommits = true;
   } else {
-    return wt != tr && !anyBarrier(ctx, cd.events);
+    return std::vector<z3::expr>(n + 1, ctx.bool_val(true));
   }
-  // The first commit after the access closes its group; a later wait N
-  // retires it once N more groups were committed after it.
-  size_t i0 = cd.events.size();
-  for (size_t j = 0; j < cd.events.size(); ++j)
-    if (cd.events[j].kind == commitKind) {
-      i0 = j;
-      break;
-    }
-  z3::expr retired = ctx.bool_val(false), visible = ctx.bool_val(false);
-  if (i0 < cd.events.size()) {
-    z3::expr closed = z3::implies(cd.inst.guard, cd.events[i0].guard);
-    z3::expr count = bv(0);
-    for (size_t j = i0 + 1; j < cd.events.size(); ++j) {
-      const SyncEvent &e = cd.events[j];
-      if (e.kind == commitKind)
-        count = count + z3::ite(e.guard, bv(1), bv(0));
-      else if (e.kind == waitKind) {
-        z3::expr r = closed && e.guard && z3::uge(count, bv(e.n));
-        retired = retired || r;
-        visible = visible || (r && anyBarrier(ctx, cd.events, j + 1));
+  std::vector<z3::expr> out(n + 1, ctx.bool_val(false));
+  // The first commit after the access (or the access itself) closes its
+  // group; a later wait N retires it once N more groups were committed.
+  size_t i0 = n;
+  if (!selfCommits)
+    for (size_t j = 0; j < n; ++j)
+      if (cd.events[j].kind == commitKind) {
+        i0 = j;
+        break;
       }
-    }
+  if (!selfCommits && i0 == n)
+    return out;
+  z3::expr closed = selfCommits
+                        ? ctx.bool_val(true)
+                        : z3::implies(cd.inst.guard, cd.events[i0].guard);
+  z3::expr count = bv(0), retired = ctx.bool_val(false);
+  for (size_t j = selfCommits ? 0 : i0 + 1; j < n; ++j) {
+    const SyncEvent &e = cd.events[j];
+    if (e.kind == commitKind)
+      count = count + z3::ite(e.guard, bv(1), bv(0));
+    else if (e.kind == waitKind)
+      retired = retired || (closed && e.guard && z3::uge(count, bv(e.n)));
+    out[j] = retired;
   }
-  return !retired || (wt != tr && !visible);
+  out[n] = retired;
+  return out;
+}
+
+z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
+                        const z3::expr &wt, const z3::expr &tr) {
+  if (!isa<CopyAsyncOp, MmaAsyncOp, TmaStoreOp>(cd.op))
+    return wt != tr && !anyBarrier(ctx, cd.events);
+  std::vector<z3::expr> retired = retiredBy(ctx, cd);
+  z3::expr visible = ctx.bool_val(false);
+  for (size_t j = 0; j < cd.events.size(); ++j)
+    visible = visible || (retired[j] && anyBarrier(ctx, cd.events, j + 1));
+  return !retired.back() || (wt != tr && !visible);
+}
+
+z3::expr notFencedForAsyncProxy(z3::context &ctx, const Candidate &cd,
+                                const z3::expr &wt, const z3::expr &tr) {
+  // The write must be complete (retired, for cp.async), then fenced by its
+  // thread (every thread of the role runs the fence), then ordered before
+  // the reading thread by a barrier unless the writer issues the read.
+  std::vector<z3::expr> retired = retiredBy(ctx, cd);
+  z3::expr fenced = ctx.bool_val(false);
+  for (size_t j = 0; j < cd.events.size(); ++j)
+    if (cd.events[j].kind == SyncEvent::ProxyFence)
+      fenced = fenced ||
+               ((j ? retired[j - 1] : ctx.bool_val(!isa<CopyAsyncOp>(cd.op))) &&
+                cd.events[j].guard &&
+                (wt == tr || anyBarrier(ctx, cd.events, j + 1)));
+  return !fenced;
 }
 
 } // namespace argus::verify::detail

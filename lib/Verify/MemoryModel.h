@@ -27,7 +27,7 @@ namespace argus::verify::detail {
 //===----------------------------------------------------------------------===//
 
 bool isWriteOp(mlir::Operation *op);
-/// The tile a write op (copy, copy_async, store) writes.
+/// The tile a write op (copy, copy_async, store, tma_store) writes.
 mlir::Value writeDest(mlir::Operation *op);
 bool isSharedTile(mlir::Value v);
 /// A tile in global memory.
@@ -38,6 +38,9 @@ bool isGlobalTile(mlir::Value v);
 mlir::Operation *globalViewOf(mlir::Value tile);
 /// The tensor (memref) an argus.view or argus.gather_view views.
 mlir::Value viewedTensor(mlir::Operation *view);
+/// Ops that read shared memory through the async proxy (bulk stores,
+/// asynchronous wgmma): generic-proxy writes they read must be fenced.
+bool readsThroughAsyncProxy(mlir::Operation *op);
 /// Whether `op` reads shared memory whose root is `root`.
 bool readsRoot(mlir::Operation *op, mlir::Value root);
 /// The (thread, slot) -> tile coordinate layout by which `op` accesses its
@@ -77,8 +80,19 @@ struct MemView {
 //===----------------------------------------------------------------------===//
 
 struct SyncEvent {
-  /// Wait / Commit: cp.async groups; WgmmaWait / WgmmaCommit: wgmma groups.
-  enum Kind { Barrier, Wait, Commit, WgmmaWait, WgmmaCommit } kind;
+  /// Wait / Commit: cp.async groups; WgmmaWait / WgmmaCommit: wgmma groups;
+  /// BulkWait / BulkCommit: bulk store groups (a tma_store commits its
+  /// own); ProxyFence: fence.proxy.async.
+  enum Kind {
+    Barrier,
+    Wait,
+    Commit,
+    WgmmaWait,
+    WgmmaCommit,
+    BulkWait,
+    BulkCommit,
+    ProxyFence
+  } kind;
   int64_t n = 0;
   z3::expr guard;
   mlir::Operation *op;
@@ -107,6 +121,14 @@ z3::expr anyBarrier(z3::context &ctx, llvm::ArrayRef<SyncEvent> events,
 z3::expr unsynchronised(z3::context &ctx, const Candidate &writer,
                         const z3::expr &writerThread,
                         const z3::expr &readerThread);
+
+/// Whether a generic-proxy write of `writer` is not made visible to an
+/// async-proxy read (a bulk store, a wgmma operand) by thread
+/// `readerThread`: after the write completed, the writing thread must run
+/// fence.proxy.async, and a barrier must follow unless it issues the read.
+z3::expr notFencedForAsyncProxy(z3::context &ctx, const Candidate &writer,
+                                const z3::expr &writerThread,
+                                const z3::expr &readerThread);
 
 } // namespace argus::verify::detail
 

@@ -200,7 +200,13 @@ def Argus_AssumeOp : Argus_Op<"assume"> {
 }
 
 def Argus_BarrierOp : Argus_Op<"barrier"> {
-  let summary = "block-wide barrier (bar.sync 0 / s_barrier)";
+  let summary = "barrier of the executing threads (the block, or a warp role)";
+  let description = [{
+    At the kernel's top level a block-wide barrier (`bar.sync 0` /
+    `s_barrier`). Inside a warp role it synchronises the role's threads only
+    (a named barrier, `bar.sync id, threads`, one id per role): the other
+    roles never reach it and are not waited for.
+  }];
   let assemblyFormat = "attr-dict";
 }
 
@@ -619,6 +625,51 @@ def Argus_MBarrierWaitOp : Argus_Op<"mbarrier.wait"> {
     $barrier `[` $stage `]` `,` $parity attr-dict `:` type($barrier)
   }];
   let hasVerifier = 1;
+}
+
+def Argus_TmaStoreOp : Argus_Op<"tma_store"> {
+  let summary = "bulk tensor copy shared -> global, asynchronous";
+  let description = [{
+    Copies the shared tile `source` into the global tile `dest` (an
+    `argus.view` of the tensor that `map` describes, possibly tagged and
+    clipped: the copy writes only what lies inside the tensor) with one
+    `cp.async.bulk.tensor` per box of `map`, `source`'s layout being exactly
+    the boxes' placement. One thread of the executing role (or block) issues
+    the copies and commits them as one bulk group. The copy reads `source`
+    through the async proxy until an `argus.tma_store_wait` retires the
+    group: the writes that filled `source` must be fenced
+    (`argus.fence_proxy_async`) and ordered before it by a barrier, and
+    `source` may be overwritten only after the wait and a barrier.
+
+    ```mlir
+    argus.tma_store %sc, %gc, %tmC : !SC, !argus.tile<128x256xbf16, global>, !argus.tensor_map<128x64xbf16, swizzle = 128>
+    ```
+  }];
+  let arguments = (ins Arg<Argus_MemTile, "", [MemRead]>:$source,
+                       Arg<Argus_MemTile, "", [MemWrite]>:$dest,
+                       Argus_TensorMapType:$map);
+  let assemblyFormat = [{
+    $source `,` $dest `,` $map attr-dict `:`
+    type($source) `,` type($dest) `,` type($map)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_TmaStoreWaitOp : Argus_Op<"tma_store_wait"> {
+  let summary = "wait until bulk stores no longer read shared memory";
+  let description = [{
+    `cp.async.bulk.wait_group.read pending` by the thread that issues the
+    role's `argus.tma_store`s: every bulk store group but the `pending` most
+    recent has finished reading its shared source (a barrier then tells the
+    other threads that the source may be overwritten). Every bulk store must
+    be retired this way before its role (or kernel) ends.
+
+    ```mlir
+    argus.tma_store_wait 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
 }
 
 def Argus_FenceProxyAsyncOp : Argus_Op<"fence_proxy_async"> {

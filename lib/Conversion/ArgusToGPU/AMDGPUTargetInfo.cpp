@@ -57,6 +57,7 @@ public:
   bool hasTma() const override { return false; }
   bool hasWgmma() const override { return false; }
   bool hasSetMaxNReg() const override { return false; }
+  bool hasNamedBarriers() const override { return false; }
 
   /// amdgpu.mfma, one block.
   Value emitMma(OpBuilder &b, Location loc, const L::MmaInstr &instr, Value av,

@@ -18,6 +18,7 @@ KernelInfo mlir::argus::getKernelInfo(Operation *op) {
     if (auto role = p->getAttrOfType<DenseI64ArrayAttr>(kRoleAttr)) {
       k.roleFirstThread = role[0];
       k.roleThreads = role[1];
+      k.roleBarrierId = role.size() > 2 ? role[2] : 0;
       break;
     }
   if (auto attr = fn->getAttrOfType<StringAttr>("argus_chip"))

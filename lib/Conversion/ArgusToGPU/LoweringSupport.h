@@ -46,6 +46,8 @@ struct KernelInfo {
   /// Inside a role: its first thread and thread count (0: no role).
   int64_t roleFirstThread = 0;
   int64_t roleThreads = 0;
+  /// Inside a role: its named barrier (1 + the role's index in the kernel).
+  int64_t roleBarrierId = 0;
   int64_t blockThreads() const { return block[0] * block[1] * block[2]; }
   /// The threads that execute the op: the role's, else the block's.
   int64_t numThreads() const {
@@ -59,7 +61,7 @@ struct KernelInfo {
 KernelInfo getKernelInfo(Operation *op);
 
 /// The attribute RoleLowering puts on the scf.if of a warp role:
-/// [first thread, threads].
+/// [first thread, threads, named barrier id].
 constexpr StringLiteral kRoleAttr = "argus_role";
 
 /// The kernel parameter of each argus.tensor_map while it is lowered (the

@@ -355,7 +355,28 @@ struct BarrierLowering : ArgusPattern<BarrierOp> {
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
+    KernelInfo k = kernel(op);
+    if (!k.roleThreads) {
+      rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
+      return success();
+    }
+    // A role's barrier: its own named barrier over its threads only.
+    if (!k.target->hasNamedBarriers())
+      return op.emitOpError()
+             << "synchronises a warp role, which needs named barriers; "
+             << k.chip
+             << " has only the block-wide s_barrier; hint: move the "
+                "barrier out of the role";
+    if (k.roleBarrierId > 15)
+      return op.emitOpError()
+             << "synchronises warp role number " << k.roleBarrierId
+             << " but there are 16 named barriers (0 is the block's); hint: "
+                "use at most 15 roles";
+    inlinePtx(rewriter, op.getLoc(), {}, {},
+              "bar.sync " + std::to_string(k.roleBarrierId) + ", " +
+                  std::to_string(k.roleThreads) + ";",
+              "");
+    rewriter.eraseOp(op);
     return success();
   }
 };

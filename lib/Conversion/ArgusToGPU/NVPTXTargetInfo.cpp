@@ -52,6 +52,7 @@ public:
   bool hasTma() const override { return true; }
   bool hasWgmma() const override { return true; }
   bool hasSetMaxNReg() const override { return true; }
+  bool hasNamedBarriers() const override { return true; }
 
   /// mma.sync through nvgpu.mma.sync, operands as rows of one 32-bit
   /// register (m16n8k16: A 4 x f16x2, B 2 x f16x2; m16n8k8 tf32: A 4 x f32,

@@ -84,9 +84,11 @@ LogicalResult mlir::argus::lowerRoles(gpu::GPUFuncOp gfn) {
             in);
       bool more = i + 1 < chain.size();
       auto ifOp = scf::IfOp::create(b, loc, in, /*withElseRegion=*/more);
-      ifOp->setAttr(kRoleAttr,
-                    b.getDenseI64ArrayAttr(
-                        {first * k.warpSize, (end - first) * k.warpSize}));
+      // Named barrier 0 is the block's; role i synchronises on 1 + i.
+      int64_t barrierId = 1 + llvm::find(roles, role) - roles.begin();
+      ifOp->setAttr(kRoleAttr, b.getDenseI64ArrayAttr(
+                                   {first * k.warpSize,
+                                    (end - first) * k.warpSize, barrierId}));
       Block &then = ifOp.getThenRegion().front();
       OpBuilder tb = OpBuilder::atBlockTerminator(&then);
       if (std::optional<int64_t> regs = role.getRegs())

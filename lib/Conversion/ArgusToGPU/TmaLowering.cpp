@@ -5,6 +5,8 @@
 // argus.tensor_map is the generic address of its by-value kernel parameter
 // (KernelOutlining.cpp); argus.tma_load is one cp.async.bulk.tensor per box,
 // issued by the first thread of the role, completing on barrier[stage];
+// argus.tma_store is one per box the other way, committed as a bulk group
+// that argus.tma_store_wait (cp.async.bulk.wait_group.read) retires;
 // argus.fence_proxy_async is fence.proxy.async.shared::cta.
 //
 //===----------------------------------------------------------------------===//
@@ -46,6 +48,78 @@ struct TensorMapLowering : ArgusPattern<TensorMapOp> {
   }
 };
 
+/// The origin in the tensor (as i32 copy coordinates) of the tile a bulk
+/// tensor copy moves: the offsets of `global`, an argus.view (possibly
+/// tagged).
+static FailureOr<SmallVector<Value>>
+boxOrigin(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
+          Value global) {
+  Value v = global;
+  while (auto tag = v.getDefiningOp<TagOp>())
+    v = tag.getInput();
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view)
+    return op->emitOpError() << "the global tile must be an argus.view: its "
+                                "offsets are the box coordinates";
+  int64_t rank = view.getOffsets().size();
+  if (rank < 1 || rank > 5)
+    return op->emitOpError() << "cp.async.bulk.tensor moves 1 to 5 "
+                                "dimensions, the tile has "
+                             << rank;
+  SmallVector<Value> origin;
+  for (Value off : view.getOffsets())
+    origin.push_back(arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI32Type(), rewriter.getRemappedValue(off)));
+  return origin;
+}
+
+/// One bulk tensor copy per box of `map` covering a tile of `shape` at
+/// `origin`: box j of the row-major grid lies j box sizes after `smem`.
+/// `emit(smem address of the box, coordinates innermost first)` issues one
+/// copy; the caller is inside the issuing thread's branch.
+static void forEachBox(ConversionPatternRewriter &rewriter, Location loc,
+                       ArrayRef<Value> origin, ArrayRef<int64_t> shape,
+                       TensorMapType map, Value smem,
+                       function_ref<void(Value, ArrayRef<Value>)> emit) {
+  ArrayRef<int64_t> box = map.getBox();
+  int64_t rank = shape.size();
+  int64_t boxBytes = map.getBoxBytes();
+  SmallVector<int64_t> grid;
+  int64_t boxes = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    grid.push_back(shape[d] / box[d]);
+    boxes *= grid.back();
+  }
+  for (int64_t j = 0; j < boxes; ++j) {
+    SmallVector<int64_t> at(rank);
+    for (int64_t d = rank - 1, rest = j; d >= 0; --d) {
+      at[d] = rest % grid[d];
+      rest /= grid[d];
+    }
+    Value boxSmem =
+        j ? arith::AddIOp::create(rewriter, loc, smem,
+                                  constI32(rewriter, loc, j * boxBytes))
+                .getResult()
+          : smem;
+    SmallVector<Value> coords;
+    for (int64_t d = rank - 1; d >= 0; --d)
+      coords.push_back(
+          at[d] ? arith::AddIOp::create(rewriter, loc, origin[d],
+                                        constI32(rewriter, loc, at[d] * box[d]))
+                      .getResult()
+                : origin[d]);
+    emit(boxSmem, coords);
+  }
+}
+
+/// "{$first, $first+1, ...}": the coordinate operands of a copy.
+static std::string coordOperands(int64_t first, int64_t rank) {
+  std::string str = "{";
+  for (int64_t i = 0; i < rank; ++i)
+    str += (i ? ", $" : "$") + std::to_string(first + i);
+  return str + "}";
+}
+
 struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
   using ArgusPattern::ArgusPattern;
   LogicalResult
@@ -57,34 +131,11 @@ struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
       return op.emitOpError() << "TMA copies exist on NVIDIA sm_90 only, the "
                                  "kernel is lowered for "
                               << k.chip << "; hint: use argus.copy_async";
-    Value v = op.getSource();
-    while (auto tag = v.getDefiningOp<TagOp>())
-      v = tag.getInput();
-    auto view = v.getDefiningOp<ViewOp>();
-    if (!view)
-      return op.emitOpError() << "the source must be an argus.view: its "
-                                 "offsets are the box coordinates";
-    TileType dst = op.getDest().getType();
-    TensorMapType map = op.getMap().getType();
-    ArrayRef<int64_t> shape = dst.getShape(), box = map.getBox();
-    int64_t rank = shape.size();
-    if (rank < 1 || rank > 5)
-      return op.emitOpError() << "cp.async.bulk.tensor moves 1 to 5 "
-                                 "dimensions, the tile has "
-                              << rank;
-    int64_t boxBytes = map.getBoxBytes();
-    SmallVector<int64_t> grid;
-    int64_t boxes = 1;
-    for (int64_t d = 0; d < rank; ++d) {
-      grid.push_back(shape[d] / box[d]);
-      boxes *= grid.back();
-    }
-    // The tile's origin in the tensor, as i32 (the copy's coordinates).
-    SmallVector<Value> origin;
-    for (Value off : view.getOffsets())
-      origin.push_back(
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
-                                     rewriter.getRemappedValue(off)));
+    FailureOr<SmallVector<Value>> origin =
+        boxOrigin(rewriter, loc, op, op.getSource());
+    if (failed(origin))
+      return failure();
+    int64_t rank = origin->size();
     OpBuilder::InsertionGuard g(rewriter);
     auto ifOp = scf::IfOp::create(rewriter, loc,
                                   isFirstThread(rewriter, loc, k), false);
@@ -95,35 +146,90 @@ struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
     // [$0] dest, [$1, {coords innermost first}], [$last] barrier.
     std::string str = "cp.async.bulk.tensor." + std::to_string(rank) +
                       "d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                      "[$0], [$1, {";
-    for (int64_t i = 0; i < rank; ++i)
-      str += (i ? ", $" : "$") + std::to_string(2 + i);
-    str += "}], [$" + std::to_string(2 + rank) + "];";
+                      "[$0], [$1, " +
+                      coordOperands(2, rank) + "], [$" +
+                      std::to_string(2 + rank) + "];";
     std::string cons = "r,l";
     for (int64_t i = 0; i <= rank; ++i)
       cons += ",r";
-    for (int64_t j = 0; j < boxes; ++j) {
-      // Box j of the row-major grid lands j box sizes after the tile start.
-      SmallVector<int64_t> at(rank);
-      for (int64_t d = rank - 1, rest = j; d >= 0; --d) {
-        at[d] = rest % grid[d];
-        rest /= grid[d];
-      }
-      SmallVector<Value> args{
-          j ? arith::AddIOp::create(rewriter, loc, dest,
-                                    constI32(rewriter, loc, j * boxBytes))
-                  .getResult()
-            : dest,
-          adaptor.getMap()};
-      for (int64_t d = rank - 1; d >= 0; --d)
-        args.push_back(at[d] ? arith::AddIOp::create(
-                                   rewriter, loc, origin[d],
-                                   constI32(rewriter, loc, at[d] * box[d]))
-                                   .getResult()
-                             : origin[d]);
-      args.push_back(bar);
-      inlinePtx(rewriter, loc, {}, args, str, cons);
-    }
+    forEachBox(rewriter, loc, *origin, op.getDest().getType().getShape(),
+               op.getMap().getType(), dest,
+               [&](Value smem, ArrayRef<Value> coords) {
+                 SmallVector<Value> args{smem, adaptor.getMap()};
+                 args.append(coords.begin(), coords.end());
+                 args.push_back(bar);
+                 inlinePtx(rewriter, loc, {}, args, str, cons);
+               });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaStoreLowering : ArgusPattern<TmaStoreOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    if (!k.target->hasTma())
+      return op.emitOpError() << "TMA copies exist on NVIDIA sm_90 only, the "
+                                 "kernel is lowered for "
+                              << k.chip << "; hint: use argus.store";
+    FailureOr<SmallVector<Value>> origin =
+        boxOrigin(rewriter, loc, op, op.getDest());
+    if (failed(origin))
+      return failure();
+    int64_t rank = origin->size();
+    OpBuilder::InsertionGuard g(rewriter);
+    auto ifOp = scf::IfOp::create(rewriter, loc,
+                                  isFirstThread(rewriter, loc, k), false);
+    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    Value src = sharedAddress32(rewriter, loc, adaptor.getSource());
+    // [$0, {coords innermost first}], [$last] source; the tensor map clips
+    // what lies outside the tensor.
+    std::string str = "cp.async.bulk.tensor." + std::to_string(rank) +
+                      "d.global.shared::cta.bulk_group [$0, " +
+                      coordOperands(1, rank) + "], [$" +
+                      std::to_string(1 + rank) + "];";
+    std::string cons = "l";
+    for (int64_t i = 0; i <= rank; ++i)
+      cons += ",r";
+    forEachBox(rewriter, loc, *origin, op.getSource().getType().getShape(),
+               op.getMap().getType(), src,
+               [&](Value smem, ArrayRef<Value> coords) {
+                 SmallVector<Value> args{adaptor.getMap()};
+                 args.append(coords.begin(), coords.end());
+                 args.push_back(smem);
+                 inlinePtx(rewriter, loc, {}, args, str, cons);
+               });
+    // The boxes form one bulk group, retired by argus.tma_store_wait.
+    inlinePtx(rewriter, loc, {}, {}, "cp.async.bulk.commit_group;", "");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaStoreWaitLowering : ArgusPattern<TmaStoreWaitOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = kernel(op);
+    Location loc = op.getLoc();
+    if (!k.target->hasTma())
+      return op.emitOpError() << "bulk store groups exist on NVIDIA sm_90 "
+                                 "only, the kernel is lowered for "
+                              << k.chip;
+    // Only the issuing thread has bulk groups to wait for.
+    OpBuilder::InsertionGuard g(rewriter);
+    auto ifOp = scf::IfOp::create(rewriter, loc,
+                                  isFirstThread(rewriter, loc, k), false);
+    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    inlinePtx(rewriter, loc, {}, {},
+              "cp.async.bulk.wait_group.read " +
+                  std::to_string(op.getPending()) + ";",
+              "");
     rewriter.eraseOp(op);
     return success();
   }
@@ -148,6 +254,7 @@ struct FenceProxyAsyncLowering : ArgusPattern<FenceProxyAsyncOp> {
 
 void mlir::argus::populateTmaLoweringPatterns(const TypeConverter &tc,
                                               RewritePatternSet &patterns) {
-  patterns.add<TensorMapLowering, TmaLoadLowering, FenceProxyAsyncLowering>(
+  patterns.add<TensorMapLowering, TmaLoadLowering, TmaStoreLowering,
+               TmaStoreWaitLowering, FenceProxyAsyncLowering>(
       tc, patterns.getContext());
 }

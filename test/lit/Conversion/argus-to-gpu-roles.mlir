@@ -13,8 +13,8 @@
 // CHECK: %[[WU:.*]], %{{.*}} = gpu.shuffle idx %[[W32]], %c0_i32, %c32_i32 : i32
 // CHECK: arith.cmpi ult, %[[WU]], %c2_i32
 // CHECK: } else {
-// CHECK: } {argus_role = array<i64: 64, 64>}
-// CHECK: } {argus_role = array<i64: 0, 64>}
+// CHECK: } {argus_role = array<i64: 64, 64, 2>}
+// CHECK: } {argus_role = array<i64: 0, 64, 1>}
 func.func @roles_nvptx()
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
   argus.role "a" warps 0 to 2 {
@@ -31,8 +31,8 @@ func.func @roles_nvptx()
 // CHECK: %[[W32:.*]] = arith.index_castui %[[W]] : index to i32
 // CHECK-NOT: gpu.shuffle
 // CHECK: arith.cmpi ult, %[[W32]], %c1_i32
-// CHECK: } {argus_role = array<i64: 64, 64>}
-// CHECK: } {argus_role = array<i64: 0, 64>}
+// CHECK: } {argus_role = array<i64: 64, 64, 2>}
+// CHECK: } {argus_role = array<i64: 0, 64, 1>}
 func.func @roles_gfx942()
     attributes {argus.kernel = #argus.kernel<block = [128], target = "gfx942">} {
   argus.role "a" warps 0 to 1 {

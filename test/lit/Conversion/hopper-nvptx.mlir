@@ -182,8 +182,8 @@ func.func @fence()
 // CHECK: %[[T:.*]] = gpu.thread_id x
 // CHECK: %[[LOCAL:.*]] = arith.subi %[[T]], %c64
 // CHECK: arith.remui %[[LOCAL]], %c64
-// CHECK: } {argus_role = array<i64: 64, 64>}
-// CHECK: } {argus_role = array<i64: 0, 64>}
+// CHECK: } {argus_role = array<i64: 64, 64, 2>}
+// CHECK: } {argus_role = array<i64: 0, 64, 1>}
 func.func @role_plain(%X: memref<?x?xf16>)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
   %c0 = arith.constant 0 : index

@@ -83,7 +83,7 @@ func.func @wrong_tensor(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %i: index)
   %bar = argus.mbarrier.alloc "full" arrivals 1 : !argus.mbarrier<1>
   %s = argus.stage %buf[%c0] : !argus.buffer<1 x !S>
   %g = argus.view "B" %B[%i, %i] : memref<?x?xbf16> -> !argus.tile<64x64xbf16, global>
-  // expected-error @+1 {{the source views 'B' but the tensor map describes 'A'}}
+  // expected-error @+1 {{the global tile views 'B' but the tensor map describes 'A'}}
   argus.tma_load %g, %s, %map, %bar[%c0] : !argus.tile<64x64xbf16, global>, !S, !argus.tensor_map<64x64xbf16, swizzle = 128>, !argus.mbarrier<1>
   return
 }
@@ -193,17 +193,6 @@ func.func @role_regs_value()
 
 // -----
 
-func.func @barrier_in_role()
-    attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a">} {
-  argus.role "producer" warps 0 to 4 {
-    // expected-error @+1 {{is a block-wide barrier inside warp role 'producer', which the other roles never reach (deadlock)}}
-    argus.barrier
-  }
-  return
-}
-
-// -----
-
 #FragC = #argus.frag<"wgmma.m64n128k16.f32.bf16.ss", c, warps = [2, 1]>
 !SA = !argus.tile<128x64xbf16, shared, "Sw<3,3,3> o (128,64):(64,1)">
 !SB = !argus.tile<64x128xbf16, shared, "Sw<3,3,3> o (64,(64,2)):(64,(1,4096))">
@@ -228,5 +217,78 @@ func.func @mma_async_not_wgmma(%a: !RA, %b: !RB, %c: !RC)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
   // expected-error @+1 {{'mma.m16n8k16.f32.bf16' is not a wgmma instruction}}
   %r = argus.mma_async "mma.m16n8k16.f32.bf16" %a, %b, %c : !RA, !RB, !RC
+  return
+}
+
+// -----
+
+!S = !argus.tile<64x64xbf16, shared, "Sw<3,3,3> o (64,64):(64,1)">
+!M = !argus.tensor_map<64x64xbf16, swizzle = 128>
+func.func @tma_store_wrong_direction(%C: memref<?x?xbf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "C" %C : memref<?x?xbf16> -> !M
+  %buf = argus.alloc "sC" : !argus.buffer<2 x !S>
+  %s = argus.stage %buf[%c0] : !argus.buffer<2 x !S>
+  %t = argus.stage %buf[%c0] : !argus.buffer<2 x !S>
+  // expected-error @+1 {{copies a shared tile into a global tile, got shared -> shared}}
+  argus.tma_store %s, %t, %map : !S, !S, !M
+  return
+}
+
+// -----
+
+!S = !argus.tile<64x64xbf16, shared, "Sw<3,3,3> o (64,64):(64,1)">
+!M = !argus.tensor_map<64x64xbf16, swizzle = 128>
+func.func @tma_store_shape(%C: memref<?x?xbf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "C" %C : memref<?x?xbf16> -> !M
+  %buf = argus.alloc "sC" : !argus.buffer<1 x !S>
+  %s = argus.stage %buf[%c0] : !argus.buffer<1 x !S>
+  %g = argus.view "C" %C[%i, %i] : memref<?x?xbf16> -> !argus.tile<64x128xbf16, global>
+  // expected-error @+1 {{shape mismatch: source is 64x64 but dest is 64x128}}
+  argus.tma_store %s, %g, %map : !S, !argus.tile<64x128xbf16, global>, !M
+  return
+}
+
+// -----
+
+!S = !argus.tile<64x64xbf16, shared, "Sw<3,3,3> o (64,64):(64,1)">
+!M = !argus.tensor_map<64x64xbf16, swizzle = 128>
+func.func @tma_store_other_tensor(%C: memref<?x?xbf16>, %D: memref<?x?xbf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "C" %C : memref<?x?xbf16> -> !M
+  %buf = argus.alloc "sC" : !argus.buffer<1 x !S>
+  %s = argus.stage %buf[%c0] : !argus.buffer<1 x !S>
+  %g = argus.view "D" %D[%i, %i] : memref<?x?xbf16> -> !argus.tile<64x64xbf16, global>
+  // expected-error @+1 {{the global tile views 'D' but the tensor map describes 'C'}}
+  argus.tma_store %s, %g, %map : !S, !argus.tile<64x64xbf16, global>, !M
+  return
+}
+
+// -----
+
+!S = !argus.tile<64x64xbf16, shared, "(64,64):(64,1)">
+!M = !argus.tensor_map<64x64xbf16, swizzle = 128>
+func.func @tma_store_unswizzled_source(%C: memref<?x?xbf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "C" %C : memref<?x?xbf16> -> !M
+  %buf = argus.alloc "sC" : !argus.buffer<1 x !S>
+  %s = argus.stage %buf[%c0] : !argus.buffer<1 x !S>
+  %g = argus.view "C" %C[%i, %i] : memref<?x?xbf16> -> !argus.tile<64x64xbf16, global>
+  // expected-error @+1 {{but the TMA copy (box 64x64, swizzle 128)}}
+  argus.tma_store %s, %g, %map : !S, !argus.tile<64x64xbf16, global>, !M
+  return
+}
+
+// -----
+
+func.func @tma_store_wait_negative()
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  // expected-error @+1 {{attribute 'pending' failed to satisfy constraint}}
+  argus.tma_store_wait -1
   return
 }

@@ -41,6 +41,27 @@ func.func @tma(%A: memref<?x?xbf16>, %i: index)
   return
 }
 
+// CHECK-LABEL: func.func @tma_store
+// CHECK: %[[MAP:.*]] = argus.tensor_map "C" %{{.*}} : memref<?x?xbf16> -> <64x64xbf16, swizzle = 128>
+// CHECK: argus.tma_store %{{.*}}, %{{.*}}, %[[MAP]] : <64x64xbf16, shared, "Sw<3,3,3> o (64,64):(64,1)">, <64x64xbf16, global>, <64x64xbf16, swizzle = 128>
+// CHECK: argus.tma_store_wait 0
+// CHECK: argus.role "c" warps 0 to 4 {
+// CHECK-NEXT: argus.barrier
+func.func @tma_store(%C: memref<?x?xbf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "C" %C : memref<?x?xbf16> -> !argus.tensor_map<64x64xbf16, swizzle = 128>
+  %buf = argus.alloc "sC" : !argus.buffer<1 x !SA>
+  %s = argus.stage %buf[%c0] : !argus.buffer<1 x !SA>
+  %g = argus.view "C" %C[%i, %i] clipped : memref<?x?xbf16> -> !argus.tile<64x64xbf16, global>
+  argus.tma_store %s, %g, %map : !SA, !argus.tile<64x64xbf16, global>, !argus.tensor_map<64x64xbf16, swizzle = 128>
+  argus.tma_store_wait 0
+  argus.role "c" warps 0 to 4 {
+    argus.barrier
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @roles
 // CHECK: argus.role "producer" warps 0 to 4 regs 40 {
 // CHECK: argus.role "consumer" warps 4 to 8 {

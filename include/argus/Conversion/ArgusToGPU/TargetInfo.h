@@ -83,6 +83,9 @@ public:
   virtual bool hasWgmma() const = 0;
   /// Per-warp register budgets (setmaxnreg).
   virtual bool hasSetMaxNReg() const = 0;
+  /// Barriers of part of the block (bar.sync id, threads): what a barrier
+  /// inside a warp role needs.
+  virtual bool hasNamedBarriers() const = 0;
 
   //===--- Code --------------------------------------------------------===//
 
