@@ -18,23 +18,40 @@ the copies. The consumers wait for full[s] with parity (i / 4) % 2, issue
 slab i's wgmma, retire slab i - 1's (wgmma_wait 1) and then release stage
 (i - 1) % 4.
 
+``epilogue="tma_store"`` builds the twin of gemm_tma_store_ws.mlir: a
+3-stage ring, and C leaves through shared memory: the consumers write the
+tile into sC, fence it for the async proxy (``fence_proxy_async``), pass
+their named barrier, and one thread issues the bulk tensor store, which runs
+while the next tile's mainloop does; before sC is rewritten the issuing
+thread waits for the previous store to have read it (``tma_store_wait``)
+and the barrier passes that on.
+
 ``make_gemm_tma_ws`` takes knobs that plant protocol mistakes (the tests
 check that the verifier finds each one at its Python line):
 ``flip_parity=False`` (consumers always wait parity 0), ``expect_bytes``
 (bytes announced per stage, 49152 when right), ``wgmma_pending`` (the main
 loop's wgmma_wait depth, 1 when right), ``b_stage_shift`` (B lands in stage
-(i + shift) % 4, 0 when right), ``empty_arrivals`` (256 when right).
+(i + shift) % 4, 0 when right), ``empty_arrivals`` (256 when right); with
+the bulk-store epilogue ``fence=False`` (no proxy fence before the store)
+and ``store_wait`` (the wait depth before sC is rewritten, 0 when right).
 """
 
 import argus
 
 WGMMA = "wgmma.m64n256k16.f32.bf16.ss"
-BM, BN, BK, S = 128, 256, 64, 4
+BM, BN, BK = 128, 256, 64
+EPILOGUES = ("registers", "tma_store")
 
 
 def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                      wgmma_pending: int = 1, b_stage_shift: int = 0,
-                     empty_arrivals: int = 256, name: str = "gemm_tma_ws"):
+                     empty_arrivals: int = 256, name: str = "gemm_tma_ws",
+                     epilogue: str = "registers", fence: bool = True, store_wait: int = 0):
+    if epilogue not in EPILOGUES:
+        raise ValueError(f"epilogue is one of {EPILOGUES}, got {epilogue!r}")
+    bulk = epilogue == "tma_store"
+    # sC takes 64 KiB of shared memory: one stage fewer.
+    S = 3 if bulk else 4
     FC = argus.frag(WGMMA, "c", warps=(2, 1))
     if expect_bytes is None:
         expect_bytes = (BM * BK + BK * BN) * 2  # one stage of A and B, bf16
@@ -57,11 +74,16 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
 
         tmA = argus.tensor_map(A, (BM, BK), swizzle=128)
         tmB = argus.tensor_map(B, (BK, 64), swizzle=128)
+        if bulk:
+            tmC = argus.tensor_map(C, (BM, 64), swizzle=128)
         sa = argus.alloc((BM, BK), "bf16", argus.swizzle(3, 3, 3, "(128,64):(64,1)"),
                          stages=S, name="sA")
         sb = argus.alloc((BK, BN), "bf16", argus.swizzle(3, 3, 3, "(64,(64,4)):(64,(1,4096))"),
                          stages=S, name="sB")
         full = argus.mbarrier("full", stages=S, arrivals=1)
+        if bulk:
+            sc = argus.alloc((BM, BN), "bf16",
+                             argus.swizzle(3, 3, 3, "(128,(64,4)):(64,(1,8192))"), name="sC")
         empty = argus.mbarrier("empty", stages=S, arrivals=empty_arrivals)
 
         with argus.role("producer", warps=(0, 4), regs=40):
@@ -111,16 +133,31 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                     acc, i_end = k_loop.results
                     acc = argus.wgmma_wait(0, acc)
                     argus.mbarrier_arrive(empty[(i_end + (S - 1)) % S])
+                    out = argus.convert(acc, "bf16")
                     gc = argus.tag(argus.view(C, (m0, n0), (BM, BN), clipped=True),
                                    lambda m, n: (m0 + m, n0 + n))
-                    argus.store(argus.convert(acc, "bf16"), gc)
-                    argus.tag_assert("value.m == dest.m && value.n == dest.n")
+                    if not bulk:
+                        argus.store(out, gc)
+                        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+                    else:
+                        # The previous tile's bulk store has finished reading sC.
+                        argus.tma_store_wait(store_wait)
+                        argus.barrier()
+                        argus.store(out, sc[0])
+                        if fence:
+                            argus.fence_proxy_async()
+                        argus.barrier()
+                        argus.tma_store(sc[0], gc, tmC)
+                        argus.tag_assert("source.m == dest.m && source.n == dest.n")
                     tile_loop.carry(i_end)
+                if bulk:
+                    argus.tma_store_wait(0)
 
     return gemm_tma_ws
 
 
 gemm_tma_ws = make_gemm_tma_ws()
+gemm_tma_store_ws = make_gemm_tma_ws(epilogue="tma_store", name="gemm_tma_store_ws")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ from .dsl import (Scalar, ScalarSpec, ScalarValue, abs, cmp, eq, gelu, iota, log
 from .dsl import (atomic_add, cummax, cummin, cumprod, cumsum, scan)  # noqa: F401
 from .dsl import (BarrierSlot, MBarrier, TensorMap, cdiv, fence_proxy_async, index_const,  # noqa: F401
                   mbarrier, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
-                  role, tensor_map, tma_load, wgmma_commit, wgmma_wait, when)
+                  role, tensor_map, tma_load, tma_store, tma_store_wait, wgmma_commit,
+                  wgmma_wait, when)
 from .dsl import (TiledMMA, broadcast_layout, constexpr, copy_layout, layouts,  # noqa: F401
                   reduce_layout, thread_values, tiled_mma, tv_layout)
 from .verify import (Check, Counterexample, Element, VerificationResult,  # noqa: F401

@@ -177,6 +177,52 @@ def test_planted_protocol_bug_is_violated_at_its_line(need_verifier, knobs, kind
 
 
 #===------------------------------------------------------------------------===#
+# The bulk-store epilogue (gemm_tma_store_ws)
+#===------------------------------------------------------------------------===#
+
+
+def test_bulk_store_twin_proves_every_check_and_emits_bulk_stores(need_verifier):
+    k = gemm_tma_ws.gemm_tma_store_ws
+    src = k.source()
+    for op in ("argus.tma_store %", "argus.tma_store_wait 0", "argus.fence_proxy_async"):
+        assert op in src, op
+    r = k.verify(strict=True)
+    assert r.proved, r.summary()
+    kinds = {c.kind for c in r.checks}
+    assert {"tma-store-drained", "unsynchronized-read", "unsynchronized-write"} <= kinds
+    if argus.has_pass("argus-to-nvptx"):
+        asm = k.compile().asm
+        assert asm.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 4
+        assert "cp.async.bulk.wait_group.read 0;" in asm
+        assert re.search(r"bar\.sync\s+2,\s+256;", asm)
+
+
+STORE_BUGS = [
+    (dict(fence=False), "unsynchronized-read", "argus.tma_store(sc[0]", "fence.proxy.async"),
+    (dict(store_wait=1), "unsynchronized-write", "argus.store(out, sc[0])",
+     "no tma_store_wait followed by a barrier retires"),
+]
+
+
+@pytest.mark.parametrize("knobs,kind,needle,text", STORE_BUGS, ids=[b[1] for b in STORE_BUGS])
+def test_planted_bulk_store_bug_is_violated_at_its_line(need_verifier, knobs, kind, needle, text):
+    k = gemm_tma_ws.make_gemm_tma_ws(epilogue="tma_store", name="gemm_tma_store_ws_bug", **knobs)
+    with pytest.raises(argus.InvariantViolation) as ei:
+        k.verify()
+    e = ei.value
+    c = next((c for c in e.violations if c.kind == kind), None)
+    assert c is not None, e.result.summary()
+    assert os.path.abspath(c.py_file) == EXAMPLE_PY and c.py_line == _example_line(needle), str(c)
+    cx = c.counterexamples[0]
+    assert any(text in str(n) for n in cx.notes) or text in c.predicate, (cx.notes, c.predicate)
+
+
+def test_epilogue_knob_is_checked():
+    with pytest.raises(ValueError, match="epilogue is one of"):
+        gemm_tma_ws.make_gemm_tma_ws(epilogue="smem")
+
+
+#===------------------------------------------------------------------------===#
 # Smaller kernels: the constructs one at a time
 #===------------------------------------------------------------------------===#
 

@@ -39,7 +39,8 @@ from .tags import tag, tag_assert
 from .control import assume, block_id, grid_dim, range, region, thread_id, when  # noqa: F401
 from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarrier,
                      mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async, role,
-                     tensor_map, tma_load, wgmma_commit, wgmma_wait)
+                     tensor_map, tma_load, tma_store, tma_store_wait, wgmma_commit,
+                     wgmma_wait)
 from .kernel import Diagnostic, Kernel, kernel
 
 # `range` and `abs` are left out of `from argus.dsl import *` so the builtins
@@ -63,6 +64,6 @@ __all__ = [
     "assume", "block_id", "grid_dim", "region", "thread_id", "when",
     "BarrierSlot", "MBarrier", "TensorMap", "fence_proxy_async", "mbarrier", "mbarrier_arrive",
     "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "role", "tensor_map", "tma_load",
-    "wgmma_commit", "wgmma_wait",
+    "tma_store", "tma_store_wait", "wgmma_commit", "wgmma_wait",
     "Diagnostic", "Kernel", "kernel",
 ]

@@ -1,5 +1,6 @@
 """Hopper (sm_90a) asynchronous constructs: TMA tensor maps and bulk tensor
-copies (``tensor_map``, ``tma_load``), mbarrier rings (``mbarrier``,
+copies (``tensor_map``, ``tma_load``, ``tma_store``, ``tma_store_wait``),
+mbarrier rings (``mbarrier``,
 ``ring[stage]``, ``mbarrier_arrive``, ``mbarrier_arrive_expect_tx``,
 ``mbarrier_wait``, ``fence_proxy_async``), warp roles with register budgets
 (``with role("producer", warps=(0, 4), regs=40):``) and asynchronous wgmma
@@ -155,6 +156,39 @@ def tma_load(src: Tile, dst: Tile, tmap: TensorMap, barrier: BarrierSlot) -> Non
     else:
         dst._tags = src.tags
     tr.last_site = ("argus.tma_load", {"source": src, "dest": dst})
+
+
+def tma_store(src: Tile, dst: Tile, tmap: TensorMap) -> None:
+    """Bulk tensor copy of the shared tile ``src`` into the global tile
+    ``dst`` (a view of ``tmap``'s tensor, possibly tagged and clipped: the
+    copy writes only what lies inside the tensor), ``argus.tma_store``. One
+    thread issues it as a bulk group that reads ``src`` until
+    ``tma_store_wait`` retires it: fence the writes of ``src``
+    (``fence_proxy_async``) and ``barrier()`` before it, and wait (then
+    ``barrier()``) before ``src`` is written again."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    _need_tile(src, "the tma_store source", loc, memory=True)
+    _need_tile(dst, "the tma_store destination", loc, memory=True)
+    if not isinstance(tmap, TensorMap):
+        raise _err(TraceError, f"tma_store needs a tensor map (argus.tensor_map(...)), got "
+                   f"{tmap!r}", loc)
+    tr.emit(f"argus.tma_store {src.name}, {dst.name}, {tmap.name} : "
+            f"{src.type_str}, {dst.type_str}, {tmap.type_str}", loc)
+    tr.last_site = ("argus.tma_store", {"source": src, "dest": dst})
+
+
+def tma_store_wait(pending: int = 0) -> None:
+    """Wait until every bulk store group but the ``pending`` most recent has
+    finished reading shared memory (``argus.tma_store_wait``, by the issuing
+    thread: follow it with ``barrier()`` before other threads rewrite the
+    source). Every bulk store must be retired so before its role ends."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if isinstance(pending, bool) or not isinstance(pending, int) or pending < 0:
+        raise _err(TraceError, f"tma_store_wait needs a non-negative int, got {pending!r}", loc)
+    tr.emit(f"argus.tma_store_wait {pending}", loc)
+    tr.last_site = ("argus.tma_store_wait", {})
 
 
 #===------------------------------------------------------------------------===#
