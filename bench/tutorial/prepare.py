@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
 import column_sum as cs  # noqa: E402
 import cumsum as cu  # noqa: E402
 import gemm_epilogue as ge  # noqa: E402
+import gemm_tma_ws as gt  # noqa: E402
 import softmax as sm  # noqa: E402
 
 
@@ -27,6 +28,14 @@ def cdiv(a, b):
 
 def gemm_grid(s):
     return (cdiv(s["N"], 64), cdiv(s["M"], 64), 1)
+
+
+def persistent_grid(s):
+    return (132, 1, 1)  # one block per H200 SM; each walks its tiles
+
+
+HOPPER_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 8192, "K": 1024},
+                 {"M": 4000, "N": 4000, "K": 4000}]
 
 
 # (name, factory, torch op, outputs, [(sizes, grid)...])
@@ -42,6 +51,10 @@ KERNELS = [
     ("gemm_bias_gelu_any", lambda: ge.make_gemm("sm_90", "f16", bias=True, activation="gelu",
                                                 name="gemm_bias_gelu_any", any_shape=True),
      "matmul_bias_gelu", ["C"], [{"M": 1000, "N": 3001, "K": 777}], gemm_grid),
+    ("gemm_tma_store_ws", lambda: gt.gemm_tma_store_ws, "matmul", ["C"], HOPPER_SHAPES,
+     persistent_grid),
+    ("gemm_tma_store_ws_bias_gelu", lambda: gt.gemm_tma_store_ws_bias_gelu, "matmul_bias_gelu",
+     ["C"], HOPPER_SHAPES, persistent_grid),
     ("rmsnorm", lambda: sm.make_rmsnorm(cols=256, dtype="f32"), "rmsnorm", ["Y"],
      [{"M": 262144, "eps": 1e-6}, {"M": 100001, "eps": 1e-6}],
      lambda s: (cdiv(s["M"], 32), 1, 1)),
@@ -53,16 +66,21 @@ KERNELS = [
 ]
 # Accumulated outputs: zeros before the launch, restored before the checked run.
 INOUTS = {"column_sum": ["S"]}
+# Kernels that need sm_90a (the others are lowered for sm_90).
+SM90A = {"cumsum", "column_sum", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu"}
 
 
 def main():
     gen = os.path.join(HERE, "gen")
     os.makedirs(gen, exist_ok=True)
     index = []
+    only = set(sys.argv[1:])
     for name, make, op, outputs, shapes, grid in KERNELS:
+        if only and name not in only:
+            continue
         k = make()
         report = k.verify(raise_on_violation=False)
-        ck = k.compile(target="sm_90a" if name in ("cumsum", "column_sum") else "sm_90")
+        ck = k.compile(target="sm_90a" if name in SM90A else "sm_90")
         with open(os.path.join(gen, name + ".ptx"), "wb") as f:
             f.write(ck.binary)
         for sizes in shapes:

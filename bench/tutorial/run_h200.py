@@ -52,6 +52,9 @@ def peers(op, t, eps):
     if op == "matmul_tf32":
         ref = lambda: (t["A"].double() @ t["B"].double()).float()  # noqa: E731
         peer = lambda: t["A"] @ t["B"]  # noqa: E731 (tf32 allowed below)
+    elif op == "matmul":
+        ref = lambda: t["A"].float() @ t["B"].float()  # noqa: E731
+        peer = lambda: t["A"] @ t["B"]  # noqa: E731
     elif op == "matmul_bias_gelu":
         ref = lambda: F.gelu(t["A"].float() @ t["B"].float() + t["Bias"].float())  # noqa: E731
         peer = lambda: F.gelu(torch.addmm(t["Bias"], t["A"], t["B"]))  # noqa: E731

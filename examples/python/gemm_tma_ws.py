@@ -46,7 +46,12 @@ EPILOGUES = ("registers", "tma_store")
 def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                      wgmma_pending: int = 1, b_stage_shift: int = 0,
                      empty_arrivals: int = 256, name: str = "gemm_tma_ws",
-                     epilogue: str = "registers", fence: bool = True, store_wait: int = 0):
+                     epilogue: str = "registers", fence: bool = True, store_wait: int = 0,
+                     bias: bool = False, activation: str = None):
+    """``bias`` adds a per-column bias (a length-N tensor after C) to the
+    f32 accumulator and ``activation`` (``"relu"``, ``"gelu"``, ... any
+    elementwise DSL function) is applied before the bf16 conversion."""
+    act = getattr(argus, activation) if activation else None
     if epilogue not in EPILOGUES:
         raise ValueError(f"epilogue is one of {EPILOGUES}, got {epilogue!r}")
     bulk = epilogue == "tma_store"
@@ -56,10 +61,7 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
     if expect_bytes is None:
         expect_bytes = (BM * BK + BK * BN) * 2  # one stage of A and B, bf16
 
-    @argus.kernel(target="sm_90a", block=384, name=name)
-    def gemm_tma_ws(A: argus.Tensor[("M", "K"), "bf16"], B: argus.Tensor[("K", "N"), "bf16"],
-                    C: argus.Tensor[("M", "N"), "bf16"], M: argus.index, N: argus.index,
-                    K: argus.index):
+    def body(A, B, C, Bias, M, N, K):
         argus.assume((N % 8).eq(0), "N is a multiple of 8 (16-byte rows of B for TMA)")
         argus.assume((K % 8).eq(0), "K is a multiple of 8 (16-byte rows of A for TMA)")
         argus.assume(K >= 8, "K >= 8")
@@ -133,6 +135,16 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                     acc, i_end = k_loop.results
                     acc = argus.wgmma_wait(0, acc)
                     argus.mbarrier_arrive(empty[(i_end + (S - 1)) % S])
+                    if Bias is not None:
+                        # The bias in the layout of the accumulator's columns,
+                        # broadcast over the rows: no exchange between threads.
+                        gbias = argus.tag(argus.view(Bias, (n0,), (BN,), clipped=True),
+                                          lambda n: (n0 + n,))
+                        bv = argus.load(gbias, layout=argus.reduce_layout(FC, (BM, BN), 0))
+                        acc = acc + argus.broadcast(argus.convert(bv, "f32"), 0, like=acc)
+                        argus.tag_assert(acc, "lhs.n == rhs.n")
+                    if act is not None:
+                        acc = act(acc)
                     out = argus.convert(acc, "bf16")
                     gc = argus.tag(argus.view(C, (m0, n0), (BM, BN), clipped=True),
                                    lambda m, n: (m0 + m, n0 + n))
@@ -153,11 +165,26 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                 if bulk:
                     argus.tma_store_wait(0)
 
+    if bias:
+        @argus.kernel(target="sm_90a", block=384, name=name)
+        def gemm_tma_ws(A: argus.Tensor[("M", "K"), "bf16"], B: argus.Tensor[("K", "N"), "bf16"],
+                        C: argus.Tensor[("M", "N"), "bf16"], Bias: argus.Tensor[("N",), "bf16"],
+                        M: argus.index, N: argus.index, K: argus.index):
+            body(A, B, C, Bias, M, N, K)
+    else:
+        @argus.kernel(target="sm_90a", block=384, name=name)
+        def gemm_tma_ws(A: argus.Tensor[("M", "K"), "bf16"], B: argus.Tensor[("K", "N"), "bf16"],
+                        C: argus.Tensor[("M", "N"), "bf16"], M: argus.index, N: argus.index,
+                        K: argus.index):
+            body(A, B, C, None, M, N, K)
     return gemm_tma_ws
 
 
 gemm_tma_ws = make_gemm_tma_ws()
 gemm_tma_store_ws = make_gemm_tma_ws(epilogue="tma_store", name="gemm_tma_store_ws")
+gemm_tma_store_ws_bias_gelu = make_gemm_tma_ws(epilogue="tma_store", bias=True,
+                                               activation="gelu",
+                                               name="gemm_tma_store_ws_bias_gelu")
 
 
 if __name__ == "__main__":
