@@ -55,6 +55,17 @@ KERNELS = [
      persistent_grid),
     ("gemm_tma_store_ws_bias_gelu", lambda: gt.gemm_tma_store_ws_bias_gelu, "matmul_bias_gelu",
      ["C"], HOPPER_SHAPES, persistent_grid),
+    # The same kernels with duration probes on the roles' regions ("produce",
+    # "consume") and each tile's epilogue: the overhead is the time over the
+    # kernel's without probes.
+    ("gemm_tma_store_ws_probes",
+     lambda: gt.make_gemm_tma_ws(epilogue="tma_store", regions=True,
+                                 name="gemm_tma_store_ws_probes"),
+     "matmul", ["C"], HOPPER_SHAPES[:2], persistent_grid),
+    ("gemm_tma_store_ws_bias_gelu_probes",
+     lambda: gt.make_gemm_tma_ws(epilogue="tma_store", bias=True, activation="gelu",
+                                 regions=True, name="gemm_tma_store_ws_bias_gelu_probes"),
+     "matmul_bias_gelu", ["C"], HOPPER_SHAPES[:1], persistent_grid),
     ("rmsnorm", lambda: sm.make_rmsnorm(cols=256, dtype="f32"), "rmsnorm", ["Y"],
      [{"M": 262144, "eps": 1e-6}, {"M": 100001, "eps": 1e-6}],
      lambda s: (cdiv(s["M"], 32), 1, 1)),
@@ -67,7 +78,10 @@ KERNELS = [
 # Accumulated outputs: zeros before the launch, restored before the checked run.
 INOUTS = {"column_sum": ["S"]}
 # Kernels that need sm_90a (the others are lowered for sm_90).
-SM90A = {"cumsum", "column_sum", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu"}
+SM90A = {"cumsum", "column_sum", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
+         "gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
+# Kernels lowered with probes (region reports come back with the run).
+PROBED = {"gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
 
 
 def main():
@@ -80,7 +94,7 @@ def main():
             continue
         k = make()
         report = k.verify(raise_on_violation=False)
-        ck = k.compile(target="sm_90a" if name in SM90A else "sm_90")
+        ck = k.compile(target="sm_90a" if name in SM90A else "sm_90", probes=name in PROBED)
         with open(os.path.join(gen, name + ".ptx"), "wb") as f:
             f.write(ck.binary)
         for sizes in shapes:

@@ -110,6 +110,12 @@ def main():
         moved = sum(len(b) for b in inputs.values()) + sum(outputs.values())
         perf = (lambda ms: f"{flops / (ms * 1e-3) / 1e12:.0f} TFLOP/s") if flops else \
             (lambda ms: f"{moved / (ms * 1e-3) / 1e9:.0f} GB/s")
+        for reg in ((run.report.get("probes") or {}).get("regions") or []):
+            val = lambda k: (reg.get(k) or {}).get("value") if isinstance(reg.get(k), dict) \
+                else reg.get(k)  # noqa: E731
+            print(f"  region {reg.get('name')}: count {val('count')}, warps {val('warps')}, "
+                  f"mean {val('mean')} {reg.get('unit')}, p50 {val('p50')}, max {val('max')}",
+                  flush=True)
         rows.append((e["spec"].replace(".json", ""), e["proved"], err, perr, t_argus, t_eager,
                      t_comp, perf(t_argus), perf(t_eager)))
         print(rows[-1], flush=True)

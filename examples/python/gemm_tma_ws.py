@@ -36,6 +36,8 @@ the bulk-store epilogue ``fence=False`` (no proxy fence before the store)
 and ``store_wait`` (the wait depth before sC is rewritten, 0 when right).
 """
 
+import contextlib
+
 import argus
 
 WGMMA = "wgmma.m64n256k16.f32.bf16.ss"
@@ -47,10 +49,13 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                      wgmma_pending: int = 1, b_stage_shift: int = 0,
                      empty_arrivals: int = 256, name: str = "gemm_tma_ws",
                      epilogue: str = "registers", fence: bool = True, store_wait: int = 0,
-                     bias: bool = False, activation: str = None):
+                     bias: bool = False, activation: str = None, regions: bool = False):
     """``bias`` adds a per-column bias (a length-N tensor after C) to the
     f32 accumulator and ``activation`` (``"relu"``, ``"gelu"``, ... any
-    elementwise DSL function) is applied before the bf16 conversion."""
+    elementwise DSL function) is applied before the bf16 conversion.
+    ``regions`` marks each tile's epilogue as a region ("epilogue", besides
+    the roles' "produce" and "consume"), for probes."""
+    region = argus.region if regions else (lambda name: contextlib.nullcontext())
     act = getattr(argus, activation) if activation else None
     if epilogue not in EPILOGUES:
         raise ValueError(f"epilogue is one of {EPILOGUES}, got {epilogue!r}")
@@ -132,35 +137,36 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                         with argus.when(kt.ne(0)):
                             argus.mbarrier_arrive(empty[(i + (S - 1)) % S])
                         k_loop.carry(acc, i + 1)
-                    acc, i_end = k_loop.results
-                    acc = argus.wgmma_wait(0, acc)
-                    argus.mbarrier_arrive(empty[(i_end + (S - 1)) % S])
-                    if Bias is not None:
-                        # The bias in the layout of the accumulator's columns,
-                        # broadcast over the rows: no exchange between threads.
-                        gbias = argus.tag(argus.view(Bias, (n0,), (BN,), clipped=True),
-                                          lambda n: (n0 + n,))
-                        bv = argus.load(gbias, layout=argus.reduce_layout(FC, (BM, BN), 0))
-                        acc = acc + argus.broadcast(argus.convert(bv, "f32"), 0, like=acc)
-                        argus.tag_assert(acc, "lhs.n == rhs.n")
-                    if act is not None:
-                        acc = act(acc)
-                    out = argus.convert(acc, "bf16")
-                    gc = argus.tag(argus.view(C, (m0, n0), (BM, BN), clipped=True),
-                                   lambda m, n: (m0 + m, n0 + n))
-                    if not bulk:
-                        argus.store(out, gc)
-                        argus.tag_assert("value.m == dest.m && value.n == dest.n")
-                    else:
-                        # The previous tile's bulk store has finished reading sC.
-                        argus.tma_store_wait(store_wait)
-                        argus.barrier()
-                        argus.store(out, sc[0])
-                        if fence:
-                            argus.fence_proxy_async()
-                        argus.barrier()
-                        argus.tma_store(sc[0], gc, tmC)
-                        argus.tag_assert("source.m == dest.m && source.n == dest.n")
+                    with region("epilogue"):
+                        acc, i_end = k_loop.results
+                        acc = argus.wgmma_wait(0, acc)
+                        argus.mbarrier_arrive(empty[(i_end + (S - 1)) % S])
+                        if Bias is not None:
+                            # The bias in the layout of the accumulator's columns,
+                            # broadcast over the rows: no exchange between threads.
+                            gbias = argus.tag(argus.view(Bias, (n0,), (BN,), clipped=True),
+                                              lambda n: (n0 + n,))
+                            bv = argus.load(gbias, layout=argus.reduce_layout(FC, (BM, BN), 0))
+                            acc = acc + argus.broadcast(argus.convert(bv, "f32"), 0, like=acc)
+                            argus.tag_assert(acc, "lhs.n == rhs.n")
+                        if act is not None:
+                            acc = act(acc)
+                        out = argus.convert(acc, "bf16")
+                        gc = argus.tag(argus.view(C, (m0, n0), (BM, BN), clipped=True),
+                                       lambda m, n: (m0 + m, n0 + n))
+                        if not bulk:
+                            argus.store(out, gc)
+                            argus.tag_assert("value.m == dest.m && value.n == dest.n")
+                        else:
+                            # The previous tile's bulk store has finished reading sC.
+                            argus.tma_store_wait(store_wait)
+                            argus.barrier()
+                            argus.store(out, sc[0])
+                            if fence:
+                                argus.fence_proxy_async()
+                            argus.barrier()
+                            argus.tma_store(sc[0], gc, tmC)
+                            argus.tag_assert("source.m == dest.m && source.n == dest.n")
                     tile_loop.carry(i_end)
                 if bulk:
                     argus.tma_store_wait(0)
