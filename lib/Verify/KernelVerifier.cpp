@@ -335,12 +335,18 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
           out.push_back([this, op, v](Results &r) { checkRead(op, v, r); });
     }
     // Reads of stages that bulk copies fill: ordered by an mbarrier phase.
+    // Every op that reads shared memory: loads, mma operands, and the
+    // sources of copies and bulk stores.
+    SmallVector<Value, 2> sharedReads;
     if (isa<LoadOp, MmaOp, MmaAsyncOp>(op))
-      for (Value v : op->getOperands())
-        if (isSharedTile(v) && filledByBulkCopies(v))
-          out.push_back([this, op, v](Results &r) {
-            r.push_back(checkAsyncReadOrder(op, v));
-          });
+      sharedReads.append(op->operand_begin(), op->operand_end());
+    else if (isa<CopyOp, CopyAsyncOp, TmaStoreOp>(op))
+      sharedReads.push_back(op->getOperand(0));
+    for (Value v : sharedReads)
+      if (isSharedTile(v) && filledByBulkCopies(v))
+        out.push_back([this, op, v](Results &r) {
+          r.push_back(checkAsyncReadOrder(op, v));
+        });
     if (auto st = dyn_cast<StageOp>(op))
       out.push_back(
           [this, st](Results &r) { r.push_back(checkStageRange(st)); });

@@ -607,7 +607,8 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
   CheckResult res = newCheck("stage-release", a, a);
   int64_t S = ringStages(a.getBarrier());
   res.predicate = "the thread's reads of the stage released here are "
-                  "complete (wgmma groups retired) before the arrive";
+                  "complete (wgmma and bulk store groups retired) before "
+                  "the arrive";
   runCheck({&res}, [&](Query &Q) {
     Inst in = freshInst(a);
     z3::expr j = ringSlot(a, a.getBarrier(), a.getStage(), in);
@@ -632,27 +633,39 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
         throw;
       }
       ownRoleOnly = false;
-      // wgmma groups retire in order: once one of the modelled reads is
-      // retired, so is everything older (the cut-off).
-      z3::expr someRetired = ctx.bool_val(false);
+      // Asynchronous reads (wgmma operands, bulk stores) last until their
+      // group retires; groups of one kind retire in order: once one of the
+      // modelled reads is retired, so is everything older of its kind (the
+      // cut-off).
+      auto kindOf = [](Operation *op) {
+        return isa<MmaAsyncOp>(op) ? 0 : isa<TmaStoreOp>(op) ? 1 : -1;
+      };
+      z3::expr someRetired[2] = {ctx.bool_val(false), ctx.bool_val(false)};
       for (Candidate &c : cands)
-        if (!c.cutoff && isa<MmaAsyncOp>(c.op))
-          someRetired =
-              someRetired || (c.inst.guard && !unsynchronised(ctx, c, t, t));
+        if (int k = kindOf(c.op); !c.cutoff && k >= 0)
+          someRetired[k] =
+              someRetired[k] || (c.inst.guard && !unsynchronised(ctx, c, t, t));
       for (Candidate &c : cands) {
         if (c.cutoff) {
-          bool async = false;
-          c.op->walk([&](MmaAsyncOp) { async = true; });
-          if (async) {
-            z3::expr b = c.inst.guard && !someRetired;
-            bad = bad || b;
-            pending.push_back({c.op, b, std::nullopt});
-          }
+          bool async[2] = {false, false};
+          c.op->walk([&](Operation *p) {
+            if (int k = kindOf(p); k >= 0 && readsRoot(p, root))
+              async[k] = true;
+          });
+          for (int k = 0; k < 2; ++k)
+            if (async[k]) {
+              z3::expr b = c.inst.guard && !someRetired[k];
+              bad = bad || b;
+              pending.push_back({c.op, b, std::nullopt});
+            }
           continue;
         }
-        if (!isa<MmaAsyncOp>(c.op))
+        if (kindOf(c.op) < 0)
           continue; // a synchronous read is done in program order
-        for (Value v : {c.op->getOperand(0), c.op->getOperand(1)}) {
+        SmallVector<Value, 2> read{c.op->getOperand(0)};
+        if (isa<MmaAsyncOp>(c.op))
+          read.push_back(c.op->getOperand(1));
+        for (Value v : read) {
           if (!isSharedTile(v) || getMemoryRoot(v) != root)
             continue;
           MemView mv = resolve(v, c.inst);
@@ -732,8 +745,10 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
           (p.stage ? " reading stage " + std::to_string(uval(*m, *p.stage))
                    : std::string(" (an older iteration)")) +
           " has not retired: the producer may overwrite it during the read "
-          "(write after read across roles); hint: argus.wgmma_wait with a "
-          "smaller depth before the arrive");
+          "(write after read across roles); hint: " +
+          (isa<TmaStoreOp>(p.op) ? "argus.tma_store_wait"
+                                 : "argus.wgmma_wait") +
+          " with a smaller depth before the arrive");
       break;
     }
     res.counterexamples.push_back(cx);
