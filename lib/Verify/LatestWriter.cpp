@@ -141,7 +141,8 @@ void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
     return;
   }
   if (isa<BarrierOp>(p)) {
-    evRev.push_back({SyncEvent::Barrier, 0, in.guard, p});
+    evRev.push_back({SyncEvent::Barrier, 0, in.guard, p,
+                     /*roleScoped=*/p->getParentOfType<RoleOp>() != nullptr});
     return;
   }
   if (auto w = dyn_cast<WaitGroupOp>(p)) {
@@ -210,9 +211,17 @@ void KernelVerifier::walkBefore(Operation *op, const Inst &in, Value root,
   Operation *parent = op->getParentOp();
   if (parent == func.getOperation())
     return;
-  if (isa<RoleOp>(parent))
-    // The role's threads ran the kernel's top level before the role.
-    return walkBefore(parent, in, root, kind, out, evRev);
+  if (auto role = dyn_cast<RoleOp>(parent)) {
+    // The role's threads ran the kernel's top level before the role; the
+    // accesses found there count threads from the block's first.
+    size_t before = out.size();
+    walkBefore(parent, in, root, kind, out, evRev);
+    for (size_t i = before; i < out.size(); ++i)
+      if (!out[i].accessRole)
+        out[i].accessRole = {role.getFirstWarp() * warpSize,
+                             role.getNumWarps() * warpSize};
+    return;
+  }
   if (isa<scf::IfOp>(parent))
     // Inside a taken branch: its condition holds for this instance.
     return walkBefore(parent, in, root, kind, out, evRev);

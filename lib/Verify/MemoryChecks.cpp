@@ -280,8 +280,11 @@ static z3::expr cutoffOrdered(z3::context &ctx, const Candidate &cd,
     });
   if (asyncMma && bulkStore)
     return ctx.bool_val(false); // two kinds of groups: not followed
+  // Without a thread, only block-wide barriers order older top-level
+  // accesses before an access in a role.
+  bool blockWide = cd.accessRole.has_value();
   if (!asyncCopy && !asyncMma && !bulkStore)
-    return anyBarrier(ctx, cd.events);
+    return anyBarrier(ctx, cd.events, 0, blockWide);
   SyncEvent::Kind commitKind = asyncCopy  ? SyncEvent::Commit
                                : asyncMma ? SyncEvent::WgmmaCommit
                                           : SyncEvent::BulkCommit;
@@ -299,9 +302,9 @@ static z3::expr cutoffOrdered(z3::context &ctx, const Candidate &cd,
       commits = commits +
                 z3::ite(e.guard, ctx.bv_val(1, kWidth), ctx.bv_val(0, kWidth));
     else if (e.kind == waitKind)
-      ok =
-          ok || (e.guard && z3::uge(commits, ctx.bv_val(e.n + extra, kWidth)) &&
-                 (!needBarrier || anyBarrier(ctx, cd.events, j + 1)));
+      ok = ok ||
+           (e.guard && z3::uge(commits, ctx.bv_val(e.n + extra, kWidth)) &&
+            (!needBarrier || anyBarrier(ctx, cd.events, j + 1, blockWide)));
   }
   return ok;
 }
@@ -382,9 +385,10 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
         // Program order orders one thread's own accesses and nothing else;
         // asynchronous reads (wgmma operands, bulk stores) last until their
         // group retires.
-        z3::expr unordered = war && !readsThroughAsyncProxy(cd.op)
-                                 ? (tr != tw && !anyBarrier(ctx, cd.events))
-                                 : unsynchronised(ctx, cd, tr, tw);
+        z3::expr unordered =
+            war && !readsThroughAsyncProxy(cd.op)
+                ? (!sameThread(ctx, cd, tr, tw) && !barrierOrders(ctx, cd, tr))
+                : unsynchronised(ctx, cd, tr, tw);
         z3::expr cond = cd.inst.guard && raddr == addr && unordered;
         viol = viol || cond;
         hits.push_back({cond, cd.op, tr, sr, cr, cd.inst});

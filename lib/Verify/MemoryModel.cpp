@@ -89,12 +89,33 @@ std::optional<L::Layout> accessLayout(Operation *op) {
   return std::nullopt;
 }
 
-z3::expr anyBarrier(z3::context &ctx, ArrayRef<SyncEvent> events, size_t from) {
+z3::expr anyBarrier(z3::context &ctx, ArrayRef<SyncEvent> events, size_t from,
+                    bool blockWideOnly) {
   z3::expr b = ctx.bool_val(false);
   for (size_t j = from; j < events.size(); ++j)
-    if (events[j].kind == SyncEvent::Barrier)
+    if (events[j].kind == SyncEvent::Barrier &&
+        !(blockWideOnly && events[j].roleScoped))
       b = b || events[j].guard;
   return b;
+}
+
+z3::expr barrierOrders(z3::context &ctx, const Candidate &cd,
+                       const z3::expr &ct, size_t from) {
+  if (!cd.accessRole)
+    return anyBarrier(ctx, cd.events, from);
+  // A role's barrier orders a top-level access of one of its own threads.
+  auto [first, n] = *cd.accessRole;
+  z3::expr inRole = z3::uge(ct, ctx.bv_val(first, kWidth)) &&
+                    z3::ult(ct, ctx.bv_val(first + n, kWidth));
+  return anyBarrier(ctx, cd.events, from, /*blockWideOnly=*/true) ||
+         (inRole && anyBarrier(ctx, cd.events, from));
+}
+
+z3::expr sameThread(z3::context &ctx, const Candidate &cd, const z3::expr &ct,
+                    const z3::expr &at) {
+  if (!cd.accessRole)
+    return ct == at;
+  return ct == at + ctx.bv_val(cd.accessRole->first, kWidth);
 }
 
 /// For each event index j: whether the candidate's asynchronous access has
@@ -151,12 +172,12 @@ static std::vector<z3::expr> retiredBy(z3::context &ctx, const Candidate &cd) {
 z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
                         const z3::expr &wt, const z3::expr &tr) {
   if (!isa<CopyAsyncOp, MmaAsyncOp, TmaStoreOp>(cd.op))
-    return wt != tr && !anyBarrier(ctx, cd.events);
+    return !sameThread(ctx, cd, wt, tr) && !barrierOrders(ctx, cd, wt);
   std::vector<z3::expr> retired = retiredBy(ctx, cd);
   z3::expr visible = ctx.bool_val(false);
   for (size_t j = 0; j < cd.events.size(); ++j)
-    visible = visible || (retired[j] && anyBarrier(ctx, cd.events, j + 1));
-  return !retired.back() || (wt != tr && !visible);
+    visible = visible || (retired[j] && barrierOrders(ctx, cd, wt, j + 1));
+  return !retired.back() || (!sameThread(ctx, cd, wt, tr) && !visible);
 }
 
 z3::expr notFencedForAsyncProxy(z3::context &ctx, const Candidate &cd,
@@ -168,10 +189,11 @@ z3::expr notFencedForAsyncProxy(z3::context &ctx, const Candidate &cd,
   z3::expr fenced = ctx.bool_val(false);
   for (size_t j = 0; j < cd.events.size(); ++j)
     if (cd.events[j].kind == SyncEvent::ProxyFence)
-      fenced = fenced ||
-               ((j ? retired[j - 1] : ctx.bool_val(!isa<CopyAsyncOp>(cd.op))) &&
-                cd.events[j].guard &&
-                (wt == tr || anyBarrier(ctx, cd.events, j + 1)));
+      fenced =
+          fenced ||
+          ((j ? retired[j - 1] : ctx.bool_val(!isa<CopyAsyncOp>(cd.op))) &&
+           cd.events[j].guard &&
+           (sameThread(ctx, cd, wt, tr) || barrierOrders(ctx, cd, wt, j + 1)));
   return !fenced;
 }
 

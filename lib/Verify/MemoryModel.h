@@ -96,6 +96,8 @@ struct SyncEvent {
   int64_t n = 0;
   z3::expr guard;
   mlir::Operation *op;
+  /// A barrier inside a warp role: it synchronises that role's threads only.
+  bool roleScoped = false;
 };
 
 /// One possible latest writer (or, for write-after-read, earlier reader) of
@@ -105,11 +107,28 @@ struct Candidate {
   Inst inst;
   bool cutoff = false;
   std::vector<SyncEvent> events; // between the candidate and the access
+  /// Set when the access is inside a warp role and the candidate runs
+  /// before it at the kernel's top level: the role's first thread and
+  /// thread count. The candidate's threads count from the block's first,
+  /// the access's from the role's, and the role's barriers order only the
+  /// candidate threads that belong to the role.
+  std::optional<std::pair<int64_t, int64_t>> accessRole;
 };
 
-/// Whether a barrier executes among `events[from..]`.
+/// Whether a barrier executes among `events[from..]` (with `blockWideOnly`,
+/// one outside warp roles).
 z3::expr anyBarrier(z3::context &ctx, llvm::ArrayRef<SyncEvent> events,
-                    size_t from = 0);
+                    size_t from = 0, bool blockWideOnly = false);
+
+/// Whether a barrier among `cd.events[from..]` orders the candidate's
+/// thread `ct` (in the candidate's numbering) before the access.
+z3::expr barrierOrders(z3::context &ctx, const Candidate &cd,
+                       const z3::expr &ct, size_t from = 0);
+
+/// Whether the candidate's thread `ct` is the accessing thread `at` (each in
+/// its own numbering: see Candidate::accessRole).
+z3::expr sameThread(z3::context &ctx, const Candidate &cd, const z3::expr &ct,
+                    const z3::expr &at);
 
 /// Whether the write of `writer` is not ordered before a read by thread
 /// `reader`: async copies must be retired by a wait_group (and, for another
