@@ -1,5 +1,5 @@
-"""Row softmax, log-softmax, LayerNorm and RMSNorm in the argus DSL without a single
-layout string.
+"""Row softmax (also for rows of any length), log-softmax, LayerNorm and RMSNorm in
+the argus DSL.
 
 Each block owns ROWS x COLS of X. ``argus.load`` of a global tile without a
 layout takes the coalesced blocked layout of the tile over the block's
@@ -38,6 +38,39 @@ def make_softmax(target: str = "sm_90a", rows: int = 64, cols: int = 128, thread
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
 
     return softmax
+
+
+def make_softmax_any(target: str = "sm_90a", rows: int = 16, cols: int = 1024,
+                     threads: int = 128, dtype: str = "f32"):
+    """Row softmax of an M x N tensor for any M and any N up to ``cols``
+    (Triton's tutorial softmax): the views are clipped in both dimensions,
+    and the elements past the end of a row load as -inf (``other=``), so
+    they add nothing to the maximum and exp(-inf) = 0 adds nothing to the
+    sum; the store skips them. Rows of any length start anywhere, so the
+    accesses go element by element (a vector of one)."""
+    lay = argus.copy_layout((rows, cols), dtype, threads, vector=1)
+
+    @argus.kernel(target=target, block=threads, name="softmax_any")
+    def softmax_any(X: argus.Tensor[("M", "N"), dtype], Y: argus.Tensor[("M", "N"), dtype]):
+        M, N = X.dim("M"), X.dim("N")
+        argus.assume(N <= cols, f"a row fits one tile (N <= {cols})")
+        argus.assume(argus.grid_dim("x").eq(argus.cdiv(M, rows)),
+                     "one row tile per block, the last one clipped")
+        m0 = argus.block_id("x") * rows
+        gx = argus.tag(argus.view(X, (m0, 0), (rows, cols), clipped=True),
+                       lambda m, n: (m0 + m, n))
+        x = argus.convert(argus.load(gx, layout=lay, other=float("-inf")), "f32")
+        d = x - argus.broadcast(argus.reduce(x, "max", 1), 1)
+        argus.tag_assert(d, "lhs.m == rhs.m")
+        e = argus.exp(d)
+        y = e / argus.broadcast(argus.reduce(e, "sum", 1), 1)
+        argus.tag_assert(y, "lhs.m == rhs.m")
+        gy = argus.tag(argus.view(Y, (m0, 0), (rows, cols), clipped=True),
+                       lambda m, n: (m0 + m, n))
+        argus.store(argus.convert(y, dtype), gy)
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+
+    return softmax_any
 
 
 def make_layernorm(target: str = "sm_90a", rows: int = 32, cols: int = 256, threads: int = 256,
@@ -98,11 +131,12 @@ def make_rmsnorm(target: str = "sm_90a", rows: int = 32, cols: int = 256, thread
 
 softmax = make_softmax()
 log_softmax = make_softmax(log=True)
+softmax_any = make_softmax_any()
 layernorm = make_layernorm()
 rmsnorm = make_rmsnorm()
 
 if __name__ == "__main__":
-    for k in (softmax, log_softmax, layernorm, rmsnorm):
+    for k in (softmax, log_softmax, softmax_any, layernorm, rmsnorm):
         print(k.name, k.verify().summary() if argus.verifier_available() else "")
         for target in ("sm_90a", "gfx942"):
             print(" ", target, len(k.compile(target=target).asm), "bytes")

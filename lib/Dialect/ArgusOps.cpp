@@ -257,8 +257,30 @@ LogicalResult AssumeOp::verify() {
 }
 
 LogicalResult LoadOp::verify() {
-  return verifySameElements(*this, getSource().getType(), getResult().getType(),
-                            "source", "result");
+  if (failed(verifySameElements(*this, getSource().getType(),
+                                getResult().getType(), "source", "result")))
+    return failure();
+  std::optional<TypedAttr> other = getOther();
+  if (!other)
+    return success();
+  Type elem = getSource().getType().getElementType();
+  if (other->getType() != elem ||
+      !isa<FloatAttr, IntegerAttr>(*other))
+    return emitOpError() << "other " << *other
+                         << " must be a constant of the tile's element type "
+                         << elem;
+  // Only a clipped view of a tensor has elements outside it.
+  Value v = getSource();
+  while (auto tag = v.getDefiningOp<TagOp>())
+    v = tag.getInput();
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view || !view.getClipped())
+    return emitOpError()
+           << "other fills the elements of a clipped view outside the "
+              "tensor, but the source is not a clipped argus.view (its "
+              "elements are all read); hint: view the tensor with `clipped`, "
+              "or drop other";
+  return success();
 }
 
 LogicalResult StoreOp::verify() {

@@ -97,14 +97,21 @@ def Argus_LoadOp : Argus_Op<"load"> {
   let summary = "read a memory tile into registers";
   let description = [{
     Every thread reads the elements its register layout assigns to it.
+    Elements of a clipped view that lie outside the tensor read as zero, or
+    as `other` (Triton's `other=`: `-inf` before a row maximum, for
+    example).
 
     ```mlir
     %af = argus.load %s : !argus.tile<128x32xf16, shared, "..."> -> !argus.tile<128x32xf16, register, #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [2, 2]>>
+    %x = argus.load %g other 0xFF800000 : f32 : !argus.tile<4x128xf32, global> -> !argus.tile<4x128xf32, register, "(128,4):(1,128)">
     ```
   }];
-  let arguments = (ins Arg<Argus_MemTile, "", [MemRead]>:$source);
+  let arguments = (ins Arg<Argus_MemTile, "", [MemRead]>:$source,
+                       OptionalAttr<TypedAttrInterface>:$other);
   let results = (outs Argus_RegTile:$result);
-  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = [{
+    $source (`other` $other^)? attr-dict `:` type($source) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 

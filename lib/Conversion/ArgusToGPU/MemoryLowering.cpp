@@ -176,7 +176,8 @@ struct LoadLowering : ArgusPattern<LoadOp> {
     Value acc = zeroVector(rewriter, loc, vt);
     for (int64_t v = 0; v < tc.numSlots(); v += n) {
       Value x = loadElems(rewriter, loc, adaptor.getSource(), src,
-                          tc.coord(rewriter, loc, v), n);
+                          tc.coord(rewriter, loc, v), n,
+                          op.getOther().value_or(TypedAttr()));
       acc = insertSlots(rewriter, loc, x, acc, v, n);
     }
     rewriter.replaceOp(op, acc);

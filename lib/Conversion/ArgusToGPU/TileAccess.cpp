@@ -93,17 +93,18 @@ static SmallVector<Value> runElement(OpBuilder &b, Location loc,
 }
 
 Value mlir::argus::loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
-                             ValueRange coord, int64_t n) {
+                             ValueRange coord, int64_t n, TypedAttr fill) {
   Type elem = t.getElementType();
   auto clip = clipOf(mem);
   if (!clip) {
     SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
     return loadRun(b, loc, mem, idx, elem, n);
   }
-  // Element j of the run, or zero outside.
+  // Element j of the run, or the fill (zero by default) outside.
   Value window = clip.getInputs()[0];
   auto [all, each] = insideClip(b, loc, clip, coord, n);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elem));
+  Value zero = arith::ConstantOp::create(
+      b, loc, fill ? fill : cast<TypedAttr>(b.getZeroAttr(elem)));
   auto element = [&](int64_t j) {
     auto one = scf::IfOp::create(b, loc, TypeRange{elem}, each[j], true);
     OpBuilder::InsertionGuard g(b);

@@ -39,10 +39,10 @@ SmallVector<Value> memIndices(OpBuilder &b, Location loc, Value &mem,
                               TileType t, ValueRange coord);
 
 /// n elements of memory tile `t` from `coord` (see loadRun / storeRun).
-/// Through a clipped view, elements outside the tensor read as zero and are
-/// not stored.
+/// Through a clipped view, elements outside the tensor read as `fill` (zero
+/// when null) and are not stored.
 Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
-                ValueRange coord, int64_t n);
+                ValueRange coord, int64_t n, TypedAttr fill = {});
 void storeElems(OpBuilder &b, Location loc, Value val, Value mem, TileType t,
                 ValueRange coord, int64_t n);
 

@@ -186,11 +186,39 @@ def barrier() -> None:
     tr.last_site = ("argus.barrier", {})
 
 
-def load(src: Tile, layout=None) -> Tile:
+_HEX_FLOAT = {"f64": ("<d", "<Q", 16), "f32": ("<f", "<I", 8), "f16": ("<e", "<H", 4)}
+
+
+def _typed_constant(value, dtype: str, loc) -> str:
+    """``value`` as an MLIR typed attribute of ``dtype`` (``-inf``, ``nan``
+    and ``inf`` as the type's bit pattern)."""
+    import math
+    import struct
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _err(TraceError, f"other= takes a Python number, got {value!r}", loc)
+    if dtype.startswith(("i", "u")):
+        if not isinstance(value, int) and not float(value).is_integer():
+            raise _err(DTypeError, f"other={value!r} is not an integer, but the tile holds "
+                       f"{dtype}", loc)
+        return f"{int(value)} : {dtype}"
+    v = float(value)
+    if math.isfinite(v):
+        return f"{v!r} : {dtype}"
+    if dtype == "bf16":  # the upper half of the f32 pattern (inf and nan are exact)
+        bits = struct.unpack("<I", struct.pack("<f", v))[0] >> 16
+        return "0x%04X : bf16" % bits
+    fmt, ufmt, digits = _HEX_FLOAT[dtype]
+    bits = struct.unpack(ufmt, struct.pack(fmt, v))[0]
+    return "0x%0*X : %s" % (digits, bits, dtype)
+
+
+def load(src: Tile, layout=None, other=None) -> Tile:
     """Read a memory tile into registers with a register layout (an mma
     operand's fragment, ``TiledMMA.a``, or a CuTe string). Without one, the
     coalesced ``copy_layout`` of the tile over the executing threads (a
-    Triton-style blocked layout)."""
+    Triton-style blocked layout). Elements of a clipped view outside the
+    tensor read as zero, or as ``other`` (Triton's ``other=``, for example
+    ``float("-inf")`` before a row maximum)."""
     tr = _current_tracer()
     loc = _user_loc(2)
     _need_tile(src, "the load source", loc, memory=True)
@@ -199,9 +227,10 @@ def load(src: Tile, layout=None) -> Tile:
     lay = _as_layout(layout)
     if lay is None:
         raise _err(LayoutError, "a register tile needs a layout (layout=argus.frag(...))", loc)
+    fill = "" if other is None else f" other {_typed_constant(other, src.dtype, loc)}"
     ttype = TileType(src.shape, src.dtype, "register", lay)
     t = _new_tile(tr, "r", ttype, tags=src.tags)
-    tr.emit(f"{t.name} = argus.load {src.name} : {src.type_str} -> {ttype.mlir()}", loc)
+    tr.emit(f"{t.name} = argus.load {src.name}{fill} : {src.type_str} -> {ttype.mlir()}", loc)
     t.site = ("argus.load", {"source": src})
     tr.last_site = t.site
     return t

@@ -64,6 +64,27 @@ func.func @clipped_load(%A: memref<?x?xf32>, %C: memref<?x?xf32>, %i: index)
 
 // -----
 
+!G4 = !argus.tile<16x16xf32, global>
+!R4 = !argus.tile<16x16xf32, register, "((16,4),4):((1,64),16)">
+
+// `other`: the elements outside read as the given constant (-inf here).
+// CHECK-LABEL: gpu.func @clipped_load_other(
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: memref.load
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[NEGINF]] : f32
+func.func @clipped_load_other(%A: memref<?x?xf32>, %C: memref<?x?xf32>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %a = argus.view "A" %A[%i, %i] clipped : memref<?x?xf32> -> !G4
+  %x = argus.load %a other 0xFF800000 : f32 : !G4 -> !R4
+  %c = argus.view "C" %C[%i, %i] : memref<?x?xf32> -> !G4
+  argus.store %x, %c : !R4, !G4
+  return
+}
+
+// -----
+
 !G3 = !argus.tile<16x16xf32, global>
 !S3 = !argus.tile<16x16xf32, shared, "(16,16):(16,1)">
 

@@ -227,3 +227,23 @@ func.func @atomic_kind(%A: memref<?x?xf32>, %i: index, %r: !argus.tile<16x16xf32
   argus.store %r, %v atomic mul : !argus.tile<16x16xf32, register, "(64,4):(4,1)">, !argus.tile<16x16xf32, global>
   return
 }
+
+// -----
+
+func.func @load_other_type(%A: memref<?x?xf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %v = argus.view "A" %A[%i, %i] clipped : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  // expected-error @+1 {{other 1.000000e+00 : f32 must be a constant of the tile's element type 'f16'}}
+  %r = argus.load %v other 1.0 : f32 : !argus.tile<16x16xf16, global> -> !argus.tile<16x16xf16, register, "(64,4):(4,1)">
+  return
+}
+
+// -----
+
+func.func @load_other_unclipped(%A: memref<?x?xf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %v = argus.view "A" %A[%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  // expected-error @+1 {{other fills the elements of a clipped view outside the tensor, but the source is not a clipped argus.view}}
+  %r = argus.load %v other 0.0 : f16 : !argus.tile<16x16xf16, global> -> !argus.tile<16x16xf16, register, "(64,4):(4,1)">
+  return
+}

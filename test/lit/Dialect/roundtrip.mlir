@@ -52,6 +52,10 @@ func.func @memory(%A: memref<?x?xf16>, %A8: memref<8x?xf16>, %i: index, %ids: !a
   %r = argus.load %s : !argus.tile<16x16xf16, shared, "(16,16):(16,1)"> -> !argus.tile<16x16xf16, register, "(64,4):(4,1)">
   // CHECK: argus.store %[[R]], %[[V]] : <16x16xf16, register, "(64,4):(4,1)">, <16x16xf16, global>
   argus.store %r, %v : !argus.tile<16x16xf16, register, "(64,4):(4,1)">, !argus.tile<16x16xf16, global>
+  // CHECK: %[[VO:.*]] = argus.view "A" %{{.*}} clipped
+  %vo = argus.view "A" %A[%i, %i] clipped : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  // CHECK: argus.load %[[VO]] other 0xFC00 : f16 : <16x16xf16, global> -> <16x16xf16, register, "(64,4):(4,1)">
+  %o = argus.load %vo other 0xFC00 : f16 : !argus.tile<16x16xf16, global> -> !argus.tile<16x16xf16, register, "(64,4):(4,1)">
   // CHECK: argus.transpose %[[S]] : <16x16xf16, shared, "(16,16):(16,1)"> -> <16x16xf16, shared, "(16,16):(1,16)">
   %t = argus.transpose %s : !argus.tile<16x16xf16, shared, "(16,16):(16,1)"> -> !argus.tile<16x16xf16, shared, "(16,16):(1,16)">
   // CHECK: argus.reinterpret %[[S]] : <16x16xf16, shared, "(16,16):(16,1)"> -> <16x16xf16, shared, "Sw<1,2,3> o (16,16):(16,1)">
