@@ -66,6 +66,8 @@ KERNELS = [
      lambda: gt.make_gemm_tma_ws(epilogue="tma_store", bias=True, activation="gelu",
                                  regions=True, name="gemm_tma_store_ws_bias_gelu_probes"),
      "matmul_bias_gelu", ["C"], HOPPER_SHAPES[:1], persistent_grid),
+    ("softmax_any", lambda: sm.make_softmax_any(), "softmax", ["Y"],
+     [{"M": 16384, "N": 1000}, {"M": 65536, "N": 777}], lambda s: (cdiv(s["M"], 2), 1, 1)),
     ("rmsnorm", lambda: sm.make_rmsnorm(cols=256, dtype="f32"), "rmsnorm", ["Y"],
      [{"M": 262144, "eps": 1e-6}, {"M": 100001, "eps": 1e-6}],
      lambda s: (cdiv(s["M"], 32), 1, 1)),
@@ -78,7 +80,7 @@ KERNELS = [
 # Accumulated outputs: zeros before the launch, restored before the checked run.
 INOUTS = {"column_sum": ["S"]}
 # Kernels that need sm_90a (the others are lowered for sm_90).
-SM90A = {"cumsum", "column_sum", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
+SM90A = {"cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
          "gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
 # Kernels lowered with probes (region reports come back with the run).
 PROBED = {"gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
