@@ -10,6 +10,8 @@
 
 #include "argus/Verify/TagVerifier.h"
 
+#include "argus/Dialect/ArgusDialect.h"
+
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
@@ -50,7 +52,19 @@ void emitDiagnostics(const std::vector<KernelReport> &reports) {
       Location siteLoc = c.siteOp ? c.siteOp->getLoc() : c.reportOp->getLoc();
       auto &who = d.attachNote(siteLoc);
       who << (blk.empty() ? std::string("any block") : "block (" + blk + ")");
-      if (cx.thread >= 0)
+      // Inside a warp role, threads count from the role's first: say so,
+      // and give the block's thread and warp as well.
+      mlir::argus::RoleOp role =
+          c.siteOp ? c.siteOp->getParentOfType<mlir::argus::RoleOp>() : nullptr;
+      mlir::argus::KernelAttr kernel =
+          c.siteOp ? mlir::argus::getEnclosingKernel(c.siteOp) : nullptr;
+      if (cx.thread >= 0 && role && kernel) {
+        int64_t ws = kernel.getWarpSize();
+        int64_t t = role.getFirstWarp() * ws + cx.thread;
+        who << ", thread " << cx.thread << " of role '" << role.getName()
+            << "' (block thread " << t << ", warp " << t / ws << ", lane "
+            << t % ws << "), slot " << cx.slot;
+      } else if (cx.thread >= 0)
         who << ", thread " << cx.thread << " (warp " << cx.warp << ", lane "
             << cx.lane << "), slot " << cx.slot;
       else

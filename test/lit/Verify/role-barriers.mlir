@@ -14,6 +14,7 @@
 // RUN: argus-opt %t/inrole_bar.mlir --argus-verify-tags -o /dev/null
 
 // RACE: error: unsynchronized-read violated at 'argus.load'
+// RACE: note: any block, thread {{[0-9]+}} of role 'c' (block thread {{[0-9]+}}, warp {{[4-7]}}, lane
 // RACE: note: {{.*}}the latest writer is not synchronised with this read
 
 //--- nobar.mlir
