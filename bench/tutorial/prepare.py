@@ -19,6 +19,8 @@ import column_sum as cs  # noqa: E402
 import cumsum as cu  # noqa: E402
 import gemm_epilogue as ge  # noqa: E402
 import gemm_tma_ws as gt  # noqa: E402
+
+import argus  # noqa: E402
 import softmax as sm  # noqa: E402
 
 
@@ -55,6 +57,11 @@ KERNELS = [
      persistent_grid),
     ("gemm_tma_store_ws_bias_gelu", lambda: gt.gemm_tma_store_ws_bias_gelu, "matmul_bias_gelu",
      ["C"], HOPPER_SHAPES, persistent_grid),
+    ("gemm_tma_store_ws_bias_gelu_tanh",
+     lambda: gt.make_gemm_tma_ws(epilogue="tma_store", bias=True,
+                                 activation=lambda y: argus.gelu(y, approximate="tanh"),
+                                 name="gemm_tma_store_ws_bias_gelu_tanh"),
+     "matmul_bias_gelu_tanh", ["C"], HOPPER_SHAPES, persistent_grid),
     # The same kernels with duration probes on the roles' regions ("produce",
     # "consume") and each tile's epilogue: the overhead is the time over the
     # kernel's without probes.
@@ -80,7 +87,7 @@ KERNELS = [
 # Accumulated outputs: zeros before the launch, restored before the checked run.
 INOUTS = {"column_sum": ["S"]}
 # Kernels that need sm_90a (the others are lowered for sm_90).
-SM90A = {"cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
+SM90A = {"cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws_bias_gelu_tanh", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
          "gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
 # Kernels lowered with probes (region reports come back with the run).
 PROBED = {"gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}

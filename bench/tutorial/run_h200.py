@@ -61,6 +61,11 @@ def peers(op, t, eps):
     elif op == "softmax":
         ref = lambda: torch.softmax(t["X"].double(), 1).float()  # noqa: E731
         peer = lambda: torch.softmax(t["X"], 1)  # noqa: E731
+    elif op == "matmul_bias_gelu_tanh":
+        ref = lambda: F.gelu(t["A"].float() @ t["B"].float() + t["Bias"].float(),  # noqa: E731
+                             approximate="tanh")
+        peer = lambda: F.gelu(torch.addmm(t["Bias"], t["A"], t["B"]),  # noqa: E731
+                              approximate="tanh")
     elif op == "rmsnorm":
         ref = lambda: F.rms_norm(t["X"].float(), (t["X"].shape[-1],), t["W"].float(), eps)  # noqa
         peer = lambda: F.rms_norm(t["X"], (t["X"].shape[-1],), t["W"], eps)  # noqa: E731

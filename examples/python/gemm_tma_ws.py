@@ -52,11 +52,12 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                      bias: bool = False, activation: str = None, regions: bool = False):
     """``bias`` adds a per-column bias (a length-N tensor after C) to the
     f32 accumulator and ``activation`` (``"relu"``, ``"gelu"``, ... any
-    elementwise DSL function) is applied before the bf16 conversion.
+    elementwise DSL function, or a callable on the f32 tile) is applied
+    before the bf16 conversion.
     ``regions`` marks each tile's epilogue as a region ("epilogue", besides
     the roles' "produce" and "consume"), for probes."""
     region = argus.region if regions else (lambda name: contextlib.nullcontext())
-    act = getattr(argus, activation) if activation else None
+    act = getattr(argus, activation) if isinstance(activation, str) else activation
     if epilogue not in EPILOGUES:
         raise ValueError(f"epilogue is one of {EPILOGUES}, got {epilogue!r}")
     bulk = epilogue == "tma_store"

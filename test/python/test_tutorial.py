@@ -80,3 +80,29 @@ def test_misaligned_vector_proved_with_precondition_or_scalars(vector, assume_k4
     assert r.proved, r.summary()
     kinds = {c.kind for c in r.checks}
     assert ("misaligned-vector" in kinds) == (vector is None)
+
+
+def test_gelu_tanh_is_pytorchs_approximation_from_elementwise_ops(need_verifier):
+    @argus.kernel(target="sm_90a", block=64, name="gelu_tanh")
+    def k(X: argus.Tensor[(16, 16), "f32"], Y: argus.Tensor[(16, 16), "f32"]):
+        x = argus.load(argus.view(X, (0, 0), (16, 16)))
+        argus.store(argus.gelu(x, approximate="tanh"), argus.view(Y, (0, 0), (16, 16)))
+    src = k.source()
+    assert "argus.tanh" in src and "argus.gelu" not in src
+    assert "0.044715" in src and "0.7978845608028654" in src
+    r = k.verify()
+    assert r.proved, r.summary()
+    ptx = k.compile().asm
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert "tanh.approx.f32" in ptx
+
+
+def test_gelu_approximate_must_be_none_or_tanh():
+    @argus.kernel(target="sm_90a", block=64, name="gelu_bad")
+    def k(X: argus.Tensor[(16, 16), "f32"], Y: argus.Tensor[(16, 16), "f32"]):
+        x = argus.load(argus.view(X, (0, 0), (16, 16)))
+        argus.store(argus.gelu(x, approximate="erf"), argus.view(Y, (0, 0), (16, 16)))
+    with pytest.raises(argus.TraceError) as ei:
+        k.module()
+    assert "gelu's approximate is 'none' or 'tanh', got 'erf'" in str(ei.value)
+    assert ei.value.file.endswith("test_tutorial.py")

@@ -193,10 +193,18 @@ def tanh(x): return _unary("tanh", x)
 def sigmoid(x): return _unary("sigmoid", x)
 
 
-def gelu(x):
+def gelu(x, approximate: str = "none"):
     """GELU, the exact form ``0.5 x (1 + erf(x / sqrt 2))`` (docs/Lowering.md
-    says how erf is computed)."""
-    return _unary("gelu", x)
+    says how erf is computed), or with ``approximate="tanh"`` PyTorch's
+    ``0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))``, built from
+    elementwise ops (``tanh`` is ``tanh.approx.f32`` on NVIDIA)."""
+    if approximate == "none":
+        return _unary("gelu", x)
+    if approximate != "tanh":
+        raise _err(TraceError, f"gelu's approximate is 'none' or 'tanh', got {approximate!r}",
+                   _user_loc(2))
+    inner = (x + x * x * x * 0.044715) * 0.7978845608028654
+    return x * 0.5 * (tanh(inner) + 1.0)
 
 
 _CMP = ("lt", "le", "gt", "ge", "eq", "ne")
