@@ -264,16 +264,12 @@ LogicalResult LoadOp::verify() {
   if (!other)
     return success();
   Type elem = getSource().getType().getElementType();
-  if (other->getType() != elem ||
-      !isa<FloatAttr, IntegerAttr>(*other))
+  if (other->getType() != elem || !isa<FloatAttr, IntegerAttr>(*other))
     return emitOpError() << "other " << *other
                          << " must be a constant of the tile's element type "
                          << elem;
   // Only a clipped view of a tensor has elements outside it.
-  Value v = getSource();
-  while (auto tag = v.getDefiningOp<TagOp>())
-    v = tag.getInput();
-  auto view = v.getDefiningOp<ViewOp>();
+  ViewOp view = getViewThroughTags(getSource());
   if (!view || !view.getClipped())
     return emitOpError()
            << "other fills the elements of a clipped view outside the "

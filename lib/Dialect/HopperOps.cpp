@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/TagFields.h"
 #include "argus/Dialect/TileLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -68,15 +69,29 @@ LogicalResult TensorMapOp::verify() {
   return success();
 }
 
-/// The global side of a bulk tensor copy: an argus.view (optionally
-/// tagged) of the tensor `map` describes; its offsets are the box
-/// coordinates.
-static LogicalResult verifyTmaGlobalView(Operation *op, Value global,
-                                         Value map) {
-  Value v = global;
-  while (auto tag = v.getDefiningOp<TagOp>())
-    v = tag.getInput();
-  auto view = v.getDefiningOp<ViewOp>();
+/// A bulk tensor copy between the global tile `global` (an argus.view,
+/// optionally tagged, of the tensor `map` describes: its offsets are the
+/// box coordinates) and the shared tile `shared` (laid out exactly where the
+/// boxes go), from `source` to `dest`.
+static LogicalResult verifyBulkCopy(Operation *op, Value source, Value dest,
+                                    Value map) {
+  TileType src = cast<TileType>(source.getType());
+  TileType dst = cast<TileType>(dest.getType());
+  bool toGlobal = isa<TmaStoreOp>(op);
+  MemorySpace from = toGlobal ? MemorySpace::Shared : MemorySpace::Global;
+  MemorySpace to = toGlobal ? MemorySpace::Global : MemorySpace::Shared;
+  if (src.getMemorySpace() != from || dst.getMemorySpace() != to)
+    return op->emitOpError()
+           << "copies a " << stringifyMemorySpace(from) << " tile into a "
+           << stringifyMemorySpace(to) << " tile, got "
+           << stringifyMemorySpace(src.getMemorySpace()) << " -> "
+           << stringifyMemorySpace(dst.getMemorySpace());
+  if (src.getShape() != dst.getShape())
+    return op->emitOpError()
+           << "shape mismatch: source is " << formatShape(src.getShape())
+           << " but dest is " << formatShape(dst.getShape());
+  Value global = toGlobal ? dest : source;
+  ViewOp view = getViewThroughTags(global);
   if (!view)
     return op->emitOpError()
            << "the global tile must be an argus.view (optionally tagged): "
@@ -86,41 +101,17 @@ static LogicalResult verifyTmaGlobalView(Operation *op, Value global,
       return op->emitOpError()
              << "the global tile views '" << view.getName()
              << "' but the tensor map describes '" << m.getName() << "'";
-  return success();
+  return verifyTmaPlacement(toGlobal ? src : dst,
+                            cast<TensorMapType>(map.getType()),
+                            [&]() { return op->emitOpError(); });
 }
 
 LogicalResult TmaStoreOp::verify() {
-  TileType src = getSource().getType(), dst = getDest().getType();
-  if (src.getMemorySpace() != MemorySpace::Shared ||
-      dst.getMemorySpace() != MemorySpace::Global)
-    return emitOpError() << "copies a shared tile into a global tile, got "
-                         << stringifyMemorySpace(src.getMemorySpace()) << " -> "
-                         << stringifyMemorySpace(dst.getMemorySpace());
-  if (src.getShape() != dst.getShape())
-    return emitOpError() << "shape mismatch: source is "
-                         << formatShape(src.getShape()) << " but dest is "
-                         << formatShape(dst.getShape());
-  if (failed(verifyTmaGlobalView(*this, getDest(), getMap())))
-    return failure();
-  return verifyTmaPlacement(src, getMap().getType(),
-                            [&]() { return emitOpError(); });
+  return verifyBulkCopy(*this, getSource(), getDest(), getMap());
 }
 
 LogicalResult TmaLoadOp::verify() {
-  TileType src = getSource().getType(), dst = getDest().getType();
-  if (src.getMemorySpace() != MemorySpace::Global ||
-      dst.getMemorySpace() != MemorySpace::Shared)
-    return emitOpError() << "copies a global tile into a shared tile, got "
-                         << stringifyMemorySpace(src.getMemorySpace()) << " -> "
-                         << stringifyMemorySpace(dst.getMemorySpace());
-  if (src.getShape() != dst.getShape())
-    return emitOpError() << "shape mismatch: source is "
-                         << formatShape(src.getShape()) << " but dest is "
-                         << formatShape(dst.getShape());
-  if (failed(verifyTmaGlobalView(*this, getSource(), getMap())))
-    return failure();
-  if (failed(verifyTmaPlacement(dst, getMap().getType(),
-                                [&]() { return emitOpError(); })))
+  if (failed(verifyBulkCopy(*this, getSource(), getDest(), getMap())))
     return failure();
   return verifyBarrierStage(*this, getBarrier().getType(), getStage());
 }

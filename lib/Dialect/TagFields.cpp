@@ -65,6 +65,12 @@ bool mlir::argus::isWellFormed(Operation *op) {
   return true;
 }
 
+ViewOp mlir::argus::getViewThroughTags(Value tile) {
+  while (auto tag = tile.getDefiningOp<TagOp>())
+    tile = tag.getInput();
+  return tile.getDefiningOp<ViewOp>();
+}
+
 Value mlir::argus::getMemoryRoot(Value tile, bool onlyWellFormed) {
   while (Operation *def = tile.getDefiningOp()) {
     if (onlyWellFormed && !isWellFormed(def))

@@ -136,8 +136,7 @@ std::optional<CheckResult> KernelVerifier::checkAccessAlignment(Operation *op,
     if (!m)
       return;
     int64_t tt = uval(*m, t), ss = uval(*m, s);
-    std::vector<int64_t> tc =
-        delinConcrete((*l)(tt + l->mode(0).size() * ss), shape);
+    std::vector<int64_t> tc = tileCoordOf(*l, tt, ss, shape);
     std::vector<int64_t> gc(rank), sz(rank);
     int64_t linear = 0;
     for (int64_t k = 0; k < rank; ++k) {

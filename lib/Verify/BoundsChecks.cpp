@@ -134,8 +134,7 @@ CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
     // layout library, the global coordinate and the comparison in plain
     // integers.
     int64_t tt = uval(*m, t), ss = uval(*m, s);
-    std::vector<int64_t> tc =
-        delinConcrete((*l)(tt + l->mode(0).size() * ss), shape);
+    std::vector<int64_t> tc = tileCoordOf(*l, tt, ss, shape);
     std::string why;
     std::vector<int64_t> gc(rank, -1), sz(rank, -1);
     int64_t outside = -1;

@@ -64,6 +64,14 @@ holderOf(const ::argus::layout::Layout &tv, int64_t lin,
   return std::nullopt;
 }
 
+/// The tile coordinate (in a tile of `shape`) that thread `thread` holds in
+/// slot `slot` of thread-value layout `tv`: the inverse of holderOf.
+inline std::vector<int64_t> tileCoordOf(const ::argus::layout::Layout &tv,
+                                        int64_t thread, int64_t slot,
+                                        llvm::ArrayRef<int64_t> shape) {
+  return delinConcrete(tv(thread + tv.mode(0).size() * slot), shape);
+}
+
 inline int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0)))

@@ -36,6 +36,9 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <map>
+#include <set>
+
 using namespace mlir;
 using namespace mlir::argus;
 
@@ -637,30 +640,35 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
       // group retires; groups of one kind retire in order: once one of the
       // modelled reads is retired, so is everything older of its kind (the
       // cut-off).
-      auto kindOf = [](Operation *op) {
-        return isa<MmaAsyncOp>(op) ? 0 : isa<TmaStoreOp>(op) ? 1 : -1;
+      auto groupOf = [](Operation *op) -> std::optional<SyncEvent::Kind> {
+        if (!readsThroughAsyncProxy(op))
+          return std::nullopt;
+        return asyncGroupOf(op)->commit;
       };
-      z3::expr someRetired[2] = {ctx.bool_val(false), ctx.bool_val(false)};
+      std::map<SyncEvent::Kind, z3::expr> someRetired;
+      auto retiredOf = [&](SyncEvent::Kind k) -> z3::expr & {
+        return someRetired.try_emplace(k, ctx.bool_val(false)).first->second;
+      };
       for (Candidate &c : cands)
-        if (int k = kindOf(c.op); !c.cutoff && k >= 0)
-          someRetired[k] =
-              someRetired[k] || (c.inst.guard && !unsynchronised(ctx, c, t, t));
+        if (std::optional<SyncEvent::Kind> k = groupOf(c.op); !c.cutoff && k)
+          retiredOf(*k) =
+              retiredOf(*k) || (c.inst.guard && !unsynchronised(ctx, c, t, t));
       for (Candidate &c : cands) {
         if (c.cutoff) {
-          bool async[2] = {false, false};
+          std::set<SyncEvent::Kind> async;
           c.op->walk([&](Operation *p) {
-            if (int k = kindOf(p); k >= 0 && readsRoot(p, root))
-              async[k] = true;
+            if (std::optional<SyncEvent::Kind> k = groupOf(p);
+                k && readsRoot(p, root))
+              async.insert(*k);
           });
-          for (int k = 0; k < 2; ++k)
-            if (async[k]) {
-              z3::expr b = c.inst.guard && !someRetired[k];
-              bad = bad || b;
-              pending.push_back({c.op, b, std::nullopt});
-            }
+          for (SyncEvent::Kind k : async) {
+            z3::expr b = c.inst.guard && !retiredOf(k);
+            bad = bad || b;
+            pending.push_back({c.op, b, std::nullopt});
+          }
           continue;
         }
-        if (kindOf(c.op) < 0)
+        if (!groupOf(c.op))
           continue; // a synchronous read is done in program order
         SmallVector<Value, 2> read{c.op->getOperand(0)};
         if (isa<MmaAsyncOp>(c.op))

@@ -265,35 +265,30 @@ static z3::expr cutoffOrdered(z3::context &ctx, const Candidate &cd,
                               bool needBarrier = true) {
   // Older asynchronous accesses end when their group retires: cp.async
   // writes, or wgmma and bulk-store reads of shared memory.
-  bool asyncCopy = false, asyncMma = false, bulkStore = false;
-  if (kind == AccessKind::Writes)
-    cd.op->walk([&](CopyAsyncOp c) {
-      if (getMemoryRoot(c.getDest()) == root)
-        asyncCopy = true;
-    });
-  else
-    cd.op->walk([&](Operation *p) {
-      if (isa<MmaAsyncOp>(p) && readsRoot(p, root))
-        asyncMma = true;
-      if (isa<TmaStoreOp>(p) && readsRoot(p, root))
-        bulkStore = true;
-    });
-  if (asyncMma && bulkStore)
+  std::optional<AsyncGroup> group;
+  bool mixed = false;
+  cd.op->walk([&](Operation *p) {
+    bool access =
+        kind == AccessKind::Writes
+            ? isa<CopyAsyncOp>(p) && getMemoryRoot(writeDest(p)) == root
+            : readsThroughAsyncProxy(p) && readsRoot(p, root);
+    std::optional<AsyncGroup> g = access ? asyncGroupOf(p) : std::nullopt;
+    if (!g)
+      return;
+    mixed |= group && group->commit != g->commit;
+    group = g;
+  });
+  if (mixed)
     return ctx.bool_val(false); // two kinds of groups: not followed
   // Without a thread, only block-wide barriers order older top-level
   // accesses before an access in a role.
   bool blockWide = cd.accessRole.has_value();
-  if (!asyncCopy && !asyncMma && !bulkStore)
+  if (!group)
     return anyBarrier(ctx, cd.events, 0, blockWide);
-  SyncEvent::Kind commitKind = asyncCopy  ? SyncEvent::Commit
-                               : asyncMma ? SyncEvent::WgmmaCommit
-                                          : SyncEvent::BulkCommit;
-  SyncEvent::Kind waitKind = asyncCopy  ? SyncEvent::Wait
-                             : asyncMma ? SyncEvent::WgmmaWait
-                                        : SyncEvent::BulkWait;
+  auto [commitKind, waitKind, selfCommits] = *group;
   // A group older than the cut-off closed before the commits counted here
   // (a bulk store closes its own group, so one commit fewer is needed).
-  int64_t extra = bulkStore ? 0 : 1;
+  int64_t extra = selfCommits ? 0 : 1;
   z3::expr ok = ctx.bool_val(false);
   z3::expr commits = ctx.bv_val(0, kWidth);
   for (size_t j = 0; j < cd.events.size(); ++j) {

@@ -120,27 +120,24 @@ z3::expr sameThread(z3::context &ctx, const Candidate &cd, const z3::expr &ct,
 
 /// For each event index j: whether the candidate's asynchronous access has
 /// retired by a wait at or before j (all true for synchronous accesses).
+std::optional<AsyncGroup> asyncGroupOf(Operation *op) {
+  if (isa<CopyAsyncOp>(op))
+    return AsyncGroup{SyncEvent::Commit, SyncEvent::Wait, false};
+  if (isa<MmaAsyncOp>(op))
+    return AsyncGroup{SyncEvent::WgmmaCommit, SyncEvent::WgmmaWait, false};
+  if (isa<TmaStoreOp>(op))
+    return AsyncGroup{SyncEvent::BulkCommit, SyncEvent::BulkWait, true};
+  return std::nullopt;
+}
+
 static std::vector<z3::expr> retiredBy(z3::context &ctx, const Candidate &cd) {
   auto bv = [&](int64_t v) { return ctx.bv_val(v, kWidth); };
   size_t n = cd.events.size();
-  // Asynchronous accesses last until their group retires: cp.async groups
-  // for copy_async, wgmma groups for the shared operands of mma_async, bulk
-  // groups (closed by the store itself) for tma_store.
-  SyncEvent::Kind commitKind, waitKind;
-  bool selfCommits = false;
-  if (isa<CopyAsyncOp>(cd.op)) {
-    commitKind = SyncEvent::Commit;
-    waitKind = SyncEvent::Wait;
-  } else if (isa<MmaAsyncOp>(cd.op)) {
-    commitKind = SyncEvent::WgmmaCommit;
-    waitKind = SyncEvent::WgmmaWait;
-  } else if (isa<TmaStoreOp>(cd.op)) {
-    commitKind = SyncEvent::BulkCommit;
-    waitKind = SyncEvent::BulkWait;
-    selfCommits = true;
-  } else {
+  // Asynchronous accesses last until their group retires.
+  std::optional<AsyncGroup> group = asyncGroupOf(cd.op);
+  if (!group)
     return std::vector<z3::expr>(n + 1, ctx.bool_val(true));
-  }
+  auto [commitKind, waitKind, selfCommits] = *group;
   std::vector<z3::expr> out(n + 1, ctx.bool_val(false));
   // The first commit after the access (or the access itself) closes its
   // group; a later wait N retires it once N more groups were committed.
@@ -171,7 +168,7 @@ static std::vector<z3::expr> retiredBy(z3::context &ctx, const Candidate &cd) {
 
 z3::expr unsynchronised(z3::context &ctx, const Candidate &cd,
                         const z3::expr &wt, const z3::expr &tr) {
-  if (!isa<CopyAsyncOp, MmaAsyncOp, TmaStoreOp>(cd.op))
+  if (!asyncGroupOf(cd.op))
     return !sameThread(ctx, cd, wt, tr) && !barrierOrders(ctx, cd, wt);
   std::vector<z3::expr> retired = retiredBy(ctx, cd);
   z3::expr visible = ctx.bool_val(false);

@@ -115,6 +115,15 @@ struct Candidate {
   std::optional<std::pair<int64_t, int64_t>> accessRole;
 };
 
+/// The group that retires an asynchronous access of `op`: cp.async groups
+/// for copy_async, wgmma groups for the shared operands of mma_async, bulk
+/// groups for tma_store (which closes its own); none for synchronous ops.
+struct AsyncGroup {
+  SyncEvent::Kind commit, wait;
+  bool selfCommits;
+};
+std::optional<AsyncGroup> asyncGroupOf(mlir::Operation *op);
+
 /// Whether a barrier executes among `events[from..]` (with `blockWideOnly`,
 /// one outside warp roles).
 z3::expr anyBarrier(z3::context &ctx, llvm::ArrayRef<SyncEvent> events,

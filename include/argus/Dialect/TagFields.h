@@ -22,6 +22,8 @@
 
 namespace mlir::argus {
 
+class ViewOp;
+
 /// Whether `op`'s own invariants hold (checked silently). Op verifiers run in
 /// program order, so code that looks at other ops from a verifier must not
 /// trust ops that are not verified yet.
@@ -37,6 +39,10 @@ getNamedTagOperands(Operation *op);
 /// With `onlyWellFormed`, stops at ops whose invariants do not hold (for op
 /// verifiers, which may run before those ops are verified).
 Value getMemoryRoot(Value tile, bool onlyWellFormed = false);
+
+/// The argus.view a global tile is, through argus.tag ops; null when
+/// something else defines it.
+ViewOp getViewThroughTags(Value tile);
 
 /// The implicit tag field of every element of a global view (`argus.view`,
 /// `argus.gather_view`): the function-argument number of the viewed memref.

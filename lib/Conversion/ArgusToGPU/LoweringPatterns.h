@@ -106,6 +106,11 @@ Value mbarrierAddress(OpBuilder &b, Location loc, Value ring, Value stage);
 /// Whether this is the first thread of the role (or block) executing the op
 /// whose KernelInfo `k` is: the thread that issues TMA copies.
 Value isFirstThread(OpBuilder &b, Location loc, const KernelInfo &k);
+/// Opens `if (isFirstThread) {` at the builder's insertion point and leaves
+/// the builder inside it: where one thread issues TMA copies, bulk groups
+/// and transaction counts for the role (restore the point with an
+/// InsertionGuard).
+void beginIssuingThread(OpBuilder &b, Location loc, const KernelInfo &k);
 
 /// mbarrier rings (MBarrierLowering.cpp).
 void populateMBarrierLoweringPatterns(const TypeConverter &tc,

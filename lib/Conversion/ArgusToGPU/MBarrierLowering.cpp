@@ -39,6 +39,11 @@ Value mlir::argus::isFirstThread(OpBuilder &b, Location loc,
                                linearThreadId(b, loc, k), cidx(b, loc, 0));
 }
 
+void mlir::argus::beginIssuingThread(OpBuilder &b, Location loc,
+                                     const KernelInfo &k) {
+  beginIf(b, loc, isFirstThread(b, loc, k));
+}
+
 namespace {
 
 struct MBarrierAllocLowering : ArgusPattern<MBarrierAllocOp> {
@@ -123,7 +128,7 @@ struct MBarrierArriveExpectTxLowering : ArgusPattern<MBarrierArriveExpectTxOp> {
     // The first thread of the role (or block): the one that issues the
     // role's TMA copies too.
     OpBuilder::InsertionGuard g(rewriter);
-    beginIf(rewriter, loc, isFirstThread(rewriter, loc, k));
+    beginIssuingThread(rewriter, loc, k);
     Value addr = mbarrierAddress(rewriter, loc, adaptor.getBarrier(),
                                  adaptor.getStage());
     inlinePtx(rewriter, loc, {}, {addr},

@@ -13,6 +13,8 @@
 
 #include "LoweringPatterns.h"
 
+#include "argus/Dialect/TagFields.h"
+
 using namespace mlir;
 using namespace mlir::argus;
 
@@ -54,10 +56,7 @@ struct TensorMapLowering : ArgusPattern<TensorMapOp> {
 static FailureOr<SmallVector<Value>>
 boxOrigin(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
           Value global) {
-  Value v = global;
-  while (auto tag = v.getDefiningOp<TagOp>())
-    v = tag.getInput();
-  auto view = v.getDefiningOp<ViewOp>();
+  ViewOp view = getViewThroughTags(global);
   if (!view)
     return op->emitOpError() << "the global tile must be an argus.view: its "
                                 "offsets are the box coordinates";
@@ -137,9 +136,7 @@ struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
       return failure();
     int64_t rank = origin->size();
     OpBuilder::InsertionGuard g(rewriter);
-    auto ifOp = scf::IfOp::create(rewriter, loc,
-                                  isFirstThread(rewriter, loc, k), false);
-    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    beginIssuingThread(rewriter, loc, k);
     Value dest = sharedAddress32(rewriter, loc, adaptor.getDest());
     Value bar = mbarrierAddress(rewriter, loc, adaptor.getBarrier(),
                                 adaptor.getStage());
@@ -182,9 +179,7 @@ struct TmaStoreLowering : ArgusPattern<TmaStoreOp> {
       return failure();
     int64_t rank = origin->size();
     OpBuilder::InsertionGuard g(rewriter);
-    auto ifOp = scf::IfOp::create(rewriter, loc,
-                                  isFirstThread(rewriter, loc, k), false);
-    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    beginIssuingThread(rewriter, loc, k);
     Value src = sharedAddress32(rewriter, loc, adaptor.getSource());
     // [$0, {coords innermost first}], [$last] source; the tensor map clips
     // what lies outside the tensor.
@@ -223,9 +218,7 @@ struct TmaStoreWaitLowering : ArgusPattern<TmaStoreWaitOp> {
                               << k.chip;
     // Only the issuing thread has bulk groups to wait for.
     OpBuilder::InsertionGuard g(rewriter);
-    auto ifOp = scf::IfOp::create(rewriter, loc,
-                                  isFirstThread(rewriter, loc, k), false);
-    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    beginIssuingThread(rewriter, loc, k);
     inlinePtx(rewriter, loc, {}, {},
               "cp.async.bulk.wait_group.read " +
                   std::to_string(op.getPending()) + ";",
