@@ -99,6 +99,23 @@ def _slot(x, what: str, loc):
     return x.ring, _index_or_err(tr, x.stage, f"the stage of {x.ring.pyname}")
 
 
+def _bulk_copy_operands(op: str, src, dst, tmap, loc) -> None:
+    """The kinds of a bulk tensor copy's operands: two memory tiles and a
+    tensor map."""
+    _need_tile(src, f"the {op} source", loc, memory=True)
+    _need_tile(dst, f"the {op} destination", loc, memory=True)
+    if not isinstance(tmap, TensorMap):
+        raise _err(TraceError, f"{op} needs a tensor map (argus.tensor_map(...)), got "
+                   f"{tmap!r}", loc)
+
+
+def _pending_groups(pending, op: str, loc) -> int:
+    """The group count of a wait (``wgmma_wait``, ``tma_store_wait``)."""
+    if isinstance(pending, bool) or not isinstance(pending, int) or pending < 0:
+        raise _err(TraceError, f"{op} needs a non-negative int, got {pending!r}", loc)
+    return pending
+
+
 def _int_attr(x, what: str, loc) -> int:
     if isinstance(x, bool) or not isinstance(x, int):
         raise _err(TraceError, f"{what} must be a Python int, got {x!r}", loc)
@@ -139,11 +156,7 @@ def tma_load(src: Tile, dst: Tile, tmap: TensorMap, barrier: BarrierSlot) -> Non
     ``mbarrier_arrive_expect_tx``. Read ``dst`` only after a wait on the phase."""
     tr = _current_tracer()
     loc = _user_loc(2)
-    _need_tile(src, "the tma_load source", loc, memory=True)
-    _need_tile(dst, "the tma_load destination", loc, memory=True)
-    if not isinstance(tmap, TensorMap):
-        raise _err(TraceError, f"tma_load needs a tensor map (argus.tensor_map(...)), got "
-                   f"{tmap!r}", loc)
+    _bulk_copy_operands("tma_load", src, dst, tmap, loc)
     ring, s = _slot(barrier, "tma_load's barrier", loc)
     tr.emit(f"argus.tma_load {src.name}, {dst.name}, {tmap.name}, {ring.name}[{s.name}] : "
             f"{src.type_str}, {dst.type_str}, {tmap.type_str}, {ring.type_str}", loc)
@@ -168,11 +181,7 @@ def tma_store(src: Tile, dst: Tile, tmap: TensorMap) -> None:
     ``barrier()``) before ``src`` is written again."""
     tr = _current_tracer()
     loc = _user_loc(2)
-    _need_tile(src, "the tma_store source", loc, memory=True)
-    _need_tile(dst, "the tma_store destination", loc, memory=True)
-    if not isinstance(tmap, TensorMap):
-        raise _err(TraceError, f"tma_store needs a tensor map (argus.tensor_map(...)), got "
-                   f"{tmap!r}", loc)
+    _bulk_copy_operands("tma_store", src, dst, tmap, loc)
     tr.emit(f"argus.tma_store {src.name}, {dst.name}, {tmap.name} : "
             f"{src.type_str}, {dst.type_str}, {tmap.type_str}", loc)
     tr.last_site = ("argus.tma_store", {"source": src, "dest": dst})
@@ -185,8 +194,7 @@ def tma_store_wait(pending: int = 0) -> None:
     source). Every bulk store must be retired so before its role ends."""
     tr = _current_tracer()
     loc = _user_loc(2)
-    if isinstance(pending, bool) or not isinstance(pending, int) or pending < 0:
-        raise _err(TraceError, f"tma_store_wait needs a non-negative int, got {pending!r}", loc)
+    _pending_groups(pending, "tma_store_wait", loc)
     tr.emit(f"argus.tma_store_wait {pending}", loc)
     tr.last_site = ("argus.tma_store_wait", {})
 
@@ -354,8 +362,7 @@ def wgmma_wait(pending: int, *values: Tile):
     several, or None without values)."""
     tr = _current_tracer()
     loc = _user_loc(2)
-    if isinstance(pending, bool) or not isinstance(pending, int) or pending < 0:
-        raise _err(TraceError, f"wgmma_wait needs a non-negative int, got {pending!r}", loc)
+    _pending_groups(pending, "wgmma_wait", loc)
     if len(values) == 1 and isinstance(values[0], (tuple, list)):
         values = tuple(values[0])
     for i, v in enumerate(values):
