@@ -10,18 +10,17 @@ import json
 import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "hopper"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 import argus.runtime as art  # noqa: E402
 import gemm_bench  # noqa: E402
-
-TORCH_DT = {"f32": torch.float32, "bf16": torch.bfloat16}
+from torch_bytes import TORCH_DT, from_raw, raw  # noqa: E402
 
 
 def reference(op, x):
@@ -35,22 +34,6 @@ def reference(op, x):
 def time_ms(fn, warmup=10, iters=50):
     """Median ms of `iters` event-timed calls (gemm_bench's timer)."""
     return gemm_bench.time_ms(fn, warmup, iters)[0]
-
-
-def raw(t):
-    """Host bytes of a tensor (bf16 as its bit patterns)."""
-    t = t.detach().cpu().contiguous()
-    if t.dtype == torch.bfloat16:
-        t = t.view(torch.int16)
-    return t.numpy().tobytes()
-
-
-def from_raw(data, dtype, shape):
-    a = np.frombuffer(data, dtype=np.int16 if dtype == "bf16" else np.float32).copy()
-    t = torch.from_numpy(a)
-    if dtype == "bf16":
-        t = t.view(torch.bfloat16)
-    return t.reshape(shape)
 
 
 def main():

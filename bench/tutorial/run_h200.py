@@ -11,31 +11,17 @@ import math
 import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "hopper"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 import argus.runtime as art  # noqa: E402
 import gemm_bench  # noqa: E402
-
-TORCH_DT = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
-NP_BITS = {torch.float32: np.float32, torch.float16: np.float16, torch.bfloat16: np.int16}
-
-
-def raw(t):
-    t = t.detach().cpu().contiguous()
-    if t.dtype == torch.bfloat16:
-        t = t.view(torch.int16)
-    return t.numpy().tobytes()
-
-
-def from_raw(data, dtype, shape):
-    t = torch.from_numpy(np.frombuffer(data, dtype=NP_BITS[dtype]).copy())
-    return (t.view(torch.bfloat16) if dtype == torch.bfloat16 else t).reshape(shape)
+from torch_bytes import TORCH_DT, from_raw, raw  # noqa: E402
 
 
 def make_input(op, name, shape, dtype, gen):
@@ -96,7 +82,7 @@ def main():
             dt = TORCH_DT[a["dtype"]]
             if a["role"] in ("output", "inout"):
                 outputs[i] = math.prod(a["shape"]) * torch.tensor([], dtype=dt).element_size()
-                out_meta[i] = (a["name"], dt, a["shape"])
+                out_meta[i] = (a["name"], a["dtype"], a["shape"])
             if a["role"] != "output":
                 x = make_input(e["op"], a["name"], a["shape"], dt, g)
                 inputs[i] = raw(x)
