@@ -136,7 +136,9 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 # The statistics' initial values (key tile 0 below starts them).
                 argus.tag(argus.fill(float("-inf"), (BM,), "f32", ROWS), lambda m: q0 + m)
                 argus.tag(argus.zeros((BM,), "f32", ROWS), lambda m: q0 + m)
-                o_init = argus.tag(argus.zeros((BM, D), "f32", FO), lambda m, d: (q0 + m, c0 + d))
+                # n: the keys P V accumulates start at this head's first row of K.
+                o_init = argus.tag(argus.zeros((BM, D), "f32", FO),
+                                   lambda m, d: {"m": q0 + m, "d": c0 + d, "n": head0})
 
                 # Key tile 0: S_0 and its softmax (O is still zero: no rescale).
                 argus.mbarrier_wait(kfull[0], 0)

@@ -157,7 +157,8 @@ func.func @flash_attention_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
     %zrow = argus.fill 0.000000e+00 : !Rows
     %l_init = argus.tag %zrow [%q0] ["m"] = #Row : !Rows
     %zo = argus.fill 0.000000e+00 : !RO
-    %o_init = argus.tag %zo [%q0, %c0] ["m", "d"] = #Coord : !RO
+    // n: the keys P V accumulates start at this head's first row of K.
+    %o_init = argus.tag %zo [%q0, %c0, %head0] ["m", "d", "n"] = affine_map<(d0, d1)[s0, s1, s2] -> (d0 + s0, d1 + s1, s2)> : !RO
 
     // Key tile 0: S_0 and its softmax (O is still zero: no rescale).
     argus.mbarrier.wait %kfull[%c0], %c0 : !Ring

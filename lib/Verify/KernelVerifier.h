@@ -289,18 +289,19 @@ private:
                                                   mlir::Value global);
 
   // ---- reductions (ReductionCoverage.cpp) ---------------------------------
-  /// `reduction-coverage` for every argus.mma whose accumulator the scf.for
-  /// around it carries: each index of the reduced dimension is accumulated
-  /// exactly once (A's reduced field runs through 0, 1, 2, ...).
+  /// `reduction-coverage` for every argus.mma or mma_async whose
+  /// accumulator the scf.for around it carries: each index of the reduced
+  /// dimension is accumulated exactly once (A's reduced field runs through
+  /// 0, 1, 2, ...).
   void checkReductions(std::vector<CheckResult> &out);
   /// The check of `mma` in `loop` (iter_arg `idx`; none when the loop does
   /// not yield the mma's result); an empty kind when A has no reduced field.
-  CheckResult checkReductionCoverage(mlir::argus::MmaOp mma,
+  CheckResult checkReductionCoverage(mlir::Operation *mma,
                                      mlir::scf::ForOp loop,
                                      std::optional<unsigned> idx);
   /// A's tag fields that depend on the mma's k coordinate, those the mma's
   /// own assertions name on `a` when there are any.
-  std::vector<std::string> reducedFields(mlir::argus::MmaOp mma);
+  std::vector<std::string> reducedFields(mlir::Operation *mma);
 
   // ---- what reaches global memory (OutputCoverage.cpp) --------------------
   /// `output-once` and `output-coverage` for every tensor argument the

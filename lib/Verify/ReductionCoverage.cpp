@@ -3,20 +3,23 @@
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
 // The implicit check `reduction-coverage` (issue 9, item 9b): an argus.mma
-// whose accumulator is carried by the scf.for around it (the k loop) must
-// accumulate every index of its reduced dimension exactly once. The reduced
-// index of A's element (m, kk) in iteration i is a tag field of A (the
-// *reduced field*, r(i, m, kk)); the check proves, with quantifier-free
+// or argus.mma_async whose accumulator is carried by the scf.for around it (the
+// k loop) must accumulate every index of its reduced dimension exactly once.
+// The reduced index of A's element (m, kk) in iteration i is a tag field of A
+// (the *reduced field*, r(i, m, kk)); the check proves, with quantifier-free
 // queries, that for every row m the values accumulated run through
 // 0, 1, 2, ... without a gap or a repeat:
 //
 //   (1) within an iteration:   r(i, m, kk + 1) == r(i, m, kk) + 1
 //   (2) across iterations:     r(i + step, m, 0) == r(i, m, BK - 1) + 1
 //       (for every iteration whose successor is in range)
-//   (3) at the start:          r(lb, m, 0) == 0, or, when the accumulator
-//       comes from an earlier loop (a pipeline's main loop before its drain
-//       loop), one more than the last value that loop accumulated (the
-//       expected start of that loop when it runs no iteration).
+//   (3) at the start:          r(lb, m, 0) == 0 (or the value of the
+//       reduced field in the tag of a fresh accumulator, which declares
+//       where the reduction starts: the keys of one attention head start at
+//       its first row of K), or, when the accumulator comes from an earlier
+//       loop (a pipeline's main loop before its drain loop), one more than
+//       the last value that loop accumulated (the expected start of that
+//       loop when it runs no iteration).
 //
 // (1) and (2) are one query over the successor (i', kk') of (i, kk). The
 // end of the reduction (that the last value is the size of A's reduced
@@ -41,9 +44,30 @@ namespace L = ::argus::layout;
 
 namespace argus::verify::detail {
 
-/// `v` through the ops that keep an accumulator's values (tags, conversions).
+/// Whether `op` accumulates A * B into its accumulator: argus.mma, and
+/// argus.mma_async (the same operands: a, b, acc).
+static bool isMma(Operation *op) {
+  return isa_and_nonnull<MmaOp, MmaAsyncOp>(op);
+}
+static Value mmaA(Operation *mma) { return mma->getOperand(0); }
+static Value mmaAcc(Operation *mma) { return mma->getOperand(2); }
+
+/// The value a wgmma_wait result stands for: the same registers, once the
+/// wgmma writing them retired.
+static std::optional<Value> throughWait(Value v) {
+  if (auto w = v.getDefiningOp<WgmmaWaitOp>())
+    return w.getValues()[cast<OpResult>(v).getResultNumber()];
+  return std::nullopt;
+}
+
+/// `v` through the ops that keep an accumulator's values (tags, conversions,
+/// wgmma waits).
 static Value throughIdentity(Value v) {
   while (Operation *d = v.getDefiningOp()) {
+    if (std::optional<Value> w = throughWait(v)) {
+      v = *w;
+      continue;
+    }
     if (!isa<TagOp, ConvertOp, ConvertLayoutOp>(d))
       break;
     v = d->getOperand(0);
@@ -67,6 +91,8 @@ static void carriedArgs(Value v, scf::ForOp loop, int depth,
   Operation *d = v.getDefiningOp();
   if (!d || !loop->isAncestor(d))
     return;
+  if (std::optional<Value> w = throughWait(v))
+    return carriedArgs(*w, loop, depth + 1, out);
   if (isa<TagOp, ConvertOp, ConvertLayoutOp, ScaleOp, NegOp>(d))
     return carriedArgs(d->getOperand(0), loop, depth + 1, out);
   if (isa<MulOp, DivOp>(d))
@@ -74,37 +100,61 @@ static void carriedArgs(Value v, scf::ForOp loop, int depth,
       carriedArgs(o, loop, depth + 1, out);
 }
 
+/// Whether the register value `v` is `target` rescaled: through the ops of
+/// throughIdentity and products, quotients, scales and negations (flash
+/// attention's O * alpha after the P V wgmma retired).
+static bool rescaledFrom(Value v, Value target, int depth = 0) {
+  v = throughIdentity(v);
+  if (v == target)
+    return true;
+  Operation *d = v.getDefiningOp();
+  if (!d || depth > 8)
+    return false;
+  if (isa<ScaleOp, NegOp>(d))
+    return rescaledFrom(d->getOperand(0), target, depth + 1);
+  if (isa<MulOp, DivOp>(d))
+    return llvm::any_of(d->getOperands(), [&](Value o) {
+      return rescaledFrom(o, target, depth + 1);
+    });
+  return false;
+}
+
 /// The iter_arg of the loop directly around `mma` that carries its
-/// accumulator: the loop yields the mma's result there, and the mma's
-/// accumulator is derived from it. `direct` is set when the accumulator is
-/// an iter_arg (up to tags and conversions) whether or not the loop yields
-/// the result.
-static std::optional<unsigned> accumulatorArg(MmaOp mma, scf::ForOp loop,
+/// accumulator: the loop yields the mma's result (or it rescaled) there,
+/// and the mma's accumulator is derived from it. `direct` is set when the
+/// accumulator is an iter_arg (up to tags and conversions) whether or not the
+/// loop yields the result.
+static std::optional<unsigned> accumulatorArg(Operation *mma, scf::ForOp loop,
                                               bool &direct) {
   direct = false;
-  if (auto a = dyn_cast<BlockArgument>(throughIdentity(mma.getAcc())))
+  if (auto a = dyn_cast<BlockArgument>(throughIdentity(mmaAcc(mma))))
     direct = a.getOwner() == loop.getBody() && a.getArgNumber() > 0;
   SmallVector<unsigned> args;
-  carriedArgs(mma.getAcc(), loop, 0, args);
+  carriedArgs(mmaAcc(mma), loop, 0, args);
   for (unsigned idx : args)
-    if (throughIdentity(loop.getYieldedValues()[idx]) == mma.getResult())
+    if (rescaledFrom(loop.getYieldedValues()[idx], mma->getResult(0)))
       return idx;
   return std::nullopt;
 }
 
 /// The mma whose accumulator `loop` carries in iter_arg `idx` (or null).
-static MmaOp reductionOf(scf::ForOp loop, unsigned idx) {
-  auto mma =
-      throughIdentity(loop.getYieldedValues()[idx]).getDefiningOp<MmaOp>();
-  if (!mma || mma->getParentOp() != loop.getOperation())
-    return {};
-  bool direct = false;
-  std::optional<unsigned> a = accumulatorArg(mma, loop, direct);
-  return a && *a == idx ? mma : MmaOp();
+static Operation *reductionOf(scf::ForOp loop, unsigned idx) {
+  Operation *found = nullptr;
+  loop.getBody()->walk([&](Operation *mma) {
+    if (!isMma(mma) || mma->getParentOp() != loop.getOperation())
+      return;
+    bool direct = false;
+    std::optional<unsigned> a = accumulatorArg(mma, loop, direct);
+    if (a && *a == idx)
+      found = mma;
+  });
+  return found;
 }
 
 void KernelVerifier::checkReductions(std::vector<CheckResult> &out) {
-  func.walk([&](MmaOp mma) {
+  func.walk([&](Operation *mma) {
+    if (!isMma(mma))
+      return;
     // The innermost loop around the mma that carries its accumulator.
     for (Operation *p = mma->getParentOp(); p && p != func.getOperation();
          p = p->getParentOp()) {
@@ -123,12 +173,12 @@ void KernelVerifier::checkReductions(std::vector<CheckResult> &out) {
   });
 }
 
-std::vector<std::string> KernelVerifier::reducedFields(MmaOp mma) {
-  auto aTy = cast<TileType>(mma.getA().getType());
+std::vector<std::string> KernelVerifier::reducedFields(Operation *mma) {
+  auto aTy = cast<TileType>(mmaA(mma).getType());
   // Fields the mma's own assertions name on `a` come first.
   std::set<std::string> asserted;
   func.walk([&](TagAssertOp op) {
-    if (op.getSite() != mma.getOperation())
+    if (op.getSite() != mma)
       return;
     std::string err;
     std::unique_ptr<TagExpr> pred = parseTagPredicate(op.getPredicate(), err);
@@ -150,8 +200,8 @@ std::vector<std::string> KernelVerifier::reducedFields(MmaOp mma) {
     z3::expr m = rangeVar("m", aTy.getShape()[0]);
     z3::expr k1 = rangeVar("k", aTy.getShape()[1]);
     z3::expr k2 = rangeVar("k", aTy.getShape()[1]);
-    Tags t1 = operandTags(mma.getA(), {m, k1}, in, mma);
-    Tags t2 = operandTags(mma.getA(), {m, k2}, in, mma);
+    Tags t1 = operandTags(mmaA(mma), {m, k1}, in, mma);
+    Tags t2 = operandTags(mmaA(mma), {m, k2}, in, mma);
     z3::expr def = ctx.bool_val(true);
     for (auto &r : S.reads)
       def = def && r.defined;
@@ -182,7 +232,7 @@ std::vector<std::string> KernelVerifier::reducedFields(MmaOp mma) {
 }
 
 CheckResult
-KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
+KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
                                        std::optional<unsigned> idx) {
   CheckResult res = newCheck("reduction-coverage", mma, mma);
   res.predicate = "the " + loopName(loop) +
@@ -199,7 +249,7 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
     if (mma->getParentOp() != loop.getOperation())
       unsupported("the mma is not directly in the body of the " +
                   loopName(loop) + " that carries its accumulator");
-    auto aTy = cast<TileType>(mma.getA().getType());
+    auto aTy = cast<TileType>(mmaA(mma).getType());
     int64_t bk = aTy.getShape()[1];
     std::vector<std::string> fields = reducedFields(mma);
     if (fields.empty()) {
@@ -220,10 +270,10 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
       z3::expr guard, defined, ok, cut;
     };
     std::vector<Eval> evals;
-    auto evalA = [&](MmaOp op, const Inst &inst, z3::expr k, z3::expr guard,
-                     z3::expr &defined) {
+    auto evalA = [&](Operation *op, const Inst &inst, z3::expr k,
+                     z3::expr guard, z3::expr &defined) {
       size_t r0 = Q.reads.size();
-      Tags t = operandTags(op.getA(), {m, k}, inst, op);
+      Tags t = operandTags(mmaA(op), {m, k}, inst, op);
       Eval e{guard, ctx.bool_val(true), ctx.bool_val(true),
              ctx.bool_val(false)};
       for (size_t r = r0; r < Q.reads.size(); ++r) {
@@ -267,8 +317,18 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
       defined = ctx.bool_val(true);
       Value init = throughIdentity(l.getInitArgs()[i]);
       Operation *d = init.getDefiningOp();
-      if (d && isa<FillOp, LoadOp>(d))
+      if (d && isa<FillOp, LoadOp>(d)) {
+        // A fresh accumulator tagged with the reduced field declares where
+        // the reduction starts (the keys of one head start at its first
+        // row of K); otherwise it starts at 0.
+        Tags declared = operandTags(l.getInitArgs()[i], {m, bv(0)}, outer, l);
+        auto it = declared.find(f);
+        if (it != declared.end()) {
+          startNotes.push_back("declared");
+          return it->second;
+        }
         return bv(0);
+      }
       auto prev = dyn_cast_or_null<scf::ForOp>(d);
       if (!prev || depthLeft == 0)
         unsupported(
@@ -276,7 +336,7 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
             (d ? "defined by " + opDesc(d) : std::string("an argument")) +
             ": where its reduction starts is not modelled");
       unsigned pi = cast<OpResult>(init).getResultNumber();
-      MmaOp pm = reductionOf(prev, pi);
+      Operation *pm = reductionOf(prev, pi);
       if (!pm)
         unsupported("the accumulator comes from the " + loopName(prev) +
                     ", whose reduction is not modelled");
@@ -288,7 +348,7 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
                   z3::udiv(pub - plb + bv(pstep - 1), bv(pstep)), bv(0));
       z3::expr ran = z3::ugt(trips, bv(0));
       z3::expr last = plb + (trips - bv(1)) * bv(pstep);
-      int64_t pbk = cast<TileType>(pm.getA().getType()).getShape()[1];
+      int64_t pbk = cast<TileType>(mmaA(pm).getType()).getShape()[1];
       z3::expr pd = ctx.bool_val(true);
       Tags pt = evalA(pm, outer.with(prev, last, outer.guard && ran),
                       bv(pbk - 1), outer.guard && ran, pd);
@@ -381,14 +441,14 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
       el.role = role;
       el.tileCoords = {row, k};
       el.tags[hit->name] = sval(*mdl, value);
-      Value src = mma.getA();
+      Value src = mmaA(mma);
       while (Operation *d = src.getDefiningOp()) {
         if (!isa<TagOp, ConvertOp, ConvertLayoutOp>(d))
           break;
         src = d->getOperand(0);
       }
       if (aTy.isMemory() || src.getDefiningOp<LoadOp>()) {
-        Value mem = aTy.isMemory() ? mma.getA()
+        Value mem = aTy.isMemory() ? mmaA(mma)
                                    : src.getDefiningOp<LoadOp>().getSource();
         MemView mv = resolve(mem, at);
         el.memory = mv.name;
@@ -415,6 +475,8 @@ KernelVerifier::checkReductionCoverage(MmaOp mma, scf::ForOp loop,
          << "expected " << want;
       if (startNotes.empty())
         os << " (the reduction starts at index 0)";
+      else if (startNotes.front() == "declared")
+        os << " (the start the initial accumulator's tag declares)";
       else
         os << " (where the " << startNotes.front()
            << " stopped, or its own start if it runs no iteration)";
