@@ -175,9 +175,10 @@ struct LoadLowering : ArgusPattern<LoadOp> {
     int64_t n = vectorWidth(tc, k.numThreads(), {src}, dst.getElementType());
     Value acc = zeroVector(rewriter, loc, vt);
     for (int64_t v = 0; v < tc.numSlots(); v += n) {
-      Value x = loadElems(rewriter, loc, adaptor.getSource(), src,
-                          tc.coord(rewriter, loc, v), n,
-                          op.getOther().value_or(TypedAttr()));
+      Value x = loadElems(
+          rewriter, loc, adaptor.getSource(), src, tc.coord(rewriter, loc, v),
+          n, op.getOther().value_or(TypedAttr()),
+          gatherRowSlot(op.getSource(), tc, rt->layout.mode(0).size(), v));
       acc = insertSlots(rewriter, loc, x, acc, v, n);
     }
     rewriter.replaceOp(op, acc);
@@ -244,8 +245,9 @@ struct StoreLowering : ArgusPattern<StoreOp> {
           atomicElem(rewriter, loc, *atomic, x, dest, dst,
                      tc.coord(rewriter, loc, v));
         else
-          storeElems(rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v),
-                     n);
+          storeElems(
+              rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v), n,
+              gatherRowSlot(op.getDest(), tc, rt->layout.mode(0).size(), v));
       }
     };
     auto clip = clipOf(adaptor.getDest());
@@ -316,16 +318,22 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
       SmallVector<Value> c = tc.coord(rewriter, loc, v);
       if (async) {
         Value dMem = adaptor.getDest(), sMem = adaptor.getSource();
-        SmallVector<Value> dIdx = memIndices(rewriter, loc, dMem, dst, c);
-        SmallVector<Value> sIdx = memIndices(rewriter, loc, sMem, src, c);
+        SmallVector<Value> dIdx =
+            memIndices(rewriter, loc, dMem, dst, c,
+                       gatherRowSlot(op.getDest(), tc, layoutThreads, v));
+        SmallVector<Value> sIdx =
+            memIndices(rewriter, loc, sMem, src, c,
+                       gatherRowSlot(op.getSource(), tc, layoutThreads, v));
         nvgpu::DeviceAsyncCopyOp::create(
             rewriter, loc, nvgpu::DeviceAsyncTokenType::get(op.getContext()),
             dMem, dIdx, sMem, sIdx, rewriter.getIndexAttr(n), Value(),
             bytes == 16 ? rewriter.getUnitAttr() : UnitAttr());
         continue;
       }
-      Value x = loadElems(rewriter, loc, adaptor.getSource(), src, c, n);
-      storeElems(rewriter, loc, x, adaptor.getDest(), dst, c, n);
+      Value x = loadElems(rewriter, loc, adaptor.getSource(), src, c, n, {},
+                          gatherRowSlot(op.getSource(), tc, layoutThreads, v));
+      storeElems(rewriter, loc, x, adaptor.getDest(), dst, c, n,
+                 gatherRowSlot(op.getDest(), tc, layoutThreads, v));
     }
     rewriter.eraseOp(op);
     return success();

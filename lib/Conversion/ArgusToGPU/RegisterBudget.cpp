@@ -37,12 +37,16 @@ static int64_t tileRegisters(Value v) {
 
 /// The tile whose registers `v` are: through tags, which only name them,
 /// through mma_async and wgmma_wait, whose results are their accumulators'
-/// registers (tied through the asm), and through loop results, which are
-/// their loop-carried values' registers.
+/// registers (tied through the asm), through loop results, which are
+/// their loop-carried values' registers, and through broadcasts, whose
+/// elements are copies of their source's registers that the backend folds
+/// into their uses.
 static Value registerRoot(Value v) {
   while (true) {
     if (auto tag = v.getDefiningOp<TagOp>())
       v = tag.getInput();
+    else if (auto b = v.getDefiningOp<BroadcastOp>())
+      v = b.getInput();
     else if (auto mma = v.getDefiningOp<MmaAsyncOp>())
       v = mma.getAcc();
     else if (auto wait = v.getDefiningOp<WgmmaWaitOp>())
@@ -64,17 +68,31 @@ void warnRegisterBudget(func::FuncOp fn, StringRef chip) {
   fn.walk([&](Operation *op) {
     if (op == fn.getOperation())
       return;
-    SmallVector<Value> live;
-    llvm::SmallPtrSet<Value, 8> roots;
-    int64_t regs = 0;
+    // The tiles live into the op (its operands among them) and those live
+    // out of it (its results, and what outlives it): an op computes its
+    // result element by element, so an operand dying here frees its
+    // registers as the result takes them; the need is the larger side.
+    SmallVector<Value> liveIn, liveOut;
+    llvm::SmallPtrSet<Value, 8> rootsIn, rootsOut;
+    int64_t regsIn = 0, regsOut = 0;
     for (Value v :
-         liveness.getLiveness(op->getBlock())->currentlyLiveValues(op))
-      if (int64_t r = tileRegisters(v)) {
-        if (!roots.insert(registerRoot(v)).second)
-          continue;
-        regs += r;
-        live.push_back(v);
+         liveness.getLiveness(op->getBlock())->currentlyLiveValues(op)) {
+      if (!tileRegisters(v))
+        continue;
+      Value root = registerRoot(v);
+      bool result = v.getDefiningOp() == op;
+      if (!result && rootsIn.insert(root).second) {
+        regsIn += tileRegisters(root);
+        liveIn.push_back(v);
       }
+      if ((result || !liveness.isDeadAfter(v, op)) &&
+          rootsOut.insert(root).second) {
+        regsOut += tileRegisters(root);
+        liveOut.push_back(v);
+      }
+    }
+    int64_t regs = std::max(regsIn, regsOut);
+    SmallVector<Value> &live = regsIn >= regsOut ? liveIn : liveOut;
     int64_t limit = chipLimit;
     auto role = op->getParentOfType<RoleOp>();
     if (role && role.getRegs())

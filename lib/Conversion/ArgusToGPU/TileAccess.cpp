@@ -42,14 +42,47 @@ LogicalResult mlir::argus::eraseAccessMarkers(ModuleOp top) {
   return success();
 }
 
+std::optional<int64_t> mlir::argus::gatherRowSlot(Value tile,
+                                                  const ThreadCoords &tc,
+                                                  int64_t threads,
+                                                  int64_t slot) {
+  while (auto tag = tile.getDefiningOp<TagOp>())
+    tile = tag.getInput();
+  auto gv = tile.getDefiningOp<GatherViewOp>();
+  if (!gv)
+    return std::nullopt;
+  FailureOr<::argus::layout::Layout> l =
+      getRegisterLayout(gv.getIndices().getType());
+  if (failed(l) || l->rank() != 2)
+    return std::nullopt;
+  int64_t lt = l->mode(0).size(), slots = l->mode(1).size();
+  if (lt < threads)
+    return std::nullopt;
+  // Candidates from thread 0, then every thread.
+  for (int64_t s = 0; s < slots; ++s) {
+    bool all = true;
+    for (int64_t t = 0; t < threads && all; ++t)
+      all = (*l)(t + lt * s) == tc.staticCoord(t, slot)[0];
+    if (all)
+      return s;
+  }
+  return std::nullopt;
+}
+
 SmallVector<Value> mlir::argus::memIndices(OpBuilder &b, Location loc,
                                            Value &mem, TileType t,
-                                           ValueRange coord) {
+                                           ValueRange coord,
+                                           std::optional<int64_t> rowSlot) {
   if (t.getMemorySpace() == MemorySpace::Global) {
     if (auto g = gatherOf(mem)) {
       mem = g.getInputs()[0];
-      Value id = vector::ExtractOp::create(b, loc, g.getInputs()[1],
-                                           ArrayRef<OpFoldResult>{coord[0]});
+      Value id =
+          rowSlot ? vector::ExtractOp::create(b, loc, g.getInputs()[1],
+                                              ArrayRef<int64_t>{*rowSlot})
+                        .getResult()
+                  : vector::ExtractOp::create(b, loc, g.getInputs()[1],
+                                              ArrayRef<OpFoldResult>{coord[0]})
+                        .getResult();
       Value row = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
       Value col = arith::AddIOp::create(b, loc, g.getInputs()[2], coord[1]);
       return {row, col};
@@ -93,11 +126,12 @@ static SmallVector<Value> runElement(OpBuilder &b, Location loc,
 }
 
 Value mlir::argus::loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
-                             ValueRange coord, int64_t n, TypedAttr fill) {
+                             ValueRange coord, int64_t n, TypedAttr fill,
+                             std::optional<int64_t> rowSlot) {
   Type elem = t.getElementType();
   auto clip = clipOf(mem);
   if (!clip) {
-    SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
+    SmallVector<Value> idx = memIndices(b, loc, mem, t, coord, rowSlot);
     return loadRun(b, loc, mem, idx, elem, n);
   }
   // Element j of the run, or the fill (zero by default) outside.
@@ -135,11 +169,12 @@ Value mlir::argus::loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
 }
 
 void mlir::argus::storeElems(OpBuilder &b, Location loc, Value val, Value mem,
-                             TileType t, ValueRange coord, int64_t n) {
+                             TileType t, ValueRange coord, int64_t n,
+                             std::optional<int64_t> rowSlot) {
   Type elem = t.getElementType();
   auto clip = clipOf(mem);
   if (!clip) {
-    SmallVector<Value> idx = memIndices(b, loc, mem, t, coord);
+    SmallVector<Value> idx = memIndices(b, loc, mem, t, coord, rowSlot);
     storeRun(b, loc, val, mem, idx, elem, n);
     return;
   }

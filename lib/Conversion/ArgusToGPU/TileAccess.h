@@ -35,16 +35,31 @@ LogicalResult eraseAccessMarkers(ModuleOp top);
 
 /// Indices into the converted memref of a memory tile at `coord`; `mem` is
 /// replaced by the memref to access (the whole tensor for gathered rows).
+/// A gathered row's index is element `rowSlot` of the thread's index
+/// registers when given (gatherRowSlot), else the element at the row
+/// coordinate of a replicated index tile.
 SmallVector<Value> memIndices(OpBuilder &b, Location loc, Value &mem,
-                              TileType t, ValueRange coord);
+                              TileType t, ValueRange coord,
+                              std::optional<int64_t> rowSlot = std::nullopt);
 
 /// n elements of memory tile `t` from `coord` (see loadRun / storeRun).
 /// Through a clipped view, elements outside the tensor read as `fill` (zero
 /// when null) and are not stored.
 Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
-                ValueRange coord, int64_t n, TypedAttr fill = {});
+                ValueRange coord, int64_t n, TypedAttr fill = {},
+                std::optional<int64_t> rowSlot = std::nullopt);
 void storeElems(OpBuilder &b, Location loc, Value val, Value mem, TileType t,
-                ValueRange coord, int64_t n);
+                ValueRange coord, int64_t n,
+                std::optional<int64_t> rowSlot = std::nullopt);
+
+/// For slot `slot` of an access by `tc` (threads [0, threads)) of the
+/// gathered tile `tile` (an argus value, through tags, of an
+/// argus.gather_view): the slot of the index tile's registers that holds,
+/// in every thread, the index of the row that slot accesses. None when the
+/// tile is not gathered or no one slot does (then the row coordinate
+/// selects the index of a replicated index tile at run time, from memory).
+std::optional<int64_t> gatherRowSlot(Value tile, const ThreadCoords &tc,
+                                     int64_t threads, int64_t slot);
 
 /// One atomic read-modify-write `kind` of the scalar `val` into the element
 /// of global tile `t` at `coord` (memref.atomic_rmw: LLVM atomicrmw on the

@@ -56,3 +56,28 @@ func.func @role_budget(%C: memref<128x128xf32>)
   }
   return
 }
+
+// -----
+
+// An elementwise op computes its result element by element, freeing each
+// operand register that dies there as it goes (the need is the larger of
+// what is live into and out of the op, not both), and a broadcast is its
+// source's registers: 128 + 2 at the multiply, within a role's 200.
+!R = !argus.tile<128x128xf32, register, "(128,128):(1,128)">
+!Rows = !argus.tile<128xf32, register, "(128,1):(1,0)">
+!G = !argus.tile<128x128xf32, global>
+!GR = !argus.tile<128xf32, global>
+func.func @elementwise_in_place(%C: memref<128x128xf32>, %w: memref<128xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  argus.role "all" warps 0 to 4 regs 200 {
+    %gc = argus.view "C" %C[%c0, %c0] : memref<128x128xf32> -> !G
+    %x = argus.load %gc : !G -> !R
+    %gw = argus.view "w" %w[%c0] : memref<128xf32> -> !GR
+    %r = argus.load %gw : !GR -> !Rows
+    %b = argus.broadcast %r dim 1 : !Rows -> !R
+    %y = argus.mul %x, %b : !R
+    argus.store %y, %gc : !R, !G
+  }
+  return
+}
