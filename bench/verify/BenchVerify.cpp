@@ -6,7 +6,8 @@
 // queries, then the time for one GEMM generated at 64..1024 threads per
 // block (the verifier never enumerates threads, so this should stay flat).
 //
-// Usage: argus-bench-verify [examples-dir] [--repeat N]
+// Usage: argus-bench-verify [examples-dir] [--repeat N] [--threads N]
+// (--threads: VerifyOptions::threads, the shards each kernel's checks run on)
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,12 +44,14 @@ void registerAll(DialectRegistry &registry) {
 }
 
 /// Best-of-N wall time of verifying every kernel in `module`.
-Timing run(ModuleOp module, int repeat) {
+Timing run(ModuleOp module, int repeat, unsigned threads) {
   Timing best;
   best.ms = 1e30;
   for (int r = 0; r < repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
-    auto reports = ::argus::verify::verifyModule(module, {});
+    ::argus::verify::VerifyOptions opts;
+    opts.threads = threads;
+    auto reports = ::argus::verify::verifyModule(module, opts);
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -176,10 +179,13 @@ std::string gemmAt(int threads) {
 int main(int argc, char **argv) {
   std::string dir = ARGUS_EXAMPLES_DIR;
   int repeat = 3;
+  unsigned threads = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc)
       repeat = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc)
+      threads = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
     else
       dir = a;
   }
@@ -197,7 +203,8 @@ int main(int argc, char **argv) {
       files.push_back(it->path());
   std::sort(files.begin(), files.end());
 
-  llvm::outs() << "argus-bench-verify (best of " << repeat << ")\n\n";
+  llvm::outs() << "argus-bench-verify (best of " << repeat << ", " << threads
+               << " shard(s) per kernel)\n\n";
   llvm::outs() << llvm::format("%-28s %10s %8s %8s\n", "kernel", "time (ms)",
                                "queries", "proved");
   bool allProved = true;
@@ -209,7 +216,7 @@ int main(int argc, char **argv) {
       allProved = false;
       continue;
     }
-    Timing t = run(*m, repeat);
+    Timing t = run(*m, repeat, threads);
     allProved &= t.proved == t.checks;
     llvm::outs() << llvm::format("%-28s %10.1f %8u %5u/%-3u\n",
                                  llvm::sys::path::stem(f).str().c_str(), t.ms,
@@ -229,7 +236,7 @@ int main(int argc, char **argv) {
       allProved = false;
       continue;
     }
-    Timing t = run(*m, repeat);
+    Timing t = run(*m, repeat, 1);
     if (threads == 64)
       base = t.ms;
     allProved &= t.proved == t.checks;

@@ -70,6 +70,32 @@ CheckResult KernelVerifier::checkIndexOp(Operation *op) {
     } else
       evalIndex(op->getResult(0), in);
     res.status = Status::Proved;
+    // All of this op's obligations in one query first (each assuming the
+    // other ops' obligations, not its own siblings'): unsat proves them all.
+    // Otherwise each is checked alone, for its reason or counterexample.
+    {
+      std::vector<z3::expr> mine;
+      std::vector<Obligation> others;
+      for (const Obligation &ob : Q.obligations)
+        if (ob.op == op)
+          mine.push_back(ob.guard && !ob.cond);
+        else
+          others.push_back(ob);
+      if (mine.empty())
+        return;
+      if (mine.size() > 1) {
+        z3::expr anyBad = ctx.bool_val(false);
+        for (auto &b : mine)
+          anyBad = anyBad || b;
+        std::vector<Obligation> all = Q.obligations;
+        Q.obligations = others;
+        std::optional<z3::model> m;
+        z3::check_result r = solve({anyBad}, m);
+        Q.obligations = all;
+        if (r == z3::unsat)
+          return;
+      }
+    }
     for (size_t i = 0; i < Q.obligations.size(); ++i) {
       const Obligation &ob = Q.obligations[i];
       if (ob.op != op)

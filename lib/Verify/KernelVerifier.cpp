@@ -209,12 +209,28 @@ KernelVerifier::solveSmallFirst(const std::vector<z3::expr> &extra,
 std::optional<z3::model> KernelVerifier::findWitnessSmallFirst(
     CheckResult &res, const std::vector<z3::expr> &bad, const Inst &in,
     const std::vector<z3::expr> &small, const std::vector<z3::expr> &also) {
+  // The full query first: most checks hold, and a proof needs only it (the
+  // small-argument probe of a check that holds is unsat too, and costs as
+  // much). A witness is then looked for with small arguments first, for a
+  // counterexample a user can replay by hand.
+  std::optional<z3::model> m;
+  z3::check_result full = solve(bad, m);
+  if (full == z3::unsat) {
+    res.status = Status::Proved;
+    return std::nullopt;
+  }
   std::vector<z3::expr> probe = bad;
   for (auto &b : smallArguments(small))
     probe.push_back(b);
-  std::optional<z3::model> m;
-  if (solve(probe, m, -1, 1000) == z3::sat)
+  std::optional<z3::model> pm;
+  if (solve(probe, pm, -1, 1000) == z3::sat)
     return findWitness(res, probe, in, -1, also);
+  if (full == z3::unknown) {
+    res.status = Status::Unknown;
+    res.reason = "solver returned unknown (timeout " +
+                 std::to_string(opts.timeoutMs) + " ms?)";
+    return std::nullopt;
+  }
   return findWitness(res, bad, in, -1, also);
 }
 

@@ -25,7 +25,7 @@ import flash_attention_ws as fa
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HAND = os.path.join(ROOT, "examples", "sm90a", "flash_attention_ws.mlir")
 EXAMPLE_PY = os.path.abspath(fa.__file__)
-TIMEOUT_MS = 3000  # the same solver timeout for both kernels
+TIMEOUT_MS = 10000  # the same solver timeout for both kernels (queries near 3 s are timing-dependent)
 
 
 #===------------------------------------------------------------------------===#
