@@ -474,6 +474,26 @@ class TensorValue(Value):
             raise _err(TraceError, f"tensor {self.pyname} has no dim {k!r}", loc)
         return self._dim(k, loc)
 
+    def index_at(self, i) -> IndexValue:
+        """Element ``i`` of a 1-D integer tensor as a traced index
+        (``memref.load`` + ``arith.index_cast``): a table read at the
+        kernel's top level, such as the expert of a block of MoE rows. The
+        verifier takes it as a value loaded at entry (any value: bound it
+        with ``argus.assume``)."""
+        loc = _user_loc(2)
+        if len(self.shape) != 1:
+            raise _err(ShapeError, f"index_at reads a 1-D tensor; {self.pyname} is "
+                       f"{len(self.shape)}-D", loc)
+        if self.dtype not in ("i32", "i64"):
+            raise _err(DTypeError, f"index_at reads an integer tensor (i32 or i64); "
+                       f"{self.pyname} holds {self.dtype}", loc)
+        idx = _index_or_err(self._tr, i, "the element index")
+        elem = self._tr.fresh(f"{self.pyname}_at")
+        self._tr.emit(f"{elem} = memref.load {self.name}[{idx.name}] : {self.type_str}", loc)
+        name = self._tr.fresh(f"{self.pyname}_index")
+        self._tr.emit(f"{name} = arith.index_cast {elem} : {self.dtype} to index", loc)
+        return IndexValue(self._tr, name)
+
     def _dim(self, k: int, loc) -> IndexValue:
         if isinstance(self.shape[k], int):
             return _const(self._tr, self.shape[k], loc)
