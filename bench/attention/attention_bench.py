@@ -23,7 +23,6 @@ both). TFLOP/s count 4 B H S^2 D flops (non-causal).
 """
 
 import argparse
-import ctypes
 import math
 import os
 import sys
@@ -77,24 +76,11 @@ def attn_tflops(shape, ms):
     return f / (ms * 1e-3) / 1e12
 
 
-class AttentionKernel:
+class AttentionKernel(gb.PtxKernel):
     def __init__(self, drv, ptx, dev):
-        import json
-        with open(ptx + ".json") as f:
-            meta = json.load(f)
-        (self.name, self.info), = meta["kernels"].items()
-        self.drv = drv
-        self.smem = int(self.info["dynamic_smem"])
-        with open(ptx, "rb") as f:
-            self.module = drv.load_module(f.read())
-        self.func = drv.get_function(self.module, self.name)
-        drv.check(drv.cuFuncSetAttribute(
-            self.func, gb.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.smem),
-            "cuFuncSetAttribute")
+        super().__init__(drv, ptx)
         # The causal kernel walks heads along x and query tiles along y.
         self.heads_along_x = "causal" in self.name
-        self.regs = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_NUM_REGS)
-        self.local = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
 
     def prepare(self, q, k, v, o, lse, s):
         mats = [t.view(-1, t.shape[-1]) for t in (q, k, v, o)]
@@ -102,22 +88,12 @@ class AttentionKernel:
         for m in mats:
             values += [m.data_ptr(), m.shape[0], m.shape[1]]
         values += [lse.data_ptr(), lse.numel(), s]
-        for tm in sorted(self.info["tensor_maps"], key=lambda t: t["param"]):
-            if tm["param"] != len(values):
-                raise ValueError("tensor map %s at param %d, expected %d"
-                                 % (tm["name"], tm["param"], len(values)))
-            m = mats[tm["arg"]]
-            values.append(gb.encode_tensor_map(self.drv, tm, m.data_ptr(), tuple(m.shape),
-                                               tuple(m.stride()),
-                                               gb.CU_TENSOR_MAP_L2_PROMOTION_L2_128B))
-        return gb.KernelParams(values)
+        return self.params(values, mats)
 
     def launch(self, params, grid, stream):
         if self.heads_along_x:  # the causal kernel: heads along x, tiles along y
             grid = (grid[1], grid[0])
-        self.drv.check(self.drv.cuLaunchKernel(self.func, grid[0], grid[1], 1, 384, 1, 1,
-                                               self.smem, ctypes.c_void_p(stream),
-                                               params.array, None), "cuLaunchKernel")
+        super().launch(params, grid, stream)
 
 
 def time_ms(fn, warmup, iters):

@@ -11,6 +11,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="${1:-$root/build}"
 opt="$build/bin/argus-opt"
+. "$root/bench/sm90a_ptx.sh"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 sed 's/bf16/f16/g' "$root/examples/sm90a/flash_attention_ws.mlir" > "$tmp/f16.mlir"
@@ -21,13 +22,6 @@ for v in "flash_attention_ws:$root/examples/sm90a/flash_attention_ws.mlir" \
          "flash_attention_causal_ws:$root/examples/sm90a/flash_attention_causal_ws.mlir" \
          "flash_attention_ws_f16:$tmp/f16.mlir" "flash_attention_ws_d64:$tmp/d64.mlir"; do
   name="${v%%:*}"; file="${v#*:}"
-  # Exit 1 (violated) stops; exit 2 (some check unknown) is reported.
-  rc=0; "$opt" "$file" --argus-verify-tags -o /dev/null || rc=$?
-  [ "$rc" = 1 ] && exit 1
-  [ "$rc" = 2 ] && echo "[$name] verified with unknown checks (warnings above)"
-  "$opt" "$file" --argus-to-nvptx="dump=$here/$name.ptx" -o /dev/null 2>/dev/null
-  if command -v /usr/local/cuda/bin/ptxas >/dev/null; then
-    /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$here/$name.ptx" -o /dev/null 2>&1 |
-      grep -E "registers|spill" | sed "s/^/[$name] /"
-  fi
+  # A violated check stops; an unknown one is reported.
+  compile_verified_ptx "$opt" "$file" "$here/$name.ptx" "$name" unknown-ok
 done

@@ -10,6 +10,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 opt="${1:-$root/build/bin/argus-opt}"
+. "$root/bench/sm90a_ptx.sh"
 f16="$(mktemp --suffix=.mlir)"
 trap 'rm -f "$f16"' EXIT
 for kernel in gemm_tma_ws gemm_tma_store_ws; do
@@ -19,12 +20,6 @@ for kernel in gemm_tma_ws gemm_tma_store_ws; do
     name="${v%%:*}"; file="${v#*:}"
     out="$here/$kernel.ptx"
     [ "$name" = f16 ] && out="$here/${kernel}_f16.ptx"
-    "$opt" "$file" --argus-verify-tags -o /dev/null
-    "$opt" "$file" --argus-to-nvptx="dump=$out" -o /dev/null
-    if command -v /usr/local/cuda/bin/ptxas >/dev/null; then
-      /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$out" -o /dev/null 2>&1 |
-        grep -E "registers|spill|warn" | sed "s/^/[$kernel $name] /"
-    fi
-    echo "wrote $out"
+    compile_verified_ptx "$opt" "$file" "$out" "$kernel $name"
   done
 done

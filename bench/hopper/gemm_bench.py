@@ -393,6 +393,48 @@ def build_gemm_params(drv, kinfo, tensors, mnk, l2promo):
     return KernelParams(values)
 
 
+class PtxKernel:
+    """The one kernel of an argus-opt PTX and its `<ptx>.json`: loaded, its
+    dynamic shared memory opted in, launched on a 2-D grid of 384-thread
+    blocks (the warp-specialized sm_90a kernels of bench/attention and
+    bench/moe; ArgusKernel below adds the GEMM bench's checks)."""
+
+    def __init__(self, drv, ptx):
+        with open(ptx + ".json") as f:
+            meta = json.load(f)
+        (self.name, self.info), = meta["kernels"].items()
+        self.drv = drv
+        self.smem = int(self.info["dynamic_smem"])
+        with open(ptx, "rb") as f:
+            self.module = drv.load_module(f.read())
+        self.func = drv.get_function(self.module, self.name)
+        drv.check(drv.cuFuncSetAttribute(
+            self.func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.smem),
+            "cuFuncSetAttribute")
+        self.regs = drv.func_attr(self.func, CU_FUNC_ATTRIBUTE_NUM_REGS)
+        self.local = drv.func_attr(self.func, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+
+    def params(self, values, tensors):
+        """KernelParams of the scalar `values` (buffers, sizes, arguments in
+        signature order) followed by the JSON's tensor maps at their "param"
+        slots, each encoded over `tensors[arg]` (a 2-D torch tensor)."""
+        values = list(values)
+        for tm in sorted(self.info["tensor_maps"], key=lambda t: t["param"]):
+            if tm["param"] != len(values):
+                raise ValueError("tensor map %s at param %d, expected %d"
+                                 % (tm["name"], tm["param"], len(values)))
+            t = tensors[tm["arg"]]
+            values.append(encode_tensor_map(self.drv, tm, t.data_ptr(), tuple(t.shape),
+                                            tuple(t.stride()),
+                                            CU_TENSOR_MAP_L2_PROMOTION_L2_128B))
+        return KernelParams(values)
+
+    def launch(self, params, grid, stream):
+        self.drv.check(self.drv.cuLaunchKernel(self.func, grid[0], grid[1], 1, 384, 1, 1,
+                                               self.smem, c_void_p(stream),
+                                               params.array, None), "cuLaunchKernel")
+
+
 # --------------------------------------------------------------------------
 # Argus kernel (one PTX + JSON)
 # --------------------------------------------------------------------------

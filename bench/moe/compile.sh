@@ -9,6 +9,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 opt="${1:-$root/build/bin/argus-opt}"
+. "$root/bench/sm90a_ptx.sh"
 src="$root/examples/sm90a/moe_grouped_gemm_ws.mlir"
 k7168="$(mktemp --suffix=.mlir)"
 trap 'rm -f "$k7168"' EXIT
@@ -19,12 +20,5 @@ sed 's/?x4096x/?x7168x/g; s/floordiv 4096/floordiv 7168/; s/mod 4096/mod 7168/;
      s/%ktiles = arith.constant 64/%ktiles = arith.constant 112/' "$src" > "$k7168"
 for v in "4096:$src" "7168:$k7168"; do
   k="${v%%:*}"; file="${v#*:}"
-  out="$here/moe_grouped_gemm_ws_k$k.ptx"
-  "$opt" "$file" --argus-verify-tags -o /dev/null
-  "$opt" "$file" --argus-to-nvptx="dump=$out" -o /dev/null
-  if command -v /usr/local/cuda/bin/ptxas >/dev/null; then
-    /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$out" -o /dev/null 2>&1 |
-      grep -E "registers|spill|warn" | sed "s/^/[K=$k] /"
-  fi
-  echo "wrote $out"
+  compile_verified_ptx "$opt" "$file" "$here/moe_grouped_gemm_ws_k$k.ptx" "K=$k"
 done

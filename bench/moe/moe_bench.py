@@ -33,8 +33,6 @@ flushed. TFLOP/s count the useful work, 2 * T * topk * K * N.
 """
 
 import argparse
-import ctypes
-import json
 import os
 import re
 import sys
@@ -56,40 +54,14 @@ SHAPES = {
 }
 
 
-class MoEKernel:
-    def __init__(self, drv, ptx):
-        with open(ptx + ".json") as f:
-            meta = json.load(f)
-        (self.name, self.info), = meta["kernels"].items()
-        self.drv = drv
-        self.smem = int(self.info["dynamic_smem"])
-        with open(ptx, "rb") as f:
-            self.module = drv.load_module(f.read())
-        self.func = drv.get_function(self.module, self.name)
-        drv.check(drv.cuFuncSetAttribute(
-            self.func, gb.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.smem),
-            "cuFuncSetAttribute")
-        self.regs = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_NUM_REGS)
-        self.local = drv.func_attr(self.func, gb.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
-
+class MoEKernel(gb.PtxKernel):
     def prepare(self, x, w2d, y, rows, ids, weights, block_expert):
         values = []
         for t in (x, w2d, y):
             values += [t.data_ptr(), t.shape[0], t.shape[1]]
         for t in (rows, ids, weights, block_expert):
             values += [t.data_ptr(), t.numel()]
-        (tm,) = self.info["tensor_maps"]
-        if tm["param"] != len(values):
-            raise ValueError("tensor map at param %d, expected %d" % (tm["param"], len(values)))
-        values.append(gb.encode_tensor_map(self.drv, tm, w2d.data_ptr(), tuple(w2d.shape),
-                                           tuple(w2d.stride()),
-                                           gb.CU_TENSOR_MAP_L2_PROMOTION_L2_128B))
-        return gb.KernelParams(values)
-
-    def launch(self, params, grid, stream):
-        self.drv.check(self.drv.cuLaunchKernel(self.func, grid[0], grid[1], 1, 384, 1, 1,
-                                               self.smem, ctypes.c_void_p(stream),
-                                               params.array, None), "cuLaunchKernel")
+        return self.params(values, {1: w2d})  # W's tensor map
 
 
 def route(experts, topk, tokens, gen):
