@@ -27,7 +27,11 @@ with parity (j // 2) % 2, compute S and retire it, release the K stage, and
 later do the same with V for P V.
 
 ``make_flash_attention_ws`` builds the kernel; its defaults give the twin
-of the .mlir kernel (``head_dim=128``). Knobs that plant protocol and tag
+of the .mlir kernel (``head_dim=128``); ``causal=True`` the twin of
+examples/sm90a/flash_attention_causal_ws.mlir: query tile x visits key
+tiles x, x - 1, .. 0, the diagonal one first, so its mask (key > query gets
+-inf) is applied once before the key loop, which has no branch; blocks walk
+heads along x and query tiles along y, the heaviest (last) first. Knobs that plant protocol and tag
 mistakes (the tests check that the verifier finds each one at its Python
 line): ``flip_parity=False`` (the consumers wait parity 0 on kfull in the
 main loop), ``expect_bytes`` (bytes announced per K stage, 32768 when
@@ -55,7 +59,9 @@ def _qk_layout(d: int) -> str:
 def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                             expect_bytes: int = None, kempty_arrivals: int = 256,
                             early_k_release: bool = False, kv_tile_shift: int = 0,
-                            name: str = "flash_attention_ws"):
+                            causal: bool = False, name: str = None):
+    if name is None:
+        name = "flash_attention_causal_ws" if causal else "flash_attention_ws"
     D = head_dim
     if D not in (64, 128):
         raise ValueError(f"head_dim is 64 or 128, got {head_dim!r}")
@@ -81,22 +87,33 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                            O: argus.Tensor[("?", "?"), "bf16"],
                            LSE: argus.Tensor[("?",), "f32"], S: argus.index):
         # Shape preconditions (assumed by the verifier, checked at launch).
-        gx = argus.grid_dim("x")
-        gy = argus.grid_dim("y")
+        # gx counts query tiles, gy heads (causal: heads along x, tiles y).
+        tiles_dim, heads_dim = ("y", "x") if causal else ("x", "y")
+        gx = argus.grid_dim(tiles_dim)
+        gy = argus.grid_dim(heads_dim)
         argus.assume((S % BN).eq(0), "S is a multiple of 128")
-        argus.assume((gx * BM).eq(S), "grid_dim.x * 128 == S (one block per query tile)")
-        argus.assume(gy < (1 << 22) // S, "grid_dim.y * S < 2^22 rows")
+        argus.assume((gx * BM).eq(S), f"grid_dim.{tiles_dim} * 128 == S (one block per query tile)")
+        argus.assume(gy < (1 << 22) // S, f"grid_dim.{heads_dim} * S < 2^22 rows")
         rows = gy * S
         for T in (Q, K, V, O):
             argus.assume(T.dim(0).eq(rows) & T.dim(1).eq(D),
-                         f"{T.pyname} is (grid_dim.y * S) x {D}")
-        argus.assume(LSE.dim(0).eq(rows), "LSE has grid_dim.y * S rows")
+                         f"{T.pyname} is (grid_dim.{heads_dim} * S) x {D}")
+        argus.assume(LSE.dim(0).eq(rows), f"LSE has grid_dim.{heads_dim} * S rows")
 
-        bx = argus.block_id("x")
-        by = argus.block_id("y")
+        if causal:
+            by = argus.block_id("x")
+            bx = (gx - 1) - argus.block_id("y")  # the heaviest query tile first
+        else:
+            bx = argus.block_id("x")
+            by = argus.block_id("y")
         head0 = by * S          # the head's first row
         q0 = head0 + bx * BM    # the block's first query row
-        ntiles = S // BN
+        ntiles = bx + 1 if causal else S // BN  # causal: key tiles 0 .. x
+
+        def key_row(j):
+            """The first key row of the j-th key tile visited: tile x - j
+            (causal, the diagonal first) or tile j."""
+            return head0 + (bx - j) * BN if causal else head0 + j * BN
         c0 = argus.index_const(0)
 
         tmQ = argus.tensor_map(Q, (BM, 64), swizzle=128)
@@ -119,7 +136,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 for j in argus.range(0, ntiles, name="j"):
                     s = j % 2
                     free = 1 - (j // 2) % 2
-                    n0 = head0 + (j + kv_tile_shift if kv_tile_shift else j) * BN
+                    n0 = key_row(j + kv_tile_shift if kv_tile_shift else j)
                     argus.mbarrier_wait(kempty[s], free)
                     argus.mbarrier_arrive_expect_tx(kfull[s], expect_bytes)
                     gk = argus.tag(argus.view(K, (n0, 0), (BN, D)), lambda n, d: (n0 + n, c0 + d))
@@ -136,20 +153,29 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 # The statistics' initial values (key tile 0 below starts them).
                 argus.tag(argus.fill(float("-inf"), (BM,), "f32", ROWS), lambda m: q0 + m)
                 argus.tag(argus.zeros((BM,), "f32", ROWS), lambda m: q0 + m)
-                # n: the keys P V accumulates start at this head's first row of K.
+                # n: where the keys P V accumulates start: this head's first
+                # row of K, or (causal) the diagonal tile's, q0, walking down.
+                first_key = q0 if causal else head0
                 o_init = argus.tag(argus.zeros((BM, D), "f32", FO),
-                                   lambda m, d: {"m": q0 + m, "d": c0 + d, "n": head0})
+                                   lambda m, d: {"m": q0 + m, "d": c0 + d, "n": first_key})
 
-                # Key tile 0: S_0 and its softmax (O is still zero: no rescale).
+                # The first key tile: S_0 and its softmax (O is still zero:
+                # no rescale).
                 argus.mbarrier_wait(kfull[0], 0)
                 kt0 = argus.transpose(sk[0])
-                s0 = argus.tag(argus.zeros((BM, BN), "f32", FS), lambda m, n: (q0 + m, head0 + n))
+                s0 = argus.tag(argus.zeros((BM, BN), "f32", FS),
+                               lambda m, n: (q0 + m, first_key + n))
                 s0 = argus.mma_async(WS, sq0, kt0, s0)
                 argus.tag_assert(s0, "a.d == b.d && a.m == acc.m && b.n == acc.n")
                 argus.wgmma_commit()
                 s0 = argus.wgmma_wait(0, s0)
                 argus.mbarrier_arrive(kempty[0])
                 s0 = argus.scale(s0, scale)
+                if causal:
+                    # The diagonal tile: key k > query q is masked. Both
+                    # tiles start at row q0, so q - k = row - column.
+                    keep = argus.cmp("ge", argus.iota((BM, BN), 0, FS), argus.iota((BM, BN), 1, FS))
+                    s0 = argus.where(keep, s0, argus.fill(float("-inf"), (BM, BN), "f32", FS))
                 m0 = argus.reduce(s0, "max", 1, layout=ROWS)
                 d0 = s0 - argus.broadcast(m0, 1, like=s0)
                 argus.tag_assert(d0, "lhs.m == rhs.m")
@@ -167,7 +193,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                     jp = j - 1
                     sp = jp % 2
                     phasep = (jp // 2) % 2
-                    n0 = head0 + j * BN
+                    n0 = key_row(j)
 
                     argus.mbarrier_wait(kfull[s], phase)
                     kt = argus.transpose(sk[s])

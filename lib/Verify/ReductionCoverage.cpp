@@ -25,6 +25,15 @@
 // end of the reduction (that the last value is the size of A's reduced
 // dimension minus one) is not checked.
 //
+// A loop may also walk the tiles downward (a causal attention visits its
+// diagonal key tile first, so that the masked tile is the peeled one):
+// (1) as above, and across iterations r(i + step, m, 0) == r(i, m, 0) - BK,
+// from the start a fresh accumulator declares (the top tile). The tiles
+// are then adjacent and disjoint as well; the bottom end is not checked,
+// as the top end of an upward reduction is not. A downward walk is tried
+// only when the upward one fails, and only from a declared start (an
+// accumulator handed on from an earlier loop continues upward).
+//
 //===----------------------------------------------------------------------===//
 
 #include "ConcreteIndex.h"
@@ -238,7 +247,9 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
   res.predicate = "the " + loopName(loop) +
                   " accumulates every index of the mma's reduced dimension "
                   "exactly once: for every row, A's reduced field runs "
-                  "through 0, 1, 2, ... (the end is not checked)";
+                  "through 0, 1, 2, ... (or tile by tile downward from the "
+                  "start a fresh accumulator declares; the end is not "
+                  "checked)";
   bool applicable = true;
   runCheck({&res}, [&](Query &Q) {
     if (!idx)
@@ -362,17 +373,28 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     struct PerField {
       std::string name;
       z3::expr r1, r2, r0, start, inside, atStart;
+      // The downward walk's expected successor and its violation.
+      z3::expr down, insideDown;
     };
     std::vector<PerField> pf;
     z3::expr anyInside = ctx.bool_val(false), anyStart = ctx.bool_val(false);
+    // The downward walk: the next iteration's tile ends where this one
+    // began.
+    z3::expr anyInsideDown = ctx.bool_val(false);
+    bool declaredStart = true;
     for (const std::string &f : fields) {
       z3::expr dE = ctx.bool_val(true);
       startNotes.clear();
       z3::expr start = expectedStart(loop, *idx, f, dE, 8);
+      declaredStart = declaredStart && !startNotes.empty() &&
+                      startNotes.front() == "declared";
       z3::expr r1 = field(t1, f, mma), r2 = field(t2, f, mma), r0 = r1;
       z3::expr inside = hasSucc && d1 && d2 && r2 != r1 + bv(1);
+      z3::expr down = z3::ite(lastK, r1 + bv(1 - 2 * bk), r1 + bv(1));
+      z3::expr insideDown = hasSucc && d1 && d2 && r2 != down;
+      anyInsideDown = anyInsideDown || insideDown;
       z3::expr atStart = first && d1 && dE && r0 != start;
-      pf.push_back({f, r1, r2, r0, start, inside, atStart});
+      pf.push_back({f, r1, r2, r0, start, inside, atStart, down, insideDown});
       anyInside = anyInside || inside;
       anyStart = anyStart || atStart;
     }
@@ -388,6 +410,16 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       res.status = Status::Proved;
       return;
     }
+    bool notDownEither = false;
+    if (declaredStart) {
+      std::optional<z3::model> down;
+      z3::check_result rd = solve({anyInsideDown || anyStart || anyCut}, down);
+      if (rd == z3::unsat) {
+        res.status = Status::Proved;
+        return;
+      }
+      notDownEither = rd == z3::sat;
+    }
     bool startViolated = false;
     std::vector<z3::expr> extra;
     if (r != z3::unknown) {
@@ -396,6 +428,21 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
         extra = {anyStart};
       } else if (solve({anyInside}, mdl) == z3::sat)
         extra = {anyInside};
+    }
+    // A kernel whose tiles go down (the upward counterexample crosses to a
+    // lower tile) is shown the downward walk's violation instead.
+    bool downMode = false;
+    if (!extra.empty() && !startViolated && notDownEither) {
+      bool goesDown = false;
+      for (const PerField &p : pf)
+        goesDown = goesDown || (mdl->eval(p.inside && lastK, true).is_true() &&
+                                sval(*mdl, p.r2) < sval(*mdl, p.r1));
+      std::optional<z3::model> md;
+      if (goesDown && solve({anyInsideDown}, md) == z3::sat) {
+        downMode = true;
+        mdl = md;
+        extra = {anyInsideDown};
+      }
     }
     if (extra.empty()) {
       res.status = Status::Unknown;
@@ -413,14 +460,20 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     // The violated field, re-checked on the model's numbers.
     const PerField *hit = nullptr;
     for (const PerField &p : pf)
-      if (mdl->eval(startViolated ? p.atStart : p.inside, true).is_true()) {
+      if (mdl->eval(startViolated ? p.atStart
+                    : downMode    ? p.insideDown
+                                  : p.inside,
+                    true)
+              .is_true()) {
         hit = &p;
         break;
       }
     if (bad.empty() && !hit)
       bad = "no reduced field is violated on the model";
     if (bad.empty()) {
-      int64_t a = sval(*mdl, startViolated ? hit->start : hit->r1 + bv(1));
+      int64_t a = sval(*mdl, startViolated ? hit->start
+                             : downMode    ? hit->down
+                                           : hit->r1 + bv(1));
       int64_t b = sval(*mdl, startViolated ? hit->r0 : hit->r2);
       if (a == b)
         bad = "the accumulated value is the expected one on the model";
@@ -491,14 +544,29 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
          << hit->name << " = " << got << " (A(" << row << ", " << k2
          << ")) into row " << row << " of the accumulator right after "
          << hit->name << " = " << prev << " (A(" << row << ", " << k1
-         << ") in iteration " << i1 << "); expected " << prev + 1 << ": ";
-      if (got > prev + 1)
-        os << "the indices " << prev + 1 << " .. " << got - 1
+         << ") in iteration " << i1 << "); expected ";
+      if (downMode && i1 != i2) {
+        // Downward: the tile below the previous one, which began at
+        // prev - bk + 1.
+        int64_t want = sval(*mdl, hit->down);
+        os << want << " (the tiles walk downward): ";
+        if (got < want)
+          os << "the indices " << got + bk << " .. " << want + bk - 1
+             << " are never accumulated";
+        else
+          os << "the index " << got << " is accumulated again or out of order";
+      } else if (got > prev + 1) {
+        os << prev + 1 << ": the indices " << prev + 1 << " .. " << got - 1
            << " are never accumulated";
-      else
-        os << "the index " << got << " is accumulated again or out of order";
+      } else {
+        os << prev + 1 << ": the index " << got
+           << " is accumulated again or out of order";
+      }
     }
     cx.notes.push_back(note);
+    if (notDownEither && !startViolated && !downMode)
+      cx.notes.push_back("nor do the tiles walk downward (each iteration's "
+                         "tile ending where the previous one began)");
     cx.notes.push_back("the reduced field is a." + hit->name +
                        " (A's tag field that depends on the mma's k "
                        "coordinate)");

@@ -125,9 +125,12 @@ public:
 
   /// math.exp/exp2 would become libdevice calls (__nv_expf, __nv_exp2f)
   /// that a PTX module without libdevice cannot resolve. For elements up to
-  /// 32 bits: llvm.nvvm.ex2.approx on f32 per slot, i.e. ex2.approx.f32
-  /// (exp(x) = exp2(x * log2 e), as CUDA's __expf); f64 keeps the libdevice
-  /// call.
+  /// 32 bits: llvm.nvvm.ex2.approx.ftz on f32 per slot, i.e.
+  /// ex2.approx.ftz.f32 (exp(x) = exp2(x * log2 e), as CUDA's __expf under
+  /// -use_fast_math); f64 keeps the libdevice call. Flushing subnormals
+  /// (results below 2^-126 become 0) spares the two multiplies and the
+  /// compare that ptxas wraps around every non-ftz ex2: a third of a
+  /// softmax's floating-point instructions.
   Value emitFastExp(OpBuilder &b, Location loc, Value in,
                     bool natural) const override {
     auto vt = cast<VectorType>(in.getType());
@@ -142,14 +145,14 @@ public:
     if (natural)
       x = arith::MulFOp::create(b, loc, x,
                                 floatSplat(b, loc, vf32, 1.4426950408889634));
-    Value r = intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.f32");
+    Value r = intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.ftz.f32");
     if (ft.getWidth() < 32)
       r = arith::TruncFOp::create(b, loc, vt, r);
     return r;
   }
-  /// ex2.approx.f32.
+  /// ex2.approx.ftz.f32 (subnormal results flush to 0, as in emitFastExp).
   Value emitExp2F32(OpBuilder &b, Location loc, Value x) const override {
-    return intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.f32");
+    return intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.ftz.f32");
   }
   /// lg2.approx.f32.
   Value emitLog2F32(OpBuilder &b, Location loc, Value x) const override {

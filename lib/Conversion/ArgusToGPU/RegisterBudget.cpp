@@ -8,8 +8,10 @@
 // spills to local (scratch) memory, which compiles but runs far slower, so
 // this is a warning at the op where the most is live, with the live tiles as
 // notes. A lower bound: temporaries of the lowering come on top. A tag is
-// the same registers as the tile it tags; inside a warp role with `regs`
-// the role's setmaxnreg budget is the limit.
+// the same registers as the tile it tags; constant tiles (iotas, fills and
+// what is computed from them alone) are folded into their uses and hold
+// none; inside a warp role with `regs` the role's setmaxnreg budget is the
+// limit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +60,24 @@ static Value registerRoot(Value v) {
   }
 }
 
+/// Whether `v` is the same constants in every execution (an iota, a fill,
+/// or a side-effect-free op of such tiles, like the causal mask's compare
+/// of two iotas): the backend folds them into their uses or rematerializes
+/// them there, so they hold no registers while live.
+static bool isConstantTile(Value v, int depth = 4) {
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return false;
+  if (isa<IotaOp, FillOp>(d))
+    return true;
+  if (depth == 0 || d->getNumOperands() == 0 || d->getNumRegions() ||
+      !isMemoryEffectFree(d))
+    return false;
+  return llvm::all_of(d->getOperands(), [&](Value o) {
+    return isConstantTile(o, depth - 1);
+  });
+}
+
 void warnRegisterBudget(func::FuncOp fn, StringRef chip) {
   Liveness liveness(fn);
   int64_t chipLimit = TargetInfo::get(chip).getThreadRegisterLimit();
@@ -77,7 +97,7 @@ void warnRegisterBudget(func::FuncOp fn, StringRef chip) {
     int64_t regsIn = 0, regsOut = 0;
     for (Value v :
          liveness.getLiveness(op->getBlock())->currentlyLiveValues(op)) {
-      if (!tileRegisters(v))
+      if (!tileRegisters(v) || isConstantTile(v))
         continue;
       Value root = registerRoot(v);
       bool result = v.getDefiningOp() == op;

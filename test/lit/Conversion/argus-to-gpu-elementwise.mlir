@@ -81,7 +81,7 @@ func.func @neg() attributes {argus.kernel = #argus.kernel<block = [32], target =
 // CHECK-LABEL: gpu.func @exp_nvptx
 // CHECK: %[[LOG2E:.*]] = arith.constant dense<1.44269{{.*}}> : vector<4xf32>
 // CHECK: arith.mulf {{.*}}, %[[LOG2E]] : vector<4xf32>
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-NOT: math.exp
 func.func @exp_nvptx() attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
   %x = argus.fill 1.5 : !R
@@ -95,7 +95,7 @@ func.func @exp_nvptx() attributes {argus.kernel = #argus.kernel<block = [32], ta
 // f16: widened to f32, ex2.approx, narrowed.
 // CHECK-LABEL: gpu.func @exp2_f16_nvptx
 // CHECK: arith.extf {{.*}} : vector<4xf16> to vector<4xf32>
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: arith.truncf {{.*}} : vector<4xf32> to vector<4xf16>
 func.func @exp2_f16_nvptx() attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
   %x = argus.fill 1.5 : !RH
@@ -138,7 +138,7 @@ func.func @exp_gfx942() attributes {argus.kernel = #argus.kernel<block = [64], t
 // CHECK: arith.mulf
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
 // CHECK: llvm.inline_asm asm_dialect = att "tanh.approx.f32 $0, $1;", "=f,f"
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
 func.func @transcendental_nvptx() attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
   %x = argus.fill 0.5 : !R
@@ -181,7 +181,7 @@ func.func @transcendental_gfx942() attributes {argus.kernel = #argus.kernel<bloc
 // CHECK-LABEL: gpu.func @gelu_f16
 // CHECK: arith.extf
 // CHECK: llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: arith.select
 // CHECK: arith.truncf
 func.func @gelu_f16() attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {

@@ -70,12 +70,16 @@ func.func @smem_240k()
 // The register budget is a warning (the kernel compiles, and spills). The
 // add needs 512, not 1024: x dies there, its registers taken by y as it goes.
 !R = !argus.tile<32x512xf32, register, "(32,512):(1,32)">
-func.func @register_budget()
+!G = !argus.tile<32x512xf32, global>
+func.func @register_budget(%X: memref<32x512xf32>)
     attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %g = argus.view "X" %X[%c0, %c0] : memref<32x512xf32> -> !G
   // expected-warning @+2 {{the register tiles live here need at least 512 32-bit registers per thread, more than the 255 a thread has on sm_90a: the kernel will spill to local memory; hint: smaller tiles, more threads per block or fewer tiles live at once}}
   // expected-note @+1 {{512 registers per thread for this tile}}
-  %x = argus.fill 1.0 : !R
+  %x = argus.load %g : !G -> !R
   %y = argus.add %x, %x : !R
+  argus.store %y, %g : !R, !G
   return
 }
 

@@ -1,8 +1,9 @@
 // argus.exp and argus.exp2 lower through argus-opt for sm_90a and gfx942
 // (issue 13: argus-opt crashed creating math ops because argus-to-gpu did
 // not declare the math dialect, which the Python module hid by loading every
-// dialect). On NVPTX, f32/f16 exp2 is llvm.nvvm.ex2.approx per slot, i.e.
-// ex2.approx.f32 in PTX, and exp is exp2(x * log2 e): no libdevice call. On
+// dialect). On NVPTX, f32/f16 exp2 is llvm.nvvm.ex2.approx.ftz per slot,
+// i.e. ex2.approx.ftz.f32 in PTX, and exp is exp2(x * log2 e): no libdevice
+// call. On
 // gfx942 both are v_exp_f32.
 
 // RUN: argus-opt %s --argus-to-gpu | FileCheck %s --check-prefix=GPU
@@ -19,19 +20,19 @@
 
 // GPU-LABEL: gpu.func @exp_sm90
 // GPU: arith.mulf
-// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // GPU-NOT: math.exp
 // GPU-LABEL: gpu.func @exp2_sm90_f16
 // GPU: arith.extf
-// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // GPU: arith.truncf
 // GPU-NOT: math.exp
 
 // PTX-NOT: __nv_
 // PTX-LABEL: .entry exp_sm90(
-// PTX: ex2.approx.f32
+// PTX: ex2.approx.ftz.f32
 // PTX-LABEL: .entry exp2_sm90_f16(
-// PTX: ex2.approx.f32
+// PTX: ex2.approx.ftz.f32
 
 // AMD-LABEL: exp_gfx942:
 // AMD: v_exp_f32

@@ -122,11 +122,11 @@ func.func @tanh_nv(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
 }
 
 // GPU-LABEL: gpu.func @sigmoid_nv(
-// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // GPU: llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
 // GPU-NOT: math.
 // PTX-LABEL: .entry sigmoid_nv(
-// PTX: ex2.approx.f32
+// PTX: ex2.approx.ftz.f32
 // PTX: rcp.approx.ftz.f32
 func.func @sigmoid_nv(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
@@ -141,11 +141,11 @@ func.func @sigmoid_nv(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
 
 // GPU-LABEL: gpu.func @gelu_nv(
 // GPU: llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
-// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // GPU-NOT: math.
 // PTX-LABEL: .entry gelu_nv(
 // PTX: rcp.approx.ftz.f32
-// PTX: ex2.approx.f32
+// PTX: ex2.approx.ftz.f32
 func.func @gelu_nv(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
   %c0 = arith.constant 0 : index
@@ -159,11 +159,11 @@ func.func @gelu_nv(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
 
 // GPU-LABEL: gpu.func @gelu_bf16_nv(
 // GPU: arith.extf
-// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// GPU: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // GPU: arith.truncf
 // GPU-NOT: math.
 // PTX-LABEL: .entry gelu_bf16_nv(
-// PTX: ex2.approx.f32
+// PTX: ex2.approx.ftz.f32
 func.func @gelu_bf16_nv(%X: memref<?x?xbf16>, %Y: memref<?x?xbf16>)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
   %c0 = arith.constant 0 : index

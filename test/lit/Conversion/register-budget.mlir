@@ -8,11 +8,12 @@
 func.func @huge_accumulator(%C: memref<256x256xf32>)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
   %c0 = arith.constant 0 : index
+  %g = argus.view "C" %C[%c0, %c0] : memref<256x256xf32> -> !G
   // expected-warning @+2 {{the register tiles live here need at least 512 32-bit registers per thread, more than the 255 a thread has on sm_90a}}
   // expected-note @+1 {{512 registers per thread for this tile}}
-  %z = argus.fill 0.0 : !R
-  %g = argus.view "C" %C[%c0, %c0] : memref<256x256xf32> -> !G
-  argus.store %z, %g : !R, !G
+  %z = argus.load %g : !G -> !R
+  %y = argus.add %z, %z : !R
+  argus.store %y, %g : !R, !G
   return
 }
 
@@ -41,17 +42,17 @@ func.func @role_budget(%C: memref<128x128xf32>)
     attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a">} {
   %c0 = arith.constant 0 : index
   argus.role "small" warps 0 to 4 regs 120 {
+    %g = argus.view "C" %C[%c0, %c0] : memref<128x128xf32> -> !G
     // expected-warning @+2 {{the register tiles live here need at least 128 32-bit registers per thread, more than the 120 that the warp role's setmaxnreg gives a thread on sm_90a}}
     // expected-note @+1 {{128 registers per thread for this tile}}
-    %z = argus.fill 0.0 : !R
+    %z = argus.load %g : !G -> !R
     %t = argus.tag %z [%c0] ["m"] = affine_map<(d0, d1)[s0] -> (d0 + s0)> : !R
-    %g = argus.view "C" %C[%c0, %c0] : memref<128x128xf32> -> !G
     argus.store %t, %g : !R, !G
   }
   argus.role "big" warps 4 to 8 regs 200 {
-    %z = argus.fill 0.0 : !R
-    %t = argus.tag %z [%c0] ["m"] = affine_map<(d0, d1)[s0] -> (d0 + s0)> : !R
     %g = argus.view "C" %C[%c0, %c0] : memref<128x128xf32> -> !G
+    %z = argus.load %g : !G -> !R
+    %t = argus.tag %z [%c0] ["m"] = affine_map<(d0, d1)[s0] -> (d0 + s0)> : !R
     argus.store %t, %g : !R, !G
   }
   return
@@ -78,6 +79,33 @@ func.func @elementwise_in_place(%C: memref<128x128xf32>, %w: memref<128xf32>)
     %b = argus.broadcast %r dim 1 : !Rows -> !R
     %y = argus.mul %x, %b : !R
     argus.store %y, %gc : !R, !G
+  }
+  return
+}
+
+// -----
+
+// Constant tiles (iotas, fills and a compare of two iotas: a causal mask)
+// are folded into their uses and hold no registers: a 128-register tile,
+// its mask and a -inf fill stay within a role's 200.
+!R = !argus.tile<128x128xf32, register, "(128,128):(1,128)">
+!RI = !argus.tile<128x128xi32, register, "(128,128):(1,128)">
+!RM = !argus.tile<128x128xi1, register, "(128,128):(1,128)">
+!G = !argus.tile<128x128xf32, global>
+func.func @constant_mask(%C: memref<128x128xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  argus.role "consumer" warps 0 to 4 regs 200 {
+    %g = argus.view "C" %C[%c0, %c0] : memref<128x128xf32> -> !G
+    %x = argus.load %g : !G -> !R
+    %qi = argus.iota dim 0 : !RI
+    %ki = argus.iota dim 1 : !RI
+    %keep = argus.cmp ge %qi, %ki : !RI -> !RM
+    %ninf = argus.fill 0xFFF0000000000000 : !R
+    %m = argus.select %keep, %x, %ninf : !RM, !R
+    argus.store %m, %g : !R, !G
+  }
+  argus.role "idle" warps 4 to 8 regs 40 {
   }
   return
 }

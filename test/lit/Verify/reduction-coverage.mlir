@@ -80,11 +80,53 @@ func.func @main_and_drain(%K: index)
 
 // -----
 
+// The slabs walked downward from the top one (a causal attention visits its
+// diagonal key tile first): the fresh accumulator declares where the
+// reduction starts (k = the top slab), each iteration's slab ends where the
+// previous one began. Proved (no diagnostic before the first violation).
+#FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [1, 1]>
+#FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [1, 1]>
+#FragC = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [1, 1]>
+#Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
+#Acc = affine_map<(d0, d1)[s0, s1, s2] -> (d0 + s0, d1 + s1, s2)>
+!RA = !argus.tile<32x8xf16, register, #FragA>
+!RB = !argus.tile<8x32xf16, register, #FragB>
+!RC = !argus.tile<32x32xf32, register, #FragC>
+func.func @downward(%K: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %cs = arith.constant 8 : index
+  %ok = arith.cmpi uge, %K, %c8 : index
+  argus.assume %ok, "K >= 8"
+  %kt = arith.divui %K, %c8 : index
+  %ktl = arith.subi %kt, %c1 : index
+  %top = arith.muli %ktl, %c8 : index
+  %za = argus.fill 0.0 : !RA
+  %zb = argus.fill 0.0 : !RB
+  %zc = argus.fill 0.0 : !RC
+  %acc0 = argus.tag %zc [%c0, %c0, %top] ["m", "n", "k"] = #Acc : !RC
+  %r = scf.for %i = %c0 to %kt step %c1 iter_args(%acc = %acc0) -> (!RC) {
+    %back = arith.muli %i, %cs : index
+    %k0 = arith.subi %top, %back : index
+    %a = argus.tag %za [%c0, %k0] ["m", "k"] = #Coord : !RA
+    %b = argus.tag %zb [%k0, %c0] ["k", "n"] = #Coord : !RB
+    %n = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %acc : !RA, !RB, !RC
+    argus.tag_assert %n, "a.k == b.k && a.m == acc.m && b.n == acc.n" : !RC
+    scf.yield %n : !RC
+  }
+  return
+}
+
+// -----
+
 // The k loop steps by 2 slabs: k in [8, 16), [24, 32), ... is never
 // accumulated. Violated in iteration 2, after iteration 0.
 // CHECK-LABEL: error: reduction-coverage violated at 'argus.mma'
 // CHECK-SAME: in iteration 2 of
 // CHECK: note: {{.*}} iteration 2 accumulates k = 16 (A([[M:[0-9]+]], 0)) into row [[M]] of the accumulator right after k = 7 (A([[M]], 7) in iteration 0); expected 8: the indices 8 .. 15 are never accumulated
+// CHECK-NOT: downward
 // CHECK: note: the reduced field is a.k
 #FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [1, 1]>
 #FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [1, 1]>
@@ -151,6 +193,49 @@ func.func @drain_restarts(%K: index)
   }
   %r2 = scf.for %i = %c0 to %kt step %c1 iter_args(%acc = %r1) -> (!RC) {
     %k0 = arith.muli %i, %c8 : index
+    %a = argus.tag %za [%c0, %k0] ["m", "k"] = #Coord : !RA
+    %b = argus.tag %zb [%k0, %c0] ["k", "n"] = #Coord : !RB
+    %n = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %acc : !RA, !RB, !RC
+    argus.tag_assert %n, "a.k == b.k && a.m == acc.m && b.n == acc.n" : !RC
+    scf.yield %n : !RC
+  }
+  return
+}
+
+// -----
+
+// Downward by 2 slabs: every other slab is skipped. Violated in iteration
+// 1, explained as a downward walk (its first tile goes down).
+// CHECK-LABEL: error: reduction-coverage violated at 'argus.mma'
+// CHECK-SAME: in iteration 1 of
+// CHECK: note: {{.*}} iteration 1 accumulates k = [[GOT:[0-9]+]] (A({{[0-9]+}}, 0)) into row {{[0-9]+}} of the accumulator right after k = {{[0-9]+}} ({{.*}} in iteration 0); expected {{[0-9]+}} (the tiles walk downward): the indices {{[0-9]+}} .. {{[0-9]+}} are never accumulated
+// CHECK: note: the reduced field is a.k
+#FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [1, 1]>
+#FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [1, 1]>
+#FragC = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [1, 1]>
+#Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
+#Acc = affine_map<(d0, d1)[s0, s1, s2] -> (d0 + s0, d1 + s1, s2)>
+!RA = !argus.tile<32x8xf16, register, #FragA>
+!RB = !argus.tile<8x32xf16, register, #FragB>
+!RC = !argus.tile<32x32xf32, register, #FragC>
+func.func @downward_step_two(%K: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %cs = arith.constant 16 : index
+  %ok = arith.cmpi uge, %K, %c8 : index
+  argus.assume %ok, "K >= 8"
+  %kt = arith.divui %K, %c8 : index
+  %ktl = arith.subi %kt, %c1 : index
+  %top = arith.muli %ktl, %c8 : index
+  %za = argus.fill 0.0 : !RA
+  %zb = argus.fill 0.0 : !RB
+  %zc = argus.fill 0.0 : !RC
+  %acc0 = argus.tag %zc [%c0, %c0, %top] ["m", "n", "k"] = #Acc : !RC
+  %r = scf.for %i = %c0 to %kt step %c1 iter_args(%acc = %acc0) -> (!RC) {
+    %back = arith.muli %i, %cs : index
+    %k0 = arith.subi %top, %back : index
     %a = argus.tag %za [%c0, %k0] ["m", "k"] = #Coord : !RA
     %b = argus.tag %zb [%k0, %c0] ["k", "n"] = #Coord : !RB
     %n = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %acc : !RA, !RB, !RC
