@@ -185,6 +185,14 @@ LogicalResult ViewOp::verify() {
   if (tensor.getElementType() != tile.getElementType())
     return emitOpError() << "tensor holds " << tensor.getElementType()
                          << " but the tile holds " << tile.getElementType();
+  if (!getBounds().empty() && !getClipped())
+    return emitOpError() << "bounds clip a view, but the view is not "
+                            "'clipped'; hint: write 'clipped to [...]'";
+  if (!getBounds().empty() &&
+      static_cast<int64_t>(getBounds().size()) != tile.getRank())
+    return emitOpError() << "expected " << tile.getRank()
+                         << " bounds (one per dimension), got "
+                         << getBounds().size();
   for (int64_t i = 0; i < tile.getRank() && !getClipped(); ++i)
     if (!tensor.isDynamicDim(i) && tensor.getDimSize(i) < tile.getShape()[i])
       return emitOpError() << "tile dimension " << i << " ("

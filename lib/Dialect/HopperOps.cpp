@@ -96,6 +96,11 @@ static LogicalResult verifyBulkCopy(Operation *op, Value source, Value dest,
     return op->emitOpError()
            << "the global tile must be an argus.view (optionally tagged): "
               "its offsets are the box coordinates";
+  if (!view.getBounds().empty())
+    return op->emitOpError()
+           << "the global tile is clipped to bounds, but a bulk tensor copy "
+              "clips at its tensor map's extent only; hint: copy it with "
+              "argus.copy / argus.store, or drop the bounds";
   if (auto m = map.getDefiningOp<TensorMapOp>())
     if (m.getTensor() != view.getTensor())
       return op->emitOpError()

@@ -338,6 +338,9 @@ private:
     std::vector<LoopVar> loops;
     std::vector<std::optional<z3::expr>> offsets;
     std::vector<unsigned> perm;
+    /// A view clipped `to` bounds: per tensor dimension, the coordinate at
+    /// which its elements stop existing.
+    std::vector<std::optional<z3::expr>> bounds;
   };
   /// `tile`: the global tile `op` accesses (default: the one it writes).
   OutputWrite outputWrite(mlir::Operation *op, mlir::Value tile = {});

@@ -224,6 +224,10 @@ KernelVerifier::writeInstance(const OutputWrite &w, bool guardOnly) {
       wi.offsets[k] = mv.offsets[k];
   }
   wi.perm = mv.perm;
+  wi.bounds.assign(rank, std::nullopt);
+  if (auto v = dyn_cast<ViewOp>(w.view))
+    for (auto [k, b] : llvm::enumerate(v.getBounds()))
+      wi.bounds[k] = evalIndex(b, wi.in);
   return wi;
 }
 
@@ -238,6 +242,8 @@ z3::expr KernelVerifier::writesElement(const OutputWrite &w,
     const z3::expr &o = *wi.offsets[k];
     unsigned tk = wi.perm[k];
     r = r && z3::uge(e[k], o) && z3::ult(e[k] - o, bv(w.shape[tk]));
+    if (k < wi.bounds.size() && wi.bounds[k])
+      r = r && z3::ult(e[k], *wi.bounds[k]); // cut at the view's bound
     tile[tk] = e[k] - o;
   }
   if (!w.missing.empty()) {

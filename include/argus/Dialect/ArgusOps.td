@@ -14,7 +14,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 // Memory: views, buffers, loads, stores, copies, synchronisation
 //===----------------------------------------------------------------------===//
 
-def Argus_ViewOp : Argus_Op<"view", [Pure]> {
+def Argus_ViewOp : Argus_Op<"view", [Pure, AttrSizedOperandSegments]> {
   let summary = "a global-memory tile window of a kernel argument";
   let description = [{
     The tile of `tensor` whose top-left element is at `offsets` (element
@@ -28,17 +28,28 @@ def Argus_ViewOp : Argus_Op<"view", [Pure]> {
     an unclipped view must stay inside the tensor (the verifier's
     `out-of-bounds` check).
 
+    A clipped view may also clip `to` bounds, one per dimension, in the
+    tensor's coordinates: elements at or past a bound do not exist either
+    (the window is cut at the smaller of the bound and the tensor's size).
+    A tensor of several segments stacked along its rows (the heads of an
+    attention's `(B * H * S, D)` tensor, S not a multiple of the tile)
+    writes each segment's last tile without touching the next segment.
+    Bulk tensor copies clip at their tensor map only, so a view with bounds
+    cannot be their global tile.
+
     ```mlir
     %a = argus.view "A" %A[%m0, %k0] : memref<?x?xf16> -> !argus.tile<128x32xf16, global>
     %c = argus.view "C" %C[%m0, %n0] clipped : memref<?x?xf16> -> !argus.tile<128x256xf16, global>
+    %o = argus.view "O" %O[%q0, %c0] clipped to [%head_end, %c128] : memref<?x?xbf16> -> !argus.tile<128x128xbf16, global>
     ```
   }];
   let arguments = (ins StrAttr:$name, AnyMemRef:$tensor,
-                       Variadic<Index>:$offsets, UnitAttr:$clipped);
+                       Variadic<Index>:$offsets, UnitAttr:$clipped,
+                       Variadic<Index>:$bounds);
   let results = (outs Argus_MemTile:$result);
   let assemblyFormat = [{
-    $name $tensor `[` $offsets `]` (`clipped` $clipped^)? attr-dict `:`
-    type($tensor) `->` type($result)
+    $name $tensor `[` $offsets `]` (`clipped` $clipped^)?
+    (`to` ` ` `[` $bounds^ `]`)? attr-dict `:` type($tensor) `->` type($result)
   }];
   let hasVerifier = 1;
 }

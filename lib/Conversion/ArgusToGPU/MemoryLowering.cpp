@@ -48,11 +48,15 @@ struct ViewLowering : ArgusPattern<ViewOp> {
       return success();
     }
     // A boundary tile: how many of its rows / columns lie inside the
-    // tensor (none when the window starts past the end).
+    // tensor, cut at the view's bounds if it has them (none when the window
+    // starts past the end).
     SmallVector<Value> inputs{sv};
     for (auto [k, off] : llvm::enumerate(adaptor.getOffsets())) {
       Value dim = memref::DimOp::create(rewriter, loc, adaptor.getTensor(),
                                         static_cast<int64_t>(k));
+      if (!adaptor.getBounds().empty())
+        dim =
+            arith::MinUIOp::create(rewriter, loc, dim, adaptor.getBounds()[k]);
       Value inside = arith::CmpIOp::create(rewriter, loc,
                                            arith::CmpIPredicate::ult, off, dim);
       Value rest = arith::SubIOp::create(rewriter, loc, dim, off);

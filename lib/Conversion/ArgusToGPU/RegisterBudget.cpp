@@ -73,9 +73,8 @@ static bool isConstantTile(Value v, int depth = 4) {
   if (depth == 0 || d->getNumOperands() == 0 || d->getNumRegions() ||
       !isMemoryEffectFree(d))
     return false;
-  return llvm::all_of(d->getOperands(), [&](Value o) {
-    return isConstantTile(o, depth - 1);
-  });
+  return llvm::all_of(d->getOperands(),
+                      [&](Value o) { return isConstantTile(o, depth - 1); });
 }
 
 void warnRegisterBudget(func::FuncOp fn, StringRef chip) {

@@ -19,11 +19,16 @@ from .values import (Buffer, TensorValue, Tile, _index_or_err, _need_tile, _new_
 
 
 def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None,
-         clipped: bool = False) -> Tile:
+         clipped: bool = False, bounds=None) -> Tile:
     """The global tile of ``tensor`` of ``shape`` whose first element is at
     ``offsets``: ``argus.view``. A ``clipped`` view is a boundary tile: its
     elements outside the tensor do not exist (stores skip them, loads read
-    zero), so the tensor's sizes need not be multiples of the tile."""
+    zero), so the tensor's sizes need not be multiples of the tile.
+    ``bounds`` (one index per dimension, in the tensor's coordinates) cut a
+    clipped view further: elements at or past a bound do not exist either
+    (the last tile of one head of a ``(B * H * S, D)`` tensor stops at the
+    head's end). Bulk tensor copies clip at their tensor map only and do
+    not take such a view."""
     tr = _current_tracer()
     loc = _user_loc(2)
     if not isinstance(tensor, TensorValue):
@@ -40,10 +45,22 @@ def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None,
             raise _err(ShapeError, f"view dim {d} is {s} but tensor '{tensor.pyname}' dim {d} "
                        f"is only {t} (a boundary tile is a clipped view)", loc)
     offs = [_index_or_err(tr, o, "a view offset") for o in offsets]
+    bnds = []
+    if bounds is not None:
+        bounds = tuple(bounds) if isinstance(bounds, (tuple, list)) else (bounds,)
+        if not clipped:
+            raise _err(TraceError, "view(bounds=...) cuts a clipped view; hint: pass "
+                       "clipped=True as well", loc)
+        if len(bounds) != len(tensor.shape):
+            raise _err(ShapeError, f"tensor '{tensor.pyname}' has rank {len(tensor.shape)} but "
+                       f"the view has {len(bounds)} bounds (one per dimension)", loc)
+        bnds = [_index_or_err(tr, b, "a view bound") for b in bounds]
     ttype = TileType(shape, tensor.dtype, "global")
     t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
     nm = name or tensor.pyname
     clip = " clipped" if clipped else ""
+    if bnds:
+        clip += f" to [{', '.join(b.name for b in bnds)}]"
     tr.emit(f'{t.name} = argus.view "{nm}" {tensor.name}[{", ".join(o.name for o in offs)}]{clip} : '
             f"{tensor.type_str} -> {ttype.mlir()}", loc)
     t.site = ("argus.view", {})

@@ -39,6 +39,30 @@ func.func @clipped_store(%C: memref<?x?xf32>, %i: index)
 
 // -----
 
+!G5 = !argus.tile<16x16xf32, global>
+!R5 = !argus.tile<16x16xf32, register, "((16,4),4):((1,64),16)">
+
+// Clipped `to` bounds: each extent is min(size, bound) - offset, or 0 past
+// it; the rest as above.
+// CHECK-LABEL: gpu.func @clipped_to_bounds(
+// CHECK: %[[D0:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x?xf32, 1>
+// CHECK: %[[B0:.*]] = arith.minui %[[D0]], %[[END:.*]] : index
+// CHECK: %[[IN0:.*]] = arith.cmpi ult, %[[OFF:.*]], %[[B0]] : index
+// CHECK: %[[R0:.*]] = arith.subi %[[B0]], %[[OFF]] : index
+// CHECK: arith.select %[[IN0]], %[[R0]], %{{.*}} : index
+// CHECK: memref.dim
+// CHECK: arith.minui
+// CHECK: scf.if
+func.func @clipped_to_bounds(%C: memref<?x?xf32>, %i: index, %end: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %x = argus.fill 1.000000e+00 : !R5
+  %c = argus.view "C" %C[%i, %i] clipped to [%end, %end] : memref<?x?xf32> -> !G5
+  argus.store %x, %c : !R5, !G5
+  return
+}
+
+// -----
+
 !G2 = !argus.tile<16x16xf32, global>
 !R2 = !argus.tile<16x16xf32, register, "((16,4),4):((1,64),16)">
 

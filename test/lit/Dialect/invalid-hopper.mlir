@@ -74,6 +74,24 @@ func.func @placement(%A: memref<?x?xbf16>, %i: index)
 
 // -----
 
+// A bulk tensor copy clips at its tensor map only: a view with bounds
+// cannot be its global tile.
+!S = !argus.tile<64x64xbf16, shared, "Sw<3,3,3> o (64,64):(64,1)">
+func.func @tma_bounded_view(%A: memref<?x?xbf16>, %i: index, %end: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "A" %A : memref<?x?xbf16> -> !argus.tensor_map<64x64xbf16, swizzle = 128>
+  %buf = argus.alloc "sA" : !argus.buffer<1 x !S>
+  %bar = argus.mbarrier.alloc "full" arrivals 1 : !argus.mbarrier<1>
+  %s = argus.stage %buf[%c0] : !argus.buffer<1 x !S>
+  %g = argus.view "A" %A[%i, %i] clipped to [%end, %end] : memref<?x?xbf16> -> !argus.tile<64x64xbf16, global>
+  // expected-error @+1 {{the global tile is clipped to bounds, but a bulk tensor copy clips at its tensor map's extent only; hint: copy it with argus.copy / argus.store, or drop the bounds}}
+  argus.tma_load %g, %s, %map, %bar[%c0] : !argus.tile<64x64xbf16, global>, !S, !argus.tensor_map<64x64xbf16, swizzle = 128>, !argus.mbarrier<1>
+  return
+}
+
+// -----
+
 !S = !argus.tile<64x64xbf16, shared, "Sw<3,3,3> o (64,64):(64,1)">
 func.func @wrong_tensor(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %i: index)
     attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {

@@ -247,3 +247,19 @@ func.func @load_other_unclipped(%A: memref<?x?xf16>, %i: index)
   %r = argus.load %v other 0.0 : f16 : !argus.tile<16x16xf16, global> -> !argus.tile<16x16xf16, register, "(64,4):(4,1)">
   return
 }
+
+// -----
+
+func.func @view_bounds_unclipped(%A: memref<?x?xf16>, %i: index) {
+  // expected-error @+1 {{bounds clip a view, but the view is not 'clipped'; hint: write 'clipped to [...]'}}
+  %v = argus.view "A" %A[%i, %i] to [%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  return
+}
+
+// -----
+
+func.func @view_bounds_count(%A: memref<?x?xf16>, %i: index) {
+  // expected-error @+1 {{expected 2 bounds (one per dimension), got 1}}
+  %v = argus.view "A" %A[%i, %i] clipped to [%i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
+  return
+}

@@ -32,6 +32,9 @@ func.func @memory(%A: memref<?x?xf16>, %A8: memref<8x?xf16>, %i: index, %ids: !a
   // A boundary tile, larger than a static tensor.
   // CHECK: argus.view "A" %{{.*}}[%{{.*}}, %{{.*}}] clipped : memref<8x?xf16> -> <16x16xf16, global>
   %vc = argus.view "A" %A8[%i, %i] clipped : memref<8x?xf16> -> !argus.tile<16x16xf16, global>
+  // Cut at bounds too (a segment of the rows).
+  // CHECK: argus.view "A" %{{.*}}[%{{.*}}, %{{.*}}] clipped to [%{{.*}}, %{{.*}}] : memref<?x?xf16> -> <16x16xf16, global>
+  %vb = argus.view "A" %A[%i, %i] clipped to [%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
   // CHECK: argus.gather_view "A" %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf16>, <16xi32, register, "(64,16):(0,1)"> -> <16x16xf16, global>
   %g = argus.gather_view "A" %A[%ids, %i] : memref<?x?xf16>, !argus.tile<16xi32, register, "(64,16):(0,1)"> -> !argus.tile<16x16xf16, global>
   // CHECK: %[[B:.*]] = argus.alloc "s" : <2 x <16x16xf16, shared, "(16,16):(16,1)">>
