@@ -31,7 +31,11 @@ of the .mlir kernel (``head_dim=128``); ``causal=True`` the twin of
 examples/sm90a/flash_attention_causal_ws.mlir: query tile x visits key
 tiles x, x - 1, .. 0, the diagonal one first, so its mask (key > query gets
 -inf) is applied once before the key loop, which has no branch; blocks walk
-heads along x and query tiles along y, the heaviest (last) first. Knobs that plant protocol and tag
+heads along x and query tiles along y, the heaviest (last) first;
+``ragged=True`` the twin of examples/sm90a/flash_attention_ragged_ws.mlir,
+for any sequence length: the partial last key tile is visited first and its
+keys past the head's end masked before the key loop, and O and LSE are
+stored through views clipped to the head's end. Knobs that plant protocol and tag
 mistakes (the tests check that the verifier finds each one at its Python
 line): ``flip_parity=False`` (the consumers wait parity 0 on kfull in the
 main loop), ``expect_bytes`` (bytes announced per K stage, 32768 when
@@ -59,9 +63,12 @@ def _qk_layout(d: int) -> str:
 def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                             expect_bytes: int = None, kempty_arrivals: int = 256,
                             early_k_release: bool = False, kv_tile_shift: int = 0,
-                            causal: bool = False, name: str = None):
+                            causal: bool = False, ragged: bool = False, name: str = None):
+    if causal and ragged:
+        raise ValueError("causal and ragged are separate kernels; pick one")
     if name is None:
-        name = "flash_attention_causal_ws" if causal else "flash_attention_ws"
+        name = ("flash_attention_causal_ws" if causal else
+                "flash_attention_ragged_ws" if ragged else "flash_attention_ws")
     D = head_dim
     if D not in (64, 128):
         raise ValueError(f"head_dim is 64 or 128, got {head_dim!r}")
@@ -91,8 +98,14 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
         tiles_dim, heads_dim = ("y", "x") if causal else ("x", "y")
         gx = argus.grid_dim(tiles_dim)
         gy = argus.grid_dim(heads_dim)
-        argus.assume((S % BN).eq(0), "S is a multiple of 128")
-        argus.assume((gx * BM).eq(S), f"grid_dim.{tiles_dim} * 128 == S (one block per query tile)")
+        if ragged:
+            argus.assume(S >= 1, "S >= 1")
+            s127 = S + (BN - 1)
+            argus.assume(gx.eq(s127 // BN), "grid_dim.x == ceil(S / 128) (one block per query tile)")
+        else:
+            argus.assume((S % BN).eq(0), "S is a multiple of 128")
+            argus.assume((gx * BM).eq(S),
+                         f"grid_dim.{tiles_dim} * 128 == S (one block per query tile)")
         argus.assume(gy < (1 << 22) // S, f"grid_dim.{heads_dim} * S < 2^22 rows")
         rows = gy * S
         for T in (Q, K, V, O):
@@ -108,12 +121,28 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
             by = argus.block_id("y")
         head0 = by * S          # the head's first row
         q0 = head0 + bx * BM    # the block's first query row
-        ntiles = bx + 1 if causal else S // BN  # causal: key tiles 0 .. x
+        if ragged:
+            # The head's end, its t = ceil(S / 128) key tiles, the last
+            # one's first row (visited first) and how many of its keys are
+            # the head's.
+            hend = head0 + S
+            ntiles = s127 // BN
+            tlast = ntiles - 1
+            toff = tlast * BN
+            ntop = head0 + toff
+            nkeep = S - toff
+        else:
+            ntiles = bx + 1 if causal else S // BN  # causal: key tiles 0 .. x
 
         def key_row(j):
             """The first key row of the j-th key tile visited: tile x - j
-            (causal, the diagonal first) or tile j."""
-            return head0 + (bx - j) * BN if causal else head0 + j * BN
+            (causal, the diagonal first), t - 1 - j (ragged, the partial
+            tile first) or tile j."""
+            if causal:
+                return head0 + (bx - j) * BN
+            if ragged:
+                return head0 + (tlast - j) * BN
+            return head0 + j * BN
         c0 = argus.index_const(0)
 
         tmQ = argus.tensor_map(Q, (BM, 64), swizzle=128)
@@ -131,7 +160,8 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
         with argus.role("producer", warps=(0, 4), regs=40):
             with argus.region("produce"):
                 argus.mbarrier_arrive_expect_tx(qfull[0], tile_bytes)
-                gq = argus.tag(argus.view(Q, (q0, 0), (BM, D)), lambda m, d: (q0 + m, c0 + d))
+                gq = argus.tag(argus.view(Q, (q0, 0), (BM, D), clipped=ragged),
+                               lambda m, d: (q0 + m, c0 + d))
                 argus.tma_load(gq, sq[0], tmQ, qfull[0])
                 for j in argus.range(0, ntiles, name="j"):
                     s = j % 2
@@ -139,11 +169,13 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                     n0 = key_row(j + kv_tile_shift if kv_tile_shift else j)
                     argus.mbarrier_wait(kempty[s], free)
                     argus.mbarrier_arrive_expect_tx(kfull[s], expect_bytes)
-                    gk = argus.tag(argus.view(K, (n0, 0), (BN, D)), lambda n, d: (n0 + n, c0 + d))
+                    gk = argus.tag(argus.view(K, (n0, 0), (BN, D), clipped=ragged),
+                                   lambda n, d: (n0 + n, c0 + d))
                     argus.tma_load(gk, sk[s], tmK, kfull[s])
                     argus.mbarrier_wait(vempty[s], free)
                     argus.mbarrier_arrive_expect_tx(vfull[s], tile_bytes)
-                    gv = argus.tag(argus.view(V, (n0, 0), (BN, D)), lambda n, d: (n0 + n, c0 + d))
+                    gv = argus.tag(argus.view(V, (n0, 0), (BN, D), clipped=ragged),
+                                   lambda n, d: (n0 + n, c0 + d))
                     argus.tma_load(gv, sv[s], tmV, vfull[s])
 
         with argus.role("consumer", warps=(4, 12), regs=232):
@@ -155,7 +187,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 argus.tag(argus.zeros((BM,), "f32", ROWS), lambda m: q0 + m)
                 # n: where the keys P V accumulates start: this head's first
                 # row of K, or (causal) the diagonal tile's, q0, walking down.
-                first_key = q0 if causal else head0
+                first_key = q0 if causal else ntop if ragged else head0
                 o_init = argus.tag(argus.zeros((BM, D), "f32", FO),
                                    lambda m, d: {"m": q0 + m, "d": c0 + d, "n": first_key})
 
@@ -175,6 +207,12 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                     # The diagonal tile: key k > query q is masked. Both
                     # tiles start at row q0, so q - k = row - column.
                     keep = argus.cmp("ge", argus.iota((BM, BN), 0, FS), argus.iota((BM, BN), 1, FS))
+                    s0 = argus.where(keep, s0, argus.fill(float("-inf"), (BM, BN), "f32", FS))
+                if ragged:
+                    # Column k of this tile is key ntop + k: the head's
+                    # while k < nkeep.
+                    ki = argus.iota((BM, BN), 1, FS)
+                    keep = argus.cmp("lt", ki, argus.splat(nkeep, ki))
                     s0 = argus.where(keep, s0, argus.fill(float("-inf"), (BM, BN), "f32", FS))
                 m0 = argus.reduce(s0, "max", 1, layout=ROWS)
                 d0 = s0 - argus.broadcast(m0, 1, like=s0)
@@ -246,13 +284,17 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 # O / l, and LSE = (m + log2 l) * ln 2 (the scores were in log2 units).
                 on = o_fin / argus.broadcast(l_f, 1, like=o_fin)
                 argus.tag_assert(on, "lhs.m == rhs.m")
-                go = argus.tag(argus.view(O, (q0, 0), (BM, D)), lambda m, d: (q0 + m, c0 + d))
+                # Ragged: rows past the head's end are the next head's.
+                cut = dict(clipped=True, bounds=(hend, D)) if ragged else {}
+                go = argus.tag(argus.view(O, (q0, 0), (BM, D), **cut),
+                               lambda m, d: (q0 + m, c0 + d))
                 argus.store(argus.convert(on, "bf16"), go)
                 argus.tag_assert("value.m == dest.m && value.d == dest.d")
                 lse2 = m_f + argus.log2(l_f)
                 argus.tag_assert(lse2, "lhs.m == rhs.m")
                 lse = argus.scale(lse2, ln2)
-                gl = argus.tag(argus.view(LSE, (q0,), (BM,)), lambda m: q0 + m)
+                cut = dict(clipped=True, bounds=(hend,)) if ragged else {}
+                gl = argus.tag(argus.view(LSE, (q0,), (BM,), **cut), lambda m: q0 + m)
                 argus.store(lse, gl)
                 argus.tag_assert("value.m == dest.m")
 

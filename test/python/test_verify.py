@@ -245,6 +245,53 @@ def test_unclipped_ragged_store_is_out_of_bounds(need_verifier):
     assert len(bad) == 1 and bad[0].py_line == _line_of(_ragged_rows, "# RAGGED STORE")
 
 
+def _segments(bounded):
+    """C stacks G segments of S rows (S any length); block (x, y) stores
+    tile x of segment y, its view cut at the segment's end when bounded."""
+    @argus.kernel(target="sm_90a", block=32)
+    def store_segments(C: argus.Tensor[("?", 4), "f32"], S: argus.index):
+        gx, gy = argus.grid_dim("x"), argus.grid_dim("y")
+        argus.assume(S >= 1, "S >= 1")
+        argus.assume(gx.eq((S + 31) // 32), "grid_dim.x == ceil(S / 32)")
+        argus.assume(gy < (1 << 20) // S, "grid_dim.y * S < 2^20")
+        argus.assume(C.dim(0).eq(gy * S), "C has grid_dim.y * S rows")
+        seg0 = argus.block_id("y") * S
+        r0 = seg0 + argus.block_id("x") * 32
+        cut = dict(bounds=(seg0 + S, 4)) if bounded else {}
+        g = argus.view(C, (r0, 0), (32, 4), clipped=True, **cut)
+        argus.store(argus.zeros((32, 4), "f32", "(32,4):(1,32)"), g)  # SEGMENT STORE
+    return store_segments
+
+
+def test_view_bounds_cut_each_segment(need_verifier):
+    k = _segments(bounded=True)
+    assert " clipped to [" in k.source()
+    r = k.verify(strict=True)
+    assert r.proved and {"output-once", "output-coverage"} <= {c.kind for c in r.checks}
+
+
+def test_view_without_bounds_writes_the_next_segment(need_verifier):
+    r = _segments(bounded=False).verify(raise_on_violation=False)
+    bad = [c for c in r.violated if c.kind == "output-once"]
+    assert len(bad) == 1 and bad[0].py_line == _line_of(_segments, "# SEGMENT STORE")
+
+
+def test_view_bounds_misuse_is_reported_at_its_line():
+    @argus.kernel(target="sm_90a", block=64)
+    def unclipped(C: argus.Tensor[("M", "N"), "f32"]):
+        argus.view(C, (0, 0), (64, 4), bounds=(8, 4))  # NO CLIP
+    with pytest.raises(argus.TraceError) as e:
+        unclipped.source()
+    assert "clipped=True" in str(e.value) and e.value.line == _line_of(test_view_bounds_misuse_is_reported_at_its_line, "# NO CLIP")
+
+    @argus.kernel(target="sm_90a", block=64)
+    def one_bound(C: argus.Tensor[("M", "N"), "f32"]):
+        argus.view(C, (0, 0), (64, 4), clipped=True, bounds=(8,))  # ONE BOUND
+    with pytest.raises(argus.ShapeError) as e:
+        one_bound.source()
+    assert "1 bounds" in str(e.value) and e.value.line == _line_of(test_view_bounds_misuse_is_reported_at_its_line, "# ONE BOUND")
+
+
 def test_view_clipped_takes_a_bool():
     @argus.kernel(target="sm_90a", block=64)
     def bad(C: argus.Tensor[("M", "N"), "f32"]):
