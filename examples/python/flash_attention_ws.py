@@ -208,6 +208,10 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                     # tiles start at row q0, so q - k = row - column.
                     keep = argus.cmp("ge", argus.iota((BM, BN), 0, FS), argus.iota((BM, BN), 1, FS))
                     s0 = argus.where(keep, s0, argus.fill(float("-inf"), (BM, BN), "f32", FS))
+                    # The mask keeps exactly the keys at or before their
+                    # query: checked against the rows S's tags pair.
+                    argus.tag_assert(s0, "mask.value == 1 && lhs.n <= lhs.m || "
+                                         "mask.value == 0 && lhs.n > lhs.m")
                 if ragged:
                     # Column k of this tile is key ntop + k: the head's
                     # while k < nkeep.

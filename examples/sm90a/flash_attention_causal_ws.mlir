@@ -202,6 +202,9 @@ func.func @flash_attention_causal_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
     %keep = argus.cmp ge %qi, %ki : !RI -> !RM
     %ninf0 = argus.fill 0xFFF0000000000000 : !RS
     %s0s = argus.select %keep, %s0u, %ninf0 : !RM, !RS
+    // The mask keeps exactly the keys at or before their query: checked
+    // against the rows S's tags say this tile pairs.
+    argus.tag_assert %s0s, "mask.value == 1 && lhs.n <= lhs.m || mask.value == 0 && lhs.n > lhs.m" : !RS
     %m0 = argus.reduce max %s0s dim 1 : !RS -> !Rows
     %m0b = argus.broadcast %m0 dim 1 : !Rows -> !RS
     %d0 = argus.sub %s0s, %m0b : !RS

@@ -136,6 +136,10 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
       if (!coords.count(n))
         unsupported("no element pairing for operand '" + n + "'");
       tags[n] = operandTags(it->second, coords[n], in, site);
+      // An integer tile's own value, when the coordinates determine it.
+      if (!tags[n].count("value"))
+        if (auto v = tileValue(it->second, coords[n], in))
+          tags[n].insert_or_assign("value", *v);
     }
     PredicateEvaluator pe{ctx, &tags};
     z3::expr P = pe.eval(*pred);

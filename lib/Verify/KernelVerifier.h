@@ -152,6 +152,15 @@ private:
   Tags applyTagOp(mlir::argus::TagOp op, const std::vector<z3::expr> &c,
                   const Inst &in);
   Tags regTags(mlir::Value v, const std::vector<z3::expr> &c, const Inst &in);
+  /// The value of an integer register tile's element at tile coordinates
+  /// `c` when it depends on the coordinates and index values alone (iota,
+  /// splat of an index, a non-negative integer fill, a comparison of such
+  /// tiles: 1 or 0), through tags and layout conversions; none otherwise.
+  /// Assertions read it as the operand's field `value` (`mask.value` of a
+  /// select: a causal mask checked against the rows it compares).
+  std::optional<z3::expr> tileValue(mlir::Value v,
+                                    const std::vector<z3::expr> &c,
+                                    const Inst &in, int depth = 0);
   Tags operandTags(mlir::Value v, const std::vector<z3::expr> &c,
                    const Inst &in, mlir::Operation *reader);
   Tags memTags(mlir::Value tile, const std::vector<z3::expr> &c, const Inst &in,

@@ -245,6 +245,68 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
   unsupported("op " + opDesc(def) + " is not modelled by the tag verifier");
 }
 
+std::optional<z3::expr>
+KernelVerifier::tileValue(Value v, const std::vector<z3::expr> &c,
+                          const Inst &in, int depth) {
+  auto ty = dyn_cast<TileType>(v.getType());
+  if (!ty || ty.isMemory() || !isa<IntegerType>(ty.getElementType()) ||
+      depth > 8)
+    return std::nullopt;
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return std::nullopt;
+  if (auto t = dyn_cast<TagOp>(d))
+    return tileValue(t.getInput(), c, in, depth + 1);
+  if (auto cl = dyn_cast<ConvertLayoutOp>(d))
+    return tileValue(cl.getInput(), c, in, depth + 1);
+  if (auto io = dyn_cast<IotaOp>(d))
+    return c[io.getDim()];
+  // Index values are non-negative and below 2^kWidth, so they are the same
+  // numbers in an i32 or i64 tile, where comparisons are signed: compared
+  // unsigned here, as they are equal then.
+  if (auto sp = dyn_cast<SplatOp>(d)) {
+    if (!sp.getValue().getType().isIndex() ||
+        cast<IntegerType>(ty.getElementType()).getWidth() < 32)
+      return std::nullopt;
+    return evalIndex(sp.getValue(), in);
+  }
+  if (auto f = dyn_cast<FillOp>(d)) {
+    double x = f.getValue().convertToDouble();
+    if (x < 0 || x >= double(1 << 20) || x != double(int64_t(x)))
+      return std::nullopt;
+    return bv(int64_t(x));
+  }
+  if (auto cmp = dyn_cast<CmpOp>(d)) {
+    std::optional<z3::expr> l = tileValue(cmp.getLhs(), c, in, depth + 1);
+    std::optional<z3::expr> r = tileValue(cmp.getRhs(), c, in, depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    z3::expr holds = ctx.bool_val(false);
+    switch (cmp.getPredicate()) {
+    case CmpPredicate::Lt:
+      holds = z3::ult(*l, *r);
+      break;
+    case CmpPredicate::Le:
+      holds = z3::ule(*l, *r);
+      break;
+    case CmpPredicate::Gt:
+      holds = z3::ugt(*l, *r);
+      break;
+    case CmpPredicate::Ge:
+      holds = z3::uge(*l, *r);
+      break;
+    case CmpPredicate::Eq:
+      holds = *l == *r;
+      break;
+    case CmpPredicate::Ne:
+      holds = *l != *r;
+      break;
+    }
+    return z3::ite(holds, bv(1), bv(0));
+  }
+  return std::nullopt;
+}
+
 Tags KernelVerifier::memTags(Value tile, const std::vector<z3::expr> &c,
                              const Inst &in, Operation *reader,
                              std::optional<z3::expr> readerThread) {

@@ -129,7 +129,12 @@ def tag_assert(*args) -> None:
                 raise _err(TagFieldError, f"tag assertion refers to '{opnd}.{field}' but {op} has "
                            f"no operand '{opnd}' (operands: {known or 'none'})", loc)
             tags = names[opnd].tags if isinstance(names[opnd], Tile) else None
-            if tags is not None and field not in tags:
+            # `value`: an integer register tile's own element (an iota,
+            # splat or cmp of them: the verifier knows it; else unknown).
+            own = (field == "value" and isinstance(names[opnd], Tile)
+                   and names[opnd].space == "register"
+                   and names[opnd].dtype.startswith("i"))
+            if tags is not None and field not in tags and not own:
                 raise _err(TagFieldError, f"unknown tag field '{field}' of operand '{opnd}' of "
                            f"{op} (its tag fields: {', '.join(sorted(tags)) or 'none'})", loc)
     esc = pred.replace("\\", "\\\\").replace('"', '\\"')
