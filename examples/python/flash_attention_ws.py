@@ -195,8 +195,12 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 # no rescale).
                 argus.mbarrier_wait(kfull[0], 0)
                 kt0 = argus.transpose(sk[0])
-                s0 = argus.tag(argus.zeros((BM, BN), "f32", FS),
-                               lambda m, n: (q0 + m, first_key + n))
+                if ragged:  # end: the head's end, for the key mask's check
+                    s0 = argus.tag(argus.zeros((BM, BN), "f32", FS),
+                                   lambda m, n: {"m": q0 + m, "n": first_key + n, "end": hend})
+                else:
+                    s0 = argus.tag(argus.zeros((BM, BN), "f32", FS),
+                                   lambda m, n: (q0 + m, first_key + n))
                 s0 = argus.mma_async(WS, sq0, kt0, s0)
                 argus.tag_assert(s0, "a.d == b.d && a.m == acc.m && b.n == acc.n")
                 argus.wgmma_commit()
@@ -218,6 +222,9 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                     ki = argus.iota((BM, BN), 1, FS)
                     keep = argus.cmp("lt", ki, argus.splat(nkeep, ki))
                     s0 = argus.where(keep, s0, argus.fill(float("-inf"), (BM, BN), "f32", FS))
+                    # The mask keeps exactly the head's keys.
+                    argus.tag_assert(s0, "mask.value == 1 && lhs.n < lhs.end || "
+                                         "mask.value == 0 && lhs.n >= lhs.end")
                 m0 = argus.reduce(s0, "max", 1, layout=ROWS)
                 d0 = s0 - argus.broadcast(m0, 1, like=s0)
                 argus.tag_assert(d0, "lhs.m == rhs.m")

@@ -188,7 +188,8 @@ func.func @flash_attention_ragged_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
     %sk0 = argus.stage %sk[%c0] : !argus.buffer<2 x !SQK>
     %sk0t = argus.transpose %sk0 : !SQK -> !SKt
     %zs0 = argus.fill 0.000000e+00 : !RS
-    %s0_init = argus.tag %zs0 [%q0, %ntop] ["m", "n"] = #Coord : !RS
+    // end: the head's end, which the key mask below is checked against.
+    %s0_init = argus.tag %zs0 [%q0, %ntop, %hend] ["m", "n", "end"] = affine_map<(d0, d1)[s0, s1, s2] -> (d0 + s0, d1 + s1, s2)> : !RS
     %s0_acc = argus.mma_async "wgmma.m64n128k16.f32.bf16.ss" %sq0, %sk0t, %s0_init : !SQK, !SKt, !RS
     argus.tag_assert %s0_acc, "a.d == b.d && a.m == acc.m && b.n == acc.n" : !RS
     argus.wgmma_commit
@@ -202,6 +203,8 @@ func.func @flash_attention_ragged_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
     %keep = argus.cmp lt %ki, %nk : !RI -> !RM
     %ninf0 = argus.fill 0xFFF0000000000000 : !RS
     %s0s = argus.select %keep, %s0u, %ninf0 : !RM, !RS
+    // The mask keeps exactly the head's keys.
+    argus.tag_assert %s0s, "mask.value == 1 && lhs.n < lhs.end || mask.value == 0 && lhs.n >= lhs.end" : !RS
     %m0 = argus.reduce max %s0s dim 1 : !RS -> !Rows
     %m0b = argus.broadcast %m0 dim 1 : !Rows -> !RS
     %d0 = argus.sub %s0s, %m0b : !RS
