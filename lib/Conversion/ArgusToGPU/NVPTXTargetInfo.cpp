@@ -145,12 +145,12 @@ public:
     if (natural)
       x = arith::MulFOp::create(b, loc, x,
                                 floatSplat(b, loc, vf32, 1.4426950408889634));
-    Value r = intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.ftz.f32");
+    Value r = emitExp2F32(b, loc, x);
     if (ft.getWidth() < 32)
       r = arith::TruncFOp::create(b, loc, vt, r);
     return r;
   }
-  /// ex2.approx.ftz.f32 (subnormal results flush to 0, as in emitFastExp).
+  /// ex2.approx.ftz.f32 (subnormal results flush to 0); emitFastExp calls it.
   Value emitExp2F32(OpBuilder &b, Location loc, Value x) const override {
     return intrinsicPerSlot(b, loc, x, "llvm.nvvm.ex2.approx.ftz.f32");
   }
