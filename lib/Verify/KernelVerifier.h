@@ -311,6 +311,21 @@ private:
   /// A's tag fields that depend on the mma's k coordinate, those the mma's
   /// own assertions name on `a` when there are any.
   std::vector<std::string> reducedFields(mlir::Operation *mma);
+  /// Where a reduced field ends: the tensor argument `arg` whose global
+  /// coordinate `dim` the field equals at every tag op naming it, and the
+  /// view's bound of that dimension (none for a view that is not clipped
+  /// to bounds).
+  struct ReducedExtent {
+    unsigned arg;
+    mlir::Value tensor;
+    unsigned dim;
+    mlir::Value bound;
+    std::string name; ///< the view's name
+  };
+  /// The extents of field `f` per tensor: tensors whose tag ops disagree (a
+  /// coordinate in one view, another function in the next, two
+  /// dimensions or two bounds) have none.
+  std::vector<ReducedExtent> reducedExtents(const std::string &f);
 
   // ---- what reaches global memory (OutputCoverage.cpp) --------------------
   /// `output-once` and `output-coverage` for every tensor argument the

@@ -75,6 +75,13 @@ struct MemView {
   std::vector<DirectTag> direct;
 };
 
+/// The view op (argus.view or argus.gather_view) a memory tile looks
+/// through tags, transposes and reinterprets to; null when there is none.
+mlir::Operation *viewOf(mlir::Value tile);
+/// The name and the viewed tensor of such a view op.
+std::string viewName(mlir::Operation *view);
+mlir::Value viewTensor(mlir::Operation *view);
+
 //===----------------------------------------------------------------------===//
 // Write events and synchronisation
 //===----------------------------------------------------------------------===//

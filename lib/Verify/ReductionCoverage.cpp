@@ -240,6 +240,97 @@ std::vector<std::string> KernelVerifier::reducedFields(Operation *mma) {
   return chosen;
 }
 
+std::vector<KernelVerifier::ReducedExtent>
+KernelVerifier::reducedExtents(const std::string &f) {
+  std::map<unsigned, std::optional<ReducedExtent>> perTensor;
+  func.walk([&](TagOp op) {
+    auto fields = op.getFields();
+    if (!llvm::any_of(fields, [&](Attribute a) {
+          return cast<StringAttr>(a).getValue() == f;
+        }))
+      return;
+    Operation *view = viewOf(op.getInput());
+    if (!view)
+      return;
+    std::optional<unsigned> arg = getTensorArgument(viewTensor(view));
+    if (!arg)
+      return;
+    // Which global coordinate of the view equals the field everywhere.
+    std::optional<ReducedExtent> hit;
+    Query *saved = q;
+    Query S;
+    q = &S;
+    try {
+      baseCons(S);
+      Inst in = freshInst(op);
+      MemView mv = resolve(op.getInput(), in);
+      auto ty = cast<TileType>(op.getInput().getType());
+      std::vector<int64_t> shape(ty.getShape().begin(), ty.getShape().end());
+      if (!mv.shared && mv.perm.size() == shape.size() &&
+          (mv.gather || mv.offsets.size() == shape.size())) {
+        std::vector<z3::expr> c = coordVars("c", shape);
+        z3::expr val = applyTagOp(op, c, in).at(f);
+        auto clipped = dyn_cast<ViewOp>(view);
+        for (unsigned j = 0; j < shape.size() && !hit; ++j) {
+          if (mv.gather && j == 0)
+            continue; // the gathered rows: no coordinate of the view
+          z3::expr o =
+              mv.gather
+                  ? evalIndex(cast<GatherViewOp>(view).getCol(), in)
+                  : mv.offsets[j];
+          std::optional<z3::model> mdl;
+          if (solve({val != o + c[mv.perm[j]]}, mdl) != z3::unsat)
+            continue;
+          Value bound;
+          if (clipped && j < clipped.getBounds().size())
+            bound = clipped.getBounds()[j];
+          hit = ReducedExtent{*arg, viewTensor(view), j, bound, viewName(view)};
+        }
+      }
+    } catch (const Unsupported &) {
+      hit.reset();
+    }
+    q = saved;
+    auto [it, fresh] = perTensor.try_emplace(*arg, hit);
+    if (!fresh && it->second &&
+        (!hit || hit->dim != it->second->dim ||
+         hit->bound != it->second->bound))
+      it->second.reset();
+  });
+  std::vector<ReducedExtent> out;
+  for (auto &[arg, e] : perTensor)
+    if (e)
+      out.push_back(*e);
+  return out;
+}
+
+/// Whether the accumulator `v` (a reduction loop's result) is accumulated
+/// further: by an mma after the loop or a reduction loop it initialises
+/// (a pipeline's drain loop), or yielded to an enclosing loop.
+static bool accumulatedFurther(Value v, int depth = 0) {
+  if (depth > 8)
+    return true;
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    if (isMma(u) && use.getOperandNumber() == 2)
+      return true;
+    if (isa<scf::YieldOp>(u))
+      return true;
+    if (auto next = dyn_cast<scf::ForOp>(u)) {
+      unsigned n = use.getOperandNumber();
+      if (n >= next.getNumControlOperands() &&
+          reductionOf(next, n - next.getNumControlOperands()))
+        return true;
+      continue;
+    }
+    if (isa<TagOp, ConvertOp, ConvertLayoutOp, WgmmaWaitOp>(u))
+      for (Value r : u->getResults())
+        if (accumulatedFurther(r, depth + 1))
+          return true;
+  }
+  return false;
+}
+
 CheckResult
 KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
                                        std::optional<unsigned> idx) {
@@ -248,8 +339,9 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
                   " accumulates every index of the mma's reduced dimension "
                   "exactly once: for every row, A's reduced field runs "
                   "through 0, 1, 2, ... (or tile by tile downward from the "
-                  "start a fresh accumulator declares; the end is not "
-                  "checked)";
+                  "start a fresh accumulator declares), and up to the "
+                  "end of the tensor dimension it is a coordinate of (not "
+                  "checked for a declared start)";
   bool applicable = true;
   runCheck({&res}, [&](Query &Q) {
     if (!idx)
@@ -370,6 +462,37 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       return z3::ite(ran, field(pt, f, pm) + bv(1), before);
     };
 
+    // A's element (row, k) on model M at instance `at`, with its field.
+    auto elementAt = [&](const z3::model &M, const Inst &at,
+                         const std::string &role, int64_t row, int64_t k,
+                         const std::string &name, const z3::expr &value) {
+      ElementInfo el;
+      el.role = role;
+      el.tileCoords = {row, k};
+      el.tags[name] = sval(M, value);
+      Value src = mmaA(mma);
+      while (Operation *d = src.getDefiningOp()) {
+        if (!isa<TagOp, ConvertOp, ConvertLayoutOp>(d))
+          break;
+        src = d->getOperand(0);
+      }
+      if (aTy.isMemory() || src.getDefiningOp<LoadOp>()) {
+        Value mem = aTy.isMemory() ? mmaA(mma)
+                                   : src.getDefiningOp<LoadOp>().getSource();
+        MemView mv = resolve(mem, at);
+        el.memory = mv.name;
+      }
+      if (!aTy.isMemory()) {
+        L::Layout l = registerLayout(aTy);
+        std::vector<int64_t> sh(aTy.getShape().begin(), aTy.getShape().end());
+        if (auto h = holderOf(l, linConcrete({row, k}, sh))) {
+          el.thread = h->first;
+          el.slot = h->second;
+        }
+      }
+      return el;
+    };
+
     struct PerField {
       std::string name;
       z3::expr r1, r2, r0, start, inside, atStart;
@@ -404,10 +527,119 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
 
     // Usually the reduction is complete and no read goes past the followed
     // depth: one query proves it.
+    // The end, where the reduction starts at 0 (or continues an earlier
+    // loop's) and this loop is the last to accumulate: the reduced field's
+    // last value reaches the last index of the tensor dimension it is a
+    // coordinate of (the view's bound where the view is clipped to one). A
+    // declared start is a segment of its tensor (one head's keys), whose
+    // end the tensor does not give: not checked.
+    auto checkEnd = [&]() {
+      if (declaredStart || accumulatedFurther(loop.getResult(*idx)))
+        return;
+      z3::expr trips =
+          z3::ite(z3::ugt(ub, lb), z3::udiv(ub - lb + bv(step - 1), bv(step)),
+                  bv(0));
+      z3::expr ran = z3::ugt(trips, bv(0));
+      z3::expr lastIv = lb + (trips - bv(1)) * bv(step);
+      Inst inL = in.with(loop, lastIv, in.guard && ran);
+      z3::expr dL = ctx.bool_val(true);
+      Tags tL = evalA(mma, inL, bv(bk - 1), in.guard && ran, dL);
+      const Eval &eL = evals.back();
+      auto tensor = tL.find(kTensorField.str());
+      if (tensor == tL.end())
+        return; // A's element names no tensor: its extent is unknown
+      struct End {
+        std::string field, view;
+        unsigned dim;
+        z3::expr last, extent, bad;
+      };
+      std::vector<End> ends;
+      z3::expr anyBad = ctx.bool_val(false);
+      for (const PerField &p : pf) {
+        auto it = tL.find(p.name);
+        if (it == tL.end())
+          continue;
+        for (ReducedExtent &e : reducedExtents(p.name)) {
+          z3::expr extent = tensorSize(e.tensor, e.dim);
+          if (e.bound) {
+            // The bound must have one value for the whole reduction.
+            if (!e.bound.getParentRegion()->isAncestor(loop->getParentRegion()))
+              continue;
+            z3::expr b = evalIndex(e.bound, inL);
+            extent = z3::ite(z3::ult(b, extent), b, extent);
+          }
+          // Past the extent is not missing: such reads are zeros of a
+          // clipped view or out of bounds (the out-of-bounds check).
+          z3::expr bad = tensor->second == bv(e.arg) &&
+                         z3::ult(it->second + bv(1), extent);
+          ends.push_back({p.name, e.name, e.dim, it->second, extent, bad});
+          anyBad = anyBad || bad;
+        }
+      }
+      if (ends.empty())
+        return;
+      z3::expr violation = in.guard && ran && dL && anyBad;
+      std::optional<z3::model> me;
+      z3::check_result re =
+          solve({violation || (in.guard && ran && eL.ok && eL.cut)}, me);
+      if (re == z3::unsat)
+        return;
+      if (re == z3::unknown || solve({violation}, me) != z3::sat) {
+        res.status = Status::Unknown;
+        res.reason =
+            re == z3::unknown
+                ? "solver returned unknown while checking where the "
+                  "reduction ends"
+                : "where the reduction ends: a read of its last iteration "
+                  "may see a writer older than the pipeline depth the "
+                  "verifier follows";
+        return;
+      }
+      preferSmall({violation}, inL, me);
+      const End *hit = nullptr;
+      for (const End &e : ends)
+        if (me->eval(e.bad, true).is_true()) {
+          hit = &e;
+          break;
+        }
+      std::string bad = replay(*me);
+      if (bad.empty() && !hit)
+        bad = "no end is violated on the model";
+      if (!bad.empty()) {
+        res.status = Status::Unknown;
+        res.reason = "counterexample replay disagrees: " + bad;
+        return;
+      }
+      res.status = Status::Violated;
+      Counterexample cx;
+      fillCommon(cx, *me, inL);
+      int64_t row = uval(*me, m), last = sval(*me, hit->last);
+      int64_t extent = sval(*me, hit->extent);
+      cx.elements.push_back(elementAt(*me, inL, "a (accumulated last)", row,
+                                      bk - 1, hit->field, hit->last));
+      std::string note;
+      llvm::raw_string_ostream os(note);
+      os << "the last iteration (" << loopName(loop) << " iteration "
+         << uval(*me, lastIv) << ") accumulates " << hit->field << " = "
+         << last << " (A(" << row << ", " << bk - 1 << ")) into row " << row
+         << " of the accumulator, but " << hit->field << " is coordinate "
+         << hit->dim << " of '" << hit->view << "', whose extent there is "
+         << extent << ": the indices " << last + 1 << " .. " << extent - 1
+         << " are never accumulated";
+      cx.notes.push_back(note);
+      cx.notes.push_back(
+          "a kernel that reduces over part of the dimension says so by "
+          "viewing the tensor clipped to that part (argus.view ... clipped "
+          "to [bounds])");
+      readNotes(cx, *me);
+      res.counterexamples.push_back(cx);
+    };
+
     std::optional<z3::model> mdl;
     z3::check_result r = solve({anyInside || anyStart || anyCut}, mdl);
     if (r == z3::unsat) {
       res.status = Status::Proved;
+      checkEnd();
       return;
     }
     bool notDownEither = false;
@@ -490,31 +722,7 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     int64_t row = uval(*mdl, m);
     auto element = [&](const std::string &role, int64_t k,
                        const z3::expr &value) {
-      ElementInfo el;
-      el.role = role;
-      el.tileCoords = {row, k};
-      el.tags[hit->name] = sval(*mdl, value);
-      Value src = mmaA(mma);
-      while (Operation *d = src.getDefiningOp()) {
-        if (!isa<TagOp, ConvertOp, ConvertLayoutOp>(d))
-          break;
-        src = d->getOperand(0);
-      }
-      if (aTy.isMemory() || src.getDefiningOp<LoadOp>()) {
-        Value mem = aTy.isMemory() ? mmaA(mma)
-                                   : src.getDefiningOp<LoadOp>().getSource();
-        MemView mv = resolve(mem, at);
-        el.memory = mv.name;
-      }
-      if (!aTy.isMemory()) {
-        L::Layout l = registerLayout(aTy);
-        std::vector<int64_t> sh(aTy.getShape().begin(), aTy.getShape().end());
-        if (auto h = holderOf(l, linConcrete({row, k}, sh))) {
-          el.thread = h->first;
-          el.slot = h->second;
-        }
-      }
-      return el;
+      return elementAt(*mdl, at, role, row, k, hit->name, value);
     };
     std::string note;
     llvm::raw_string_ostream os(note);

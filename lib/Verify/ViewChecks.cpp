@@ -27,8 +27,6 @@ using namespace mlir::argus;
 
 namespace argus::verify::detail {
 
-namespace {
-
 /// The view op (argus.view or argus.gather_view) a memory tile looks
 /// through tags, transposes and reinterprets to; null when there is none.
 Operation *viewOf(Value tile) {
@@ -53,6 +51,8 @@ Value viewTensor(Operation *view) {
     return v.getTensor();
   return cast<GatherViewOp>(view).getTensor();
 }
+
+namespace {
 
 /// Whether `op` tags a global tile that is not a gather: such tags are
 /// checked against the view's offsets (a tile that is not a view at all

@@ -27,8 +27,9 @@ func.func @gemm_square(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %by = gpu.block_id y
   %m0 = arith.muli %by, %c64 : index
   %n0 = arith.muli %bx, %c64 : index
-  // Shape preconditions: this block's 64 x 64 tile and all of K are inside
-  // A (M x K) and B (K x N); the grid covers C (M x N) exactly.
+  // Shape preconditions: this block's 64 x 64 tile is inside A (M x K) and
+  // B (K x N), K is a multiple of 64 and A has K columns (the k loop covers
+  // all of them); the grid covers C (M x N) exactly.
   %m1 = arith.addi %m0, %c64 : index
   %n1 = arith.addi %n0, %c64 : index
   %a0 = memref.dim %A, %c0 : memref<?x?xf16>
@@ -38,7 +39,7 @@ func.func @gemm_square(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %cm = memref.dim %C, %c0 : memref<?x?xf32>
   %cn = memref.dim %C, %c1 : memref<?x?xf32>
   %okam = arith.cmpi uge, %a0, %m1 : index
-  %okak = arith.cmpi uge, %a1, %K : index
+  %okak = arith.cmpi eq, %a1, %K : index
   %okbk = arith.cmpi uge, %b0, %K : index
   %okbn = arith.cmpi uge, %b1, %n1 : index
   %gx = gpu.grid_dim x
@@ -50,7 +51,10 @@ func.func @gemm_square(%A: memref<?x?xf16>, %B: memref<?x?xf16>,
   %oka = arith.andi %okam, %okak : i1
   %okb = arith.andi %okbk, %okbn : i1
   %okc = arith.andi %okcm, %okcn : i1
-  argus.assume %oka, "A covers this block's rows and K"
+  argus.assume %oka, "A covers this block's rows and has K columns"
+  %krem = arith.remui %K, %c64 : index
+  %okk = arith.cmpi eq, %krem, %c0 : index
+  argus.assume %okk, "K is a multiple of 64"
   argus.assume %okb, "B covers K and this block's columns"
   argus.assume %okc, "C is (64 grid_dim.y) x (64 grid_dim.x)"
   %ktiles = arith.divui %K, %c64 : index
