@@ -21,6 +21,7 @@ open('$tmp/d64.mlir', 'w').write(f.make_flash_attention_ws(head_dim=64).ir())"
 for v in "flash_attention_ws:$root/examples/sm90a/flash_attention_ws.mlir" \
          "flash_attention_causal_ws:$root/examples/sm90a/flash_attention_causal_ws.mlir" \
          "flash_attention_ragged_ws:$root/examples/sm90a/flash_attention_ragged_ws.mlir" \
+         "flash_attention_causal_ragged_ws:$root/examples/sm90a/flash_attention_causal_ragged_ws.mlir" \
          "flash_attention_ws_f16:$tmp/f16.mlir" "flash_attention_ws_d64:$tmp/d64.mlir"; do
   name="${v%%:*}"; file="${v#*:}"
   # A violated check stops; an unknown one is reported.

@@ -35,7 +35,9 @@ heads along x and query tiles along y, the heaviest (last) first;
 ``ragged=True`` the twin of examples/sm90a/flash_attention_ragged_ws.mlir,
 for any sequence length: the partial last key tile is visited first and its
 keys past the head's end masked before the key loop, and O and LSE are
-stored through views clipped to the head's end. Knobs that plant protocol and tag
+stored through views clipped to the head's end; both, the twin of
+examples/sm90a/flash_attention_causal_ragged_ws.mlir (the causal key order
+and mask, views cut at the head's end). Knobs that plant protocol and tag
 mistakes (the tests check that the verifier finds each one at its Python
 line): ``flip_parity=False`` (the consumers wait parity 0 on kfull in the
 main loop), ``expect_bytes`` (bytes announced per K stage, 32768 when
@@ -64,11 +66,15 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                             expect_bytes: int = None, kempty_arrivals: int = 256,
                             early_k_release: bool = False, kv_tile_shift: int = 0,
                             causal: bool = False, ragged: bool = False, name: str = None):
-    if causal and ragged:
-        raise ValueError("causal and ragged are separate kernels; pick one")
     if name is None:
-        name = ("flash_attention_causal_ws" if causal else
+        name = ("flash_attention_causal_ragged_ws" if causal and ragged else
+                "flash_attention_causal_ws" if causal else
                 "flash_attention_ragged_ws" if ragged else "flash_attention_ws")
+    # A ragged non-causal kernel visits the partial key tile first and masks
+    # its keys past the head's end; a causal one visits the diagonal tile
+    # first, whose mask (key <= query < the head's end for every stored row)
+    # also keeps the keys inside the head.
+    partial_first = ragged and not causal
     D = head_dim
     if D not in (64, 128):
         raise ValueError(f"head_dim is 64 or 128, got {head_dim!r}")
@@ -101,7 +107,8 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
         if ragged:
             argus.assume(S >= 1, "S >= 1")
             s127 = S + (BN - 1)
-            argus.assume(gx.eq(s127 // BN), "grid_dim.x == ceil(S / 128) (one block per query tile)")
+            argus.assume(gx.eq(s127 // BN),
+                         f"grid_dim.{tiles_dim} == ceil(S / 128) (one block per query tile)")
         else:
             argus.assume((S % BN).eq(0), "S is a multiple of 128")
             argus.assume((gx * BM).eq(S),
@@ -121,7 +128,10 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
             by = argus.block_id("y")
         head0 = by * S          # the head's first row
         q0 = head0 + bx * BM    # the block's first query row
-        if ragged:
+        if ragged and causal:
+            hend = head0 + S  # the head's end: O and LSE are cut there
+            ntiles = bx + 1   # key tiles 0 .. x
+        elif ragged:
             # The head's end, its t = ceil(S / 128) key tiles, the last
             # one's first row (visited first) and how many of its keys are
             # the head's.
@@ -187,7 +197,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 argus.tag(argus.zeros((BM,), "f32", ROWS), lambda m: q0 + m)
                 # n: where the keys P V accumulates start: this head's first
                 # row of K, or (causal) the diagonal tile's, q0, walking down.
-                first_key = q0 if causal else ntop if ragged else head0
+                first_key = q0 if causal else ntop if partial_first else head0
                 o_init = argus.tag(argus.zeros((BM, D), "f32", FO),
                                    lambda m, d: {"m": q0 + m, "d": c0 + d, "n": first_key})
 
@@ -195,7 +205,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 # no rescale).
                 argus.mbarrier_wait(kfull[0], 0)
                 kt0 = argus.transpose(sk[0])
-                if ragged:  # end: the head's end, for the key mask's check
+                if partial_first:  # end: the head's end, for the key mask's check
                     s0 = argus.tag(argus.zeros((BM, BN), "f32", FS),
                                    lambda m, n: {"m": q0 + m, "n": first_key + n, "end": hend})
                 else:
@@ -216,7 +226,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                     # query: checked against the rows S's tags pair.
                     argus.tag_assert(s0, "mask.value == 1 && lhs.n <= lhs.m || "
                                          "mask.value == 0 && lhs.n > lhs.m")
-                if ragged:
+                if partial_first:
                     # Column k of this tile is key ntop + k: the head's
                     # while k < nkeep.
                     ki = argus.iota((BM, BN), 1, FS)

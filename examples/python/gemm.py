@@ -27,6 +27,9 @@ def gemm_mfma(A: argus.Tensor[("M", "K"), "f16"], B: argus.Tensor[("K", "N"), "f
     argus.assume(A.dim("M").eq(argus.grid_dim("y") * 128) &
                  B.dim("N").eq(argus.grid_dim("x") * 128),
                  "the grid covers M x N with 128 x 128 tiles")
+    # The k loop runs K / 32 slabs: K is A's width and a multiple of 32 (the
+    # verifier checks that the loop reaches the end of A's columns).
+    argus.assume(A.dim("K").eq(K) & (K % 32).eq(0), "A is M x K, K a multiple of 32")
     m0 = argus.block_id("y") * 128
     n0 = argus.block_id("x") * 128
     ktiles = K // 32

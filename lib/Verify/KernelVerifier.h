@@ -216,6 +216,8 @@ private:
   /// The query of `full` with symbolic products, quotients and remainders
   /// replaced by fresh variables: unsat proves `full` unsat.
   z3::check_result abstractNonlinear(z3::solver &full, unsigned timeoutMs);
+  /// A query's budget of `ms` as Z3's deterministic resource limit.
+  void limitSolver(z3::solver &s, unsigned ms);
   z3::check_result solve(const std::vector<z3::expr> &extra,
                          std::optional<z3::model> &model, int skip = -1,
                          unsigned timeoutMs = 0);

@@ -274,10 +274,9 @@ KernelVerifier::reducedExtents(const std::string &f) {
         for (unsigned j = 0; j < shape.size() && !hit; ++j) {
           if (mv.gather && j == 0)
             continue; // the gathered rows: no coordinate of the view
-          z3::expr o =
-              mv.gather
-                  ? evalIndex(cast<GatherViewOp>(view).getCol(), in)
-                  : mv.offsets[j];
+          z3::expr o = mv.gather
+                           ? evalIndex(cast<GatherViewOp>(view).getCol(), in)
+                           : mv.offsets[j];
           std::optional<z3::model> mdl;
           if (solve({val != o + c[mv.perm[j]]}, mdl) != z3::unsat)
             continue;
@@ -536,9 +535,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     auto checkEnd = [&]() {
       if (declaredStart || accumulatedFurther(loop.getResult(*idx)))
         return;
-      z3::expr trips =
-          z3::ite(z3::ugt(ub, lb), z3::udiv(ub - lb + bv(step - 1), bv(step)),
-                  bv(0));
+      z3::expr trips = z3::ite(
+          z3::ugt(ub, lb), z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
       z3::expr ran = z3::ugt(trips, bv(0));
       z3::expr lastIv = lb + (trips - bv(1)) * bv(step);
       Inst inL = in.with(loop, lastIv, in.guard && ran);
@@ -620,8 +618,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       std::string note;
       llvm::raw_string_ostream os(note);
       os << "the last iteration (" << loopName(loop) << " iteration "
-         << uval(*me, lastIv) << ") accumulates " << hit->field << " = "
-         << last << " (A(" << row << ", " << bk - 1 << ")) into row " << row
+         << uval(*me, lastIv) << ") accumulates " << hit->field << " = " << last
+         << " (A(" << row << ", " << bk - 1 << ")) into row " << row
          << " of the accumulator, but " << hit->field << " is coordinate "
          << hit->dim << " of '" << hit->view << "', whose extent there is "
          << extent << ": the indices " << last + 1 << " .. " << extent - 1
