@@ -507,6 +507,10 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
   return res;
 }
 
+/// The most blocks of one launch output-coverage enumerates when its
+/// construction misses (each block adds its stores' conditions to a query).
+static constexpr int64_t kEnumeratedBlocks = 256;
+
 /// Coverage by counting, for index maps the construction cannot invert (a
 /// grouped raster: tile row (pid / (G * gx)) * G + pid % G): when no element
 /// is written twice (output-once, proved), every instance writes a whole
@@ -854,27 +858,102 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     // Confirm: with the model's arguments and sizes, does any instance of
     // any write reach the element?
     std::vector<int64_t> ge;
-    for (auto &x : e)
-      ge.push_back(uval(*m, x));
     std::vector<std::pair<std::string, int64_t>> fixed;
-    Query C;
-    q = &C;
-    baseCons(C);
-    for (auto &[n, v] : paramVars)
-      if (n.rfind("block_id.", 0) != 0) {
-        C.cons.push_back(v == bv(uval(*m, v)));
-        fixed.push_back({n, uval(*m, v)});
+    auto confirm = [&](const z3::model &at) {
+      ge.clear();
+      fixed.clear();
+      for (auto &x : e)
+        ge.push_back(uval(at, x));
+      Query C;
+      q = &C;
+      baseCons(C);
+      for (auto &[n, v] : paramVars)
+        if (n.rfind("block_id.", 0) != 0) {
+          C.cons.push_back(v == bv(uval(at, v)));
+          fixed.push_back({n, uval(at, v)});
+        }
+      for (int64_t k = 0; k < rank; ++k)
+        C.cons.push_back(e[k] == bv(ge[k]));
+      z3::expr any = ctx.bool_val(false);
+      for (const OutputWrite &w : ws) {
+        WriteInstance wi = writeInstance(w, true);
+        any = any || (wi.in.guard && writesElement(w, wi, e));
       }
-    for (int64_t k = 0; k < rank; ++k)
-      C.cons.push_back(e[k] == bv(ge[k]));
-    z3::expr any = ctx.bool_val(false);
-    for (const OutputWrite &w : ws) {
-      WriteInstance wi = writeInstance(w, true);
-      any = any || (wi.in.guard && writesElement(w, wi, e));
+      std::optional<z3::model> m2;
+      z3::check_result r = solve({any}, m2);
+      q = &Q;
+      return r;
+    };
+    z3::check_result r = confirm(*m);
+    // The model's element is written after all (the construction missed its
+    // instance), but a launch of the same grid, or of one block per grid
+    // dimension, may leave another element unwritten: when the stores lie
+    // outside loops and are not gathered, the grid's blocks are enumerated
+    // (each with the assumptions), the other arguments left free, and an
+    // element none of them writes is searched for directly.
+    std::vector<z3::expr> ids, gridDims;
+    for (unsigned d = 0; d < 3; ++d)
+      if (params.count(blockIdKey(d))) {
+        ids.push_back(params.at(blockIdKey(d)));
+        gridDims.push_back(params.at(gridDimKey(d)));
+      }
+    std::vector<std::vector<int64_t>> shapes(2);
+    for (const z3::expr &g : gridDims) {
+      shapes[0].push_back(uval(*m, g));
+      shapes[1].push_back(1);
     }
-    std::optional<z3::model> m2;
-    z3::check_result r = solve({any}, m2);
-    q = &Q;
+    for (size_t a = 0;
+         a < shapes.size() && r == z3::sat && !gather && loaded.empty(); ++a) {
+      if (a > 0 && shapes[a] == shapes[0])
+        continue;
+      const std::vector<int64_t> &dims = shapes[a];
+      int64_t blocks = 1;
+      for (int64_t n : dims)
+        blocks *= n;
+      if (blocks > kEnumeratedBlocks)
+        continue;
+      Query D;
+      q = &D;
+      std::optional<z3::model> m3;
+      try {
+        baseCons(D);
+        for (size_t d = 0; d < dims.size(); ++d)
+          D.cons.push_back(gridDims[d] == bv(dims[d]));
+        std::vector<WriteInstance> wis;
+        bool straight = true;
+        for (const OutputWrite &w : ws) {
+          wis.push_back(writeInstance(w, true));
+          straight = straight && wis.back().loops.empty();
+        }
+        if (straight) {
+          z3::expr none = inside;
+          for (int64_t b = 0; b < blocks; ++b) {
+            z3::expr_vector from(ctx), to(ctx);
+            for (size_t d = 0, x = b; d < ids.size(); x /= dims[d], ++d) {
+              from.push_back(ids[d]);
+              to.push_back(bv(x % dims[d]));
+            }
+            // A launch satisfies the assumptions in every block.
+            for (z3::expr c : launchConstraints())
+              none = none && c.substitute(from, to);
+            for (size_t i = 0; i < ws.size(); ++i)
+              none =
+                  none && !(wis[i].in.guard && writesElement(ws[i], wis[i], e))
+                               .substitute(from, to);
+          }
+          if (solveSmallFirst({none}, m3) != z3::sat)
+            m3.reset();
+        }
+      } catch (...) {
+        q = &Q;
+        throw;
+      }
+      q = &Q;
+      if (m3 && confirm(*m3) == z3::unsat) {
+        m = m3;
+        r = z3::unsat;
+      }
+    }
     std::string counted = "output-once is not proved";
     std::optional<z3::model> shortLaunch;
     if (r != z3::unsat && writtenOnce && !weak.empty())
