@@ -37,6 +37,22 @@ def install_stand_in(tmp_path, monkeypatch, script: str, log_name: str):
     return log
 
 
+def violated_at(kernel, kind, path, line, **verify):
+    """Verifies ``kernel``, which must raise InvariantViolation with a
+    violated check of ``kind`` reported at ``path:line`` (a planted mistake
+    found at the user's line); returns that check and the exception."""
+    import argus
+    with pytest.raises(argus.InvariantViolation) as ei:
+        kernel.verify(**verify)
+    e = ei.value
+    hits = [c for c in e.violations if c.kind == kind]
+    assert hits, e.result.summary() + "\n" + "\n".join(map(str, e.violations))
+    at = [c for c in hits
+          if os.path.abspath(c.py_file) == os.path.abspath(path) and c.py_line == line]
+    assert at, [str(c) for c in hits]
+    return at[0], e
+
+
 @pytest.fixture
 def need_verifier():
     import argus

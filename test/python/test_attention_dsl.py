@@ -21,6 +21,7 @@ import pytest
 
 import argus
 import flash_attention_ws as fa
+from conftest import violated_at
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HAND = os.path.join(ROOT, "examples", "sm90a", "flash_attention_ws.mlir")
@@ -421,14 +422,7 @@ BUGS = [
 @pytest.mark.parametrize("knobs,kind,needle,nth", BUGS, ids=[b[1] for b in BUGS])
 def test_planted_bug_is_violated_at_its_line(need_verifier, knobs, kind, needle, nth):
     k = fa.make_flash_attention_ws(**knobs, name="fa_bug")
-    with pytest.raises(argus.InvariantViolation) as ei:
-        k.verify(timeout_ms=TIMEOUT_MS)
-    e = ei.value
-    hits = [c for c in e.violations if c.kind == kind]
-    assert hits, e.result.summary() + "\n" + "\n".join(map(str, e.violations))
-    line = _example_line(needle, nth)
-    assert any(os.path.abspath(c.py_file) == EXAMPLE_PY and c.py_line == line for c in hits), \
-        [str(c) for c in hits]
+    violated_at(k, kind, EXAMPLE_PY, _example_line(needle, nth), timeout_ms=TIMEOUT_MS)
 
 
 #===------------------------------------------------------------------------===#

@@ -14,6 +14,7 @@ import pytest
 
 import argus
 import gemm_tma_ws
+from conftest import violated_at
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE_PY = os.path.abspath(gemm_tma_ws.__file__)
@@ -159,14 +160,8 @@ BUGS = [
 def test_planted_protocol_bug_is_violated_at_its_line(need_verifier, knobs, kind, needle, nth,
                                                       note):
     k = gemm_tma_ws.make_gemm_tma_ws(**knobs, name="gemm_tma_ws_bug")
-    with pytest.raises(argus.InvariantViolation) as ei:
-        k.verify()
-    e = ei.value
-    kinds = {c.kind for c in e.violations}
-    assert kind in kinds, e.result.summary()
     line = _example_line(needle, nth)
-    c = next(c for c in e.violations if c.kind == kind)
-    assert os.path.abspath(c.py_file) == EXAMPLE_PY and c.py_line == line, str(c)
+    c, e = violated_at(k, kind, EXAMPLE_PY, line)
     cx = c.counterexamples[0]
     assert cx.program_point == f"{c.py_file}:{line}"
     assert any(note in str(n) for n in cx.notes), cx.notes
@@ -207,12 +202,7 @@ STORE_BUGS = [
 @pytest.mark.parametrize("knobs,kind,needle,text", STORE_BUGS, ids=[b[1] for b in STORE_BUGS])
 def test_planted_bulk_store_bug_is_violated_at_its_line(need_verifier, knobs, kind, needle, text):
     k = gemm_tma_ws.make_gemm_tma_ws(epilogue="tma_store", name="gemm_tma_store_ws_bug", **knobs)
-    with pytest.raises(argus.InvariantViolation) as ei:
-        k.verify()
-    e = ei.value
-    c = next((c for c in e.violations if c.kind == kind), None)
-    assert c is not None, e.result.summary()
-    assert os.path.abspath(c.py_file) == EXAMPLE_PY and c.py_line == _example_line(needle), str(c)
+    c, _ = violated_at(k, kind, EXAMPLE_PY, _example_line(needle))
     cx = c.counterexamples[0]
     assert any(text in str(n) for n in cx.notes) or text in c.predicate, (cx.notes, c.predicate)
 

@@ -11,6 +11,7 @@ import pytest
 
 import argus
 import moe_grouped_gemm_ws as moe
+from conftest import violated_at
 
 EXAMPLE_PY = os.path.abspath(moe.__file__)
 
@@ -61,12 +62,7 @@ BUGS = [
 @pytest.mark.parametrize("knobs,kind,needle", BUGS, ids=[str(b[0]) for b in BUGS])
 def test_planted_gather_bug_is_violated_at_its_line(need_verifier, knobs, kind, needle):
     k = moe.make_moe_grouped_gemm_ws(name="moe_bug", **knobs)
-    with pytest.raises(argus.InvariantViolation) as ei:
-        k.verify()
-    e = ei.value
-    c = next((c for c in e.violations if c.kind == kind), None)
-    assert c is not None, e.result.summary()
-    assert os.path.abspath(c.py_file) == EXAMPLE_PY and c.py_line == _line_of(needle), str(c)
+    c, _ = violated_at(k, kind, EXAMPLE_PY, _line_of(needle))
     assert c.counterexamples and c.counterexamples[0].notes
 
 
