@@ -115,15 +115,16 @@ std::string gemmAt(int threads) {
   s += "  %bx = gpu.block_id x\n  %by = gpu.block_id y\n"
        "  %m0 = arith.muli %by, %cM : index\n  %n0 = arith.muli %bx, %cN : "
        "index\n  %kt_n = arith.divui %K, %c32 : index\n";
-  // Shape preconditions: this block's tile and all of K are inside A and
-  // B; the grid covers C exactly.
+  // Shape preconditions: this block's tile is inside A and B, A has K
+  // columns (the k loop reduces over all of them) and K is a multiple of
+  // 32; the grid covers C exactly.
   s += "  %m1 = arith.addi %m0, %cM : index\n"
        "  %n1 = arith.addi %n0, %cN : index\n"
        "  %gx = gpu.grid_dim x\n  %gy = gpu.grid_dim y\n"
        "  %rows = arith.muli %gy, %cM : index\n"
        "  %cols = arith.muli %gx, %cN : index\n";
   const char *dims[][5] = {
-      {"A", "0", "m1", "xf16", "uge"},  {"A", "1", "K", "xf16", "uge"},
+      {"A", "0", "m1", "xf16", "uge"},  {"A", "1", "K", "xf16", "eq"},
       {"B", "0", "K", "xf16", "uge"},   {"B", "1", "n1", "xf16", "uge"},
       {"C", "0", "rows", "xf32", "eq"}, {"C", "1", "cols", "xf32", "eq"}};
   for (auto &d : dims) {
@@ -134,6 +135,9 @@ std::string gemmAt(int threads) {
          " : index\n";
     s += "  argus.assume %ok" + v + ", \"" + d[0] + " covers the tile\"\n";
   }
+  s += "  %krem = arith.remui %K, %c32 : index\n"
+       "  %okk = arith.cmpi eq, %krem, %c0 : index\n"
+       "  argus.assume %okk, \"K is a multiple of 32\"\n";
   s += "  %sa = argus.alloc \"sA\" : !argus.buffer<1 x " + SA + ">\n";
   s += "  %sb = argus.alloc \"sB\" : !argus.buffer<1 x " + SB + ">\n";
   s += "  %sa0 = argus.stage %sa[%c0] : !argus.buffer<1 x " + SA + ">\n";
