@@ -159,12 +159,23 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
         return;
       }
     }
-    std::vector<z3::expr> block;
+    // Counterexamples after the first differ in (thread, element,
+    // iteration), and in the thread where another thread violates too.
+    std::vector<z3::expr> block, otherThread;
     for (unsigned ce = 0; ce < std::max(1u, opts.maxCounterexamples); ++ce) {
       std::optional<z3::model> m;
       std::vector<z3::expr> extra{defined, !P};
       extra.insert(extra.end(), block.begin(), block.end());
-      z3::check_result r = solve(extra, m);
+      z3::check_result r = z3::unsat;
+      if (!otherThread.empty()) {
+        std::vector<z3::expr> distinct = extra;
+        distinct.insert(distinct.end(), otherThread.begin(), otherThread.end());
+        r = solve(distinct, m);
+        if (r == z3::sat)
+          extra = distinct;
+      }
+      if (r != z3::sat)
+        r = solve(extra, m);
       if (r == z3::unknown) {
         if (res.counterexamples.empty()) {
           res.status = Status::Unknown;
@@ -175,8 +186,7 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
       }
       if (r == z3::unsat)
         break;
-      if (ce == 0)
-        preferSmall(extra, in, m);
+      preferSmall(extra, in, m);
       // Concrete replay.
       std::string bad = replay(*m);
       std::map<std::string, std::map<std::string, int64_t>> cv;
@@ -271,8 +281,10 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
           same = same && x == m->eval(x, true);
       for (auto &[l, iv] : in.ivs)
         same = same && iv == m->eval(iv, true);
-      if (ht)
+      if (ht) {
         same = same && *ht == m->eval(*ht, true);
+        otherThread.push_back(*ht != m->eval(*ht, true));
+      }
       block.push_back(!same);
     }
     if (res.counterexamples.empty() && res.reason.empty()) {

@@ -4,6 +4,12 @@
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // JSON: "replay": "confirmed"
 // JSON-NEXT: "status": "violated"
+// With max-counterexamples=3 the assertion's three counterexamples are three
+// threads (every thread's A element is off by one row), not elements of
+// thread 0 (before 2026-12-02: threads 0, 0, 128).
+// RUN: not argus-opt %s --argus-verify-tags="max-counterexamples=3 report=%t.three.json" -o /dev/null 2>&1
+// RUN: %python -c "import json; c = [x for x in json.load(open('%t.three.json'))['checks'] if x['kind'] == 'assert'][0]['counterexamples']; t = [x['thread'] for x in c]; print('threads', len(t), 'distinct', len(set(t)))" | FileCheck %s --check-prefix=THREADS
+// THREADS: threads 3 distinct 3
 
 // GEMM C = A * B on AMD MI300X (gfx942) matrix cores.
 //
