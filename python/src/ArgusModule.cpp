@@ -293,6 +293,9 @@ public:
     ctx = std::make_unique<MLIRContext>(registry,
                                         MLIRContext::Threading::DISABLED);
     ctx->allowUnregisteredDialects(false);
+    // A diagnostic's location and hint say where; a dump of the op (its
+    // operands printed as <<UNKNOWN SSA VALUE>>) buries them.
+    ctx->printOpOnDiagnostic(false);
   }
   MLIRContext *get() { return ctx.get(); }
 

@@ -23,7 +23,23 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
-int main(int argc, char **argv) {
+/// argv with `--mlir-print-op-on-diagnostic=false` added unless the user
+/// chose: a diagnostic's location and hint say where, and a dump of the op
+/// (operands printed as <<UNKNOWN SSA VALUE>>) buries them.
+static std::vector<char *> withQuietDiagnostics(int argc, char **argv) {
+  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
+  std::vector<char *> args(argv, argv + argc);
+  for (int i = 1; i < argc; ++i)
+    if (llvm::StringRef(argv[i]).contains("mlir-print-op-on-diagnostic"))
+      return args;
+  args.insert(args.begin() + 1, quiet);
+  return args;
+}
+
+int main(int argcIn, char **argvIn) {
+  std::vector<char *> args = withQuietDiagnostics(argcIn, argvIn);
+  int argc = static_cast<int>(args.size());
+  char **argv = args.data();
   mlir::DialectRegistry registry;
   mlir::argus::registerArgusDialects(registry);
   mlir::registerTransformsPasses();

@@ -27,6 +27,25 @@ namespace mlir::argus {
 using namespace mlir;
 using namespace mlir::argus;
 
+/// applyPartialConversion, without the driver's "failed to legalize
+/// operation" error for an op whose pattern already reported why (a located
+/// error with a hint): the follow-up repeats the location and buries the
+/// reason. An op no pattern explained keeps it.
+static LogicalResult convertQuietly(Operation *top, ConversionTarget &tgt,
+                                    RewritePatternSet &&patterns) {
+  llvm::DenseSet<Location> explained;
+  ScopedDiagnosticHandler handler(top->getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() != DiagnosticSeverity::Error)
+      return failure(); // passed on
+    if (StringRef(d.str()).starts_with("failed to legalize operation") &&
+        explained.contains(d.getLocation()))
+      return success(); // dropped
+    explained.insert(d.getLocation());
+    return failure();
+  });
+  return applyPartialConversion(top, tgt, std::move(patterns));
+}
+
 namespace {
 
 struct ArgusToGPUPass
@@ -293,7 +312,7 @@ struct ArgusToGPUPass
     populateMBarrierLoweringPatterns(tc, patterns);
     populateTmaLoweringPatterns(tc, patterns);
     populateAsyncWgmmaLoweringPatterns(tc, patterns);
-    if (failed(applyPartialConversion(top, tgt, std::move(patterns))))
+    if (failed(convertQuietly(top, tgt, std::move(patterns))))
       return signalPassFailure();
     if (failed(eraseAccessMarkers(top)))
       return signalPassFailure();

@@ -11,7 +11,6 @@ func.func @tanh_f64(%X: memref<?x?xf64>, %Y: memref<?x?xf64>)
   %x0 = argus.view "X" %X[%c0, %c0] : memref<?x?xf64> -> !G
   %y0 = argus.view "Y" %Y[%c0, %c0] : memref<?x?xf64> -> !G
   %r = argus.load %x0 : !G -> !R
-  // expected-error @+2 {{failed to legalize operation 'argus.tanh'}}
   // expected-error @+1 {{'argus.tanh' op on 'f64' needs the libdevice library, which argus does not link; hint: argus.convert the tile to f32 first}}
   %e = argus.tanh %r : !R
   argus.store %e, %y0 : !R, !G
@@ -28,7 +27,6 @@ func.func @log_f64_amd(%X: memref<?x?xf64>, %Y: memref<?x?xf64>)
   %x0 = argus.view "X" %X[%c0, %c0] : memref<?x?xf64> -> !G
   %y0 = argus.view "Y" %Y[%c0, %c0] : memref<?x?xf64> -> !G
   %r = argus.load %x0 : !G -> !R
-  // expected-error @+2 {{failed to legalize operation 'argus.log'}}
   // expected-error @+1 {{'argus.log' op on 'f64' needs the OCML library}}
   %e = argus.log %r : !R
   argus.store %e, %y0 : !R, !G
@@ -45,7 +43,6 @@ func.func @exp_int(%X: memref<?x?xi32>, %Y: memref<?x?xi32>)
   %x0 = argus.view "X" %X[%c0, %c0] : memref<?x?xi32> -> !G
   %y0 = argus.view "Y" %Y[%c0, %c0] : memref<?x?xi32> -> !G
   %r = argus.load %x0 : !G -> !R
-  // expected-error @+2 {{failed to legalize operation 'argus.exp'}}
   // expected-error @+1 {{'argus.exp' op needs a float tile, not 'i32'; hint: argus.convert it first}}
   %e = argus.exp %r : !R
   argus.store %e, %y0 : !R, !G
