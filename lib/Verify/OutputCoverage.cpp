@@ -885,12 +885,34 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       return r;
     };
     z3::check_result r = confirm(*m);
-    // The model's element is written after all (the construction missed its
-    // instance), but a launch of the same grid, or of one block per grid
-    // dimension, may leave another element unwritten: when the stores lie
-    // outside loops and are not gathered, the grid's blocks are enumerated
-    // (each with the assumptions), the other arguments left free, and an
-    // element none of them writes is searched for directly.
+    std::string counted = "output-once is not proved";
+    std::optional<z3::model> shortLaunch;
+    if (r != z3::unsat && writtenOnce && !weak.empty())
+      counted = coveredByCounting(ws, size, shortLaunch);
+    if (shortLaunch) {
+      res.status = Status::Violated;
+      res.counterexamples.clear();
+      Counterexample cx;
+      for (auto &[n, v] : paramVars)
+        if (n.rfind("block_id.", 0) != 0)
+          cx.params.push_back({n, uval(*shortLaunch, v)});
+      cx.notes.push_back(name + " is not covered: " + counted +
+                         " (no element is written twice and every tile lies "
+                         "inside it, so the rest is never written)");
+      res.counterexamples.push_back(cx);
+      return;
+    }
+    if (r != z3::unsat && counted.empty()) {
+      res.status = Status::Proved;
+      res.counterexamples.clear();
+      return;
+    }
+    // Neither decided it: the model's element is written after all (the
+    // construction missed its instance), but a launch of the same grid, or of
+    // one block per grid dimension, may leave another element unwritten: when
+    // the stores lie outside loops and are not gathered, the grid's blocks are
+    // enumerated (each with the assumptions), the other arguments left free,
+    // and an element none of them writes is searched for directly.
     std::vector<z3::expr> ids, gridDims;
     for (unsigned d = 0; d < 3; ++d)
       if (params.count(blockIdKey(d))) {
@@ -953,28 +975,6 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
         m = m3;
         r = z3::unsat;
       }
-    }
-    std::string counted = "output-once is not proved";
-    std::optional<z3::model> shortLaunch;
-    if (r != z3::unsat && writtenOnce && !weak.empty())
-      counted = coveredByCounting(ws, size, shortLaunch);
-    if (shortLaunch) {
-      res.status = Status::Violated;
-      res.counterexamples.clear();
-      Counterexample cx;
-      for (auto &[n, v] : paramVars)
-        if (n.rfind("block_id.", 0) != 0)
-          cx.params.push_back({n, uval(*shortLaunch, v)});
-      cx.notes.push_back(name + " is not covered: " + counted +
-                         " (no element is written twice and every tile lies "
-                         "inside it, so the rest is never written)");
-      res.counterexamples.push_back(cx);
-      return;
-    }
-    if (r != z3::unsat && counted.empty()) {
-      res.status = Status::Proved;
-      res.counterexamples.clear();
-      return;
     }
     if (r != z3::unsat) {
       res.status = Status::Unknown;

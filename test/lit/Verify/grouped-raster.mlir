@@ -97,6 +97,12 @@ func.func @grouped_static(%C: memref<128x64xf32>)
 // (pid / (4 gx)) * 4): the four blocks of a group column write one tile.
 // CHECK-LABEL: grouped-raster.mlir:{{[0-9]+}}:3: error: output-once violated
 // CHECK: note: C[0, 0] is written twice: by 'argus.store' at {{.*}} in block (0, 0) and by 'argus.store' at {{.*}} in block (0, {{[1-9]}})
+// The rows of a group past its first tile row are never written: the
+// blocks of a small launch, enumerated, leave one (unknown before
+// 2026-12-02, when the construction of each element's writer missed and
+// counting does not apply: elements are written twice).
+// CHECK: grouped-raster.mlir:{{[0-9]+}}:3: error: output-coverage violated
+// CHECK: note: C[{{[0-9]+}}, {{[0-9]+}}] is inside its sizes [{{[0-9]+}}, {{[0-9]+}}] but no block, iteration or store op writes it
 !R = !argus.tile<16x16xf32, register, "(32,8):(1,32)">
 !G = !argus.tile<16x16xf32, global>
 func.func @grouped_missing_row(%C: memref<?x?xf32>)
@@ -146,7 +152,7 @@ func.func @grouped_missing_row(%C: memref<?x?xf32>)
 // every tile is inside C, but the blocks write half as many elements as C
 // holds, so the rest is never written (a launch is the counterexample).
 // CHECK-NOT: output-once
-// CHECK-LABEL: grouped-raster.mlir:{{[0-9]+}}:3: error: output-coverage violated
+// CHECK: grouped-raster.mlir:{{[0-9]+}}:3: error: output-coverage violated
 // CHECK: note: C is not covered: on a launch the assumptions allow, [[B:[0-9]+]] blocks write [[W:[0-9]+]] elements of the tensor's {{[0-9]+}} (no element is written twice and every tile lies inside it, so the rest is never written)
 !R = !argus.tile<16x16xf32, register, "(32,8):(1,32)">
 !G = !argus.tile<16x16xf32, global>
