@@ -207,6 +207,12 @@ private:
   std::map<const void *, std::string> viewNames;
   int64_t barriers = 0, committed = 0;
   std::vector<int64_t> ivStack;
+  /// The loops being run, outermost first: the current iteration and range.
+  struct Running {
+    Operation *op;
+    int64_t iv, ub, step;
+  };
+  std::vector<Running> loops;
   std::mt19937_64 rng{12345};
 
   int64_t blockThreads() {
@@ -354,6 +360,15 @@ private:
       Tags t = directTags(m, c);
       if (m.tensor >= 0)
         t["tensor"] = m.tensor;
+      // The element's global coordinates and the tensor's sizes, for the
+      // end of a reduction (a gather's rows come from data).
+      for (size_t k = 0; k < m.perm.size() && k < m.sizes.size(); ++k) {
+        if (m.gather && k == 0)
+          continue;
+        t["@" + std::to_string(k)] =
+            (m.gather ? m.col : m.offsets[k]) + c[m.perm[k]];
+        t["@size" + std::to_string(k)] = m.sizes[k];
+      }
       return t;
     }
     if (!m.direct.empty())
@@ -628,7 +643,7 @@ private:
         for (int64_t k = 1; k < bk; ++k)
           if (auto t = tagsOf(m.getA(), {r, k}))
             for (auto &[f, v] : *first)
-              if (f != "tensor" && t->count(f) && t->at(f) != v)
+              if (f != "tensor" && f[0] != '@' && t->count(f) && t->at(f) != v)
                 varying.insert(f);
       }
       for (const std::string &f : varying)
@@ -651,7 +666,50 @@ private:
           prev = v;
         }
         last[r] = prev;
+        // The end: in the last iteration of the last loop that accumulates,
+        // the last value reaches the size of the tensor dimension the field
+        // is the global coordinate of.
+        auto t = tagsOf(m.getA(), {r, bk - 1});
+        if (!t || !t->count(f) || !lastIteration(m) || accumulatedFurther(m))
+          continue;
+        for (size_t d = 0; d < 8; ++d) {
+          std::string g = "@" + std::to_string(d);
+          if (!t->count(g) || t->at(g) != t->at(f))
+            continue;
+          if (t->at(f) + 1 < t->at("@size" + std::to_string(d)))
+            event("reduction-coverage", m, -1, {r, bk - 1});
+          break;
+        }
       }
+  }
+
+  /// Whether the loop directly around `m` runs its last iteration now.
+  bool lastIteration(MmaOp m) {
+    auto loop = dyn_cast<scf::ForOp>(m->getParentOp());
+    if (!loop)
+      return false;
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it)
+      if (it->op == loop.getOperation())
+        return it->iv + it->step >= it->ub;
+    return false;
+  }
+
+  /// Whether the accumulator of the loop around `m` is accumulated further
+  /// after it (a pipeline's drain loop, an mma after the loop).
+  static bool accumulatedFurther(MmaOp m) {
+    std::vector<Value> work;
+    if (auto loop = dyn_cast<scf::ForOp>(m->getParentOp()))
+      for (Value r : loop.getResults())
+        work.push_back(r);
+    for (size_t i = 0; i < work.size() && i < 64; ++i)
+      for (OpOperand &use : work[i].getUses()) {
+        Operation *u = use.getOwner();
+        if (isa<MmaOp, scf::ForOp, scf::YieldOp>(u))
+          return true;
+        if (isa<TagOp, ConvertOp, ConvertLayoutOp>(u))
+          work.push_back(u->getResult(0));
+      }
+    return false;
   }
 
   void exec(Block &b) {
@@ -1021,10 +1079,12 @@ private:
       for (unsigned i = 0; i < cur.size(); ++i)
         bind(body.getArgument(i + 1), cur[i]);
       ivStack.push_back(0);
+      loops.push_back({loop.getOperation(), lb, ub, st});
       for (int64_t iv = lb; iv < ub; iv += st) {
         if (++steps > maxSteps)
           throw Fail("step limit reached");
         ivStack.back() = iv;
+        loops.back().iv = iv;
         ints[key(loop.getInductionVar())] = iv;
         for (Operation &o : body.without_terminator())
           step(&o);
@@ -1037,6 +1097,7 @@ private:
                 Reg(regs[key(y.getOperand(i))]);
       }
       ivStack.pop_back();
+      loops.pop_back();
       for (unsigned i = 0; i < loop.getNumResults(); ++i)
         bind(loop.getResult(i), body.getArgument(i + 1));
       return;
