@@ -104,6 +104,9 @@ private:
   std::map<mlir::Operation *, bool> relevant;
   /// Index ops evaluated with an obligation (checked by checkIndexOp).
   std::set<mlir::Operation *> obliged;
+  /// output-coverage: whether the last store it proved needed the
+  /// symbolic-first construction order (tried first for the next store).
+  bool symbolicOrderFirst = false;
 
   // ---- parameters, index values, loop instances (IndexEvaluation.cpp) -----
   void collectParams();

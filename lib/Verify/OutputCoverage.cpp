@@ -837,19 +837,26 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     std::string weak;
     z3::expr covered = construct(false, weak);
     {
-      // Unsat for either order of the entangled unknowns is the proof; the
-      // second order is tried when the first misses.
+      // Unsat for either order of the entangled unknowns is the proof. The
+      // order that proved the kernel's previous store is tried first (the
+      // stores of one kernel share their index structure: attention's O and
+      // LSE both need the symbolic-first order, whose miss costs a query).
       std::optional<z3::model> probe;
-      if (solve({inside, !covered}, probe) == z3::unsat) {
-        res.status = Status::Proved;
-        return;
-      }
+      std::optional<z3::expr> other;
       std::string weak2;
-      z3::expr other = construct(true, weak2);
-      if (solve({inside, !other}, probe) == z3::unsat) {
-        res.status = Status::Proved;
-        return;
-      }
+      auto proves = [&](bool symbolicFirst) {
+        if (symbolicFirst && !other)
+          other = construct(true, weak2);
+        return solve({inside, !(symbolicFirst ? *other : covered)}, probe) ==
+               z3::unsat;
+      };
+      bool first = symbolicOrderFirst;
+      for (bool order : {first, !first})
+        if (proves(order)) {
+          symbolicOrderFirst = order;
+          res.status = Status::Proved;
+          return;
+        }
     }
     std::optional<z3::model> m = findWitnessSmallFirst(
         res, {inside, !covered}, Inst(ctx.bool_val(true)), {}, e);
