@@ -60,6 +60,12 @@ Value viewedTensor(Operation *view) {
   return cast<GatherViewOp>(view).getTensor();
 }
 
+std::string viewName(Operation *view) {
+  if (auto v = dyn_cast<ViewOp>(view))
+    return v.getName().str();
+  return cast<GatherViewOp>(view).getName().str();
+}
+
 bool readsRoot(Operation *p, Value root) {
   if (isa<LoadOp, CopyOp, CopyAsyncOp, TmaStoreOp>(p))
     return isSharedTile(p->getOperand(0)) &&

@@ -38,6 +38,8 @@ bool isGlobalTile(mlir::Value v);
 mlir::Operation *globalViewOf(mlir::Value tile);
 /// The tensor (memref) an argus.view or argus.gather_view views.
 mlir::Value viewedTensor(mlir::Operation *view);
+/// The name an argus.view or argus.gather_view gives its tensor's elements.
+std::string viewName(mlir::Operation *view);
 /// Ops that read shared memory through the async proxy (bulk stores,
 /// asynchronous wgmma): generic-proxy writes they read must be fenced.
 bool readsThroughAsyncProxy(mlir::Operation *op);
@@ -76,11 +78,9 @@ struct MemView {
 };
 
 /// The view op (argus.view or argus.gather_view) a memory tile looks
-/// through tags, transposes and reinterprets to; null when there is none.
+/// through tags, transposes and reinterprets to; null when there is none
+/// (globalViewOf stops at a reinterpret).
 mlir::Operation *viewOf(mlir::Value tile);
-/// The name and the viewed tensor of such a view op.
-std::string viewName(mlir::Operation *view);
-mlir::Value viewTensor(mlir::Operation *view);
 
 //===----------------------------------------------------------------------===//
 // Write events and synchronisation

@@ -257,8 +257,6 @@ z3::expr KernelVerifier::writesElement(const OutputWrite &w,
   return r;
 }
 
-static std::string tensorName(Operation *view);
-
 void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
   // The writes of each tensor argument, in program order.
   std::map<unsigned, std::vector<Operation *>> writes;
@@ -294,7 +292,7 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
       if (ws.back().atomic && !firstAtomic)
         firstAtomic = op;
     }
-    std::string name = ws.front().view ? tensorName(ws.front().view) : "?";
+    std::string name = ws.front().view ? viewName(ws.front().view) : "?";
     bool once = false;
     if (!gather && plain) {
       PairRule rule{"output-once",
@@ -342,18 +340,11 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
   }
 }
 
-/// The name a report gives tensor argument `w`'s elements.
-static std::string tensorName(Operation *view) {
-  if (auto v = dyn_cast<ViewOp>(view))
-    return v.getName().str();
-  return cast<GatherViewOp>(view).getName().str();
-}
-
 CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
                                              Operation *reportOp,
                                              const PairRule &rule) {
   CheckResult res = newCheck(rule.kind, reportOp, reportOp);
-  std::string name = tensorName(ws.front().view);
+  std::string name = viewName(ws.front().view);
   res.predicate = rule.predicate;
   std::vector<z3::expr> loaded;
   for (auto &[n, e] : paramVars)
@@ -620,7 +611,7 @@ KernelVerifier::coveredByCounting(std::vector<OutputWrite> &ws,
 CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
                                           bool writtenOnce) {
   CheckResult res = newCheck("output-coverage", ws.back().op, ws.back().op);
-  std::string name = tensorName(ws.front().view);
+  std::string name = viewName(ws.front().view);
   bool gather = false;
   for (auto &w : ws)
     gather |= w.gather;

@@ -252,7 +252,7 @@ KernelVerifier::reducedExtents(const std::string &f) {
     Operation *view = viewOf(op.getInput());
     if (!view)
       return;
-    std::optional<unsigned> arg = getTensorArgument(viewTensor(view));
+    std::optional<unsigned> arg = getTensorArgument(viewedTensor(view));
     if (!arg)
       return;
     // Which global coordinate of the view equals the field everywhere.
@@ -283,7 +283,8 @@ KernelVerifier::reducedExtents(const std::string &f) {
           Value bound;
           if (clipped && j < clipped.getBounds().size())
             bound = clipped.getBounds()[j];
-          hit = ReducedExtent{*arg, viewTensor(view), j, bound, viewName(view)};
+          hit =
+              ReducedExtent{*arg, viewedTensor(view), j, bound, viewName(view)};
         }
       }
     } catch (const Unsupported &) {
@@ -409,6 +410,15 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     z3::expr first = iv == lb && kk == bv(0);
     const Inst &in0 = in;
 
+    // Whether a loop from `lo` to `hi` by `st` runs, and its last iteration.
+    auto lastIteration = [&](const z3::expr &lo, const z3::expr &hi,
+                             int64_t st) {
+      z3::expr trips = z3::ite(z3::ugt(hi, lo),
+                               z3::udiv(hi - lo + bv(st - 1), bv(st)), bv(0));
+      return std::make_pair(z3::ugt(trips, bv(0)),
+                            lo + (trips - bv(1)) * bv(st));
+    };
+
     // Where the accumulator starts: 0 for a fresh one, else where the loop
     // that produced it stopped (recursively, for loops without iterations).
     std::vector<std::string> startNotes;
@@ -445,11 +455,7 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       z3::expr plb = bv(0), pub = bv(0);
       int64_t pstep = 1;
       loopBounds(prev, outer, plb, pub, pstep);
-      z3::expr trips =
-          z3::ite(z3::ugt(pub, plb),
-                  z3::udiv(pub - plb + bv(pstep - 1), bv(pstep)), bv(0));
-      z3::expr ran = z3::ugt(trips, bv(0));
-      z3::expr last = plb + (trips - bv(1)) * bv(pstep);
+      auto [ran, last] = lastIteration(plb, pub, pstep);
       int64_t pbk = cast<TileType>(mmaA(pm).getType()).getShape()[1];
       z3::expr pd = ctx.bool_val(true);
       Tags pt = evalA(pm, outer.with(prev, last, outer.guard && ran),
@@ -535,10 +541,7 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     auto checkEnd = [&]() {
       if (declaredStart || accumulatedFurther(loop.getResult(*idx)))
         return;
-      z3::expr trips = z3::ite(
-          z3::ugt(ub, lb), z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
-      z3::expr ran = z3::ugt(trips, bv(0));
-      z3::expr lastIv = lb + (trips - bv(1)) * bv(step);
+      auto [ran, lastIv] = lastIteration(lb, ub, step);
       Inst inL = in.with(loop, lastIv, in.guard && ran);
       z3::expr dL = ctx.bool_val(true);
       Tags tL = evalA(mma, inL, bv(bk - 1), in.guard && ran, dL);

@@ -40,18 +40,6 @@ Operation *viewOf(Value tile) {
   return nullptr;
 }
 
-std::string viewName(Operation *view) {
-  if (auto v = dyn_cast<ViewOp>(view))
-    return v.getName().str();
-  return cast<GatherViewOp>(view).getName().str();
-}
-
-Value viewTensor(Operation *view) {
-  if (auto v = dyn_cast<ViewOp>(view))
-    return v.getTensor();
-  return cast<GatherViewOp>(view).getTensor();
-}
-
 namespace {
 
 /// Whether `op` tags a global tile that is not a gather: such tags are
@@ -95,7 +83,7 @@ KernelVerifier::checkTensorName(Operation *view,
                   "tensor argument to one view name across the kernel";
   runCheck({&res}, [&](Query &Q) {
     std::string name = viewName(view);
-    std::optional<unsigned> arg = getTensorArgument(viewTensor(view));
+    std::optional<unsigned> arg = getTensorArgument(viewedTensor(view));
     if (!arg)
       unsupported("the viewed memref is not an argument of the kernel");
     std::vector<std::string> notes;
@@ -105,7 +93,7 @@ KernelVerifier::checkTensorName(Operation *view,
     };
     auto n = byName.find(name);
     if (n != byName.end()) {
-      unsigned other = *getTensorArgument(viewTensor(n->second));
+      unsigned other = *getTensorArgument(viewedTensor(n->second));
       if (other != *arg)
         notes.push_back(describe(n->second, other, name) +
                         ": one name for two tensors");

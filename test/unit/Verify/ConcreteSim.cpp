@@ -207,10 +207,11 @@ private:
   std::map<const void *, std::string> viewNames;
   int64_t barriers = 0, committed = 0;
   std::vector<int64_t> ivStack;
-  /// The loops being run, outermost first: the current iteration and range.
+  /// The loops being run, outermost first, with their ranges (their current
+  /// iterations are ivStack).
   struct Running {
     Operation *op;
-    int64_t iv, ub, step;
+    int64_t ub, step;
   };
   std::vector<Running> loops;
   std::mt19937_64 rng{12345};
@@ -688,9 +689,9 @@ private:
     auto loop = dyn_cast<scf::ForOp>(m->getParentOp());
     if (!loop)
       return false;
-    for (auto it = loops.rbegin(); it != loops.rend(); ++it)
-      if (it->op == loop.getOperation())
-        return it->iv + it->step >= it->ub;
+    for (size_t i = loops.size(); i-- > 0;)
+      if (loops[i].op == loop.getOperation())
+        return ivStack[i] + loops[i].step >= loops[i].ub;
     return false;
   }
 
@@ -1079,12 +1080,11 @@ private:
       for (unsigned i = 0; i < cur.size(); ++i)
         bind(body.getArgument(i + 1), cur[i]);
       ivStack.push_back(0);
-      loops.push_back({loop.getOperation(), lb, ub, st});
+      loops.push_back({loop.getOperation(), ub, st});
       for (int64_t iv = lb; iv < ub; iv += st) {
         if (++steps > maxSteps)
           throw Fail("step limit reached");
         ivStack.back() = iv;
-        loops.back().iv = iv;
         ints[key(loop.getInductionVar())] = iv;
         for (Operation &o : body.without_terminator())
           step(&o);
