@@ -4,8 +4,8 @@
 //
 // The tag fields of an iter_arg are those of its init value that every
 // iteration yields unchanged: the largest inductive subset, found by
-// shrinking from all the init value's fields (one query per field per
-// round). Nested loops are re-analysed under each hypothesis.
+// shrinking from all the init value's fields (Houdini: a query per round of
+// model-guided pruning). Nested loops are re-analysed under each hypothesis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,32 +78,37 @@ KernelVerifier::invariantFields(scf::ForOp loop) {
           ok = ok && (r.defined || r.cut);
           anyCut = anyCut || r.cut;
         }
-        // One query when every field is preserved (the usual case), else
-        // one per field.
-        z3::expr anyChanged = ctx.bool_val(false);
-        bool allPresent = true;
-        for (const std::string &f : hyp[i]) {
-          auto yi = y.find(f);
-          if (yi == y.end() || !init.count(f))
-            allPresent = false;
-          else
-            anyChanged = anyChanged || yi->second != init.at(f);
-        }
-        std::optional<z3::model> all;
-        if (allPresent && solve({ok, anyCut || anyChanged}, all) == z3::unsat) {
-          next[i] = hyp[i];
-          continue;
-        }
-        for (const std::string &f : hyp[i]) {
-          auto yi = y.find(f);
-          if (yi == y.end() || !init.count(f))
-            continue;
+        // Houdini with models: ask whether any remaining field may change;
+        // a model drops every field it changes (each alone would be sat on
+        // it), an unsat answer keeps the rest (each alone is unsat too). So
+        // the result is the per-field one in a query or two, not one per
+        // field. A model where a read goes past the followed depth drops all
+        // (each field's own query would be sat on it).
+        std::set<std::string> keep;
+        for (const std::string &f : hyp[i])
+          if (y.count(f) && init.count(f))
+            keep.insert(f);
+        while (!keep.empty()) {
+          z3::expr anyChanged = ctx.bool_val(false);
+          for (const std::string &f : keep)
+            anyChanged = anyChanged || y.at(f) != init.at(f);
           std::optional<z3::model> m;
-          z3::check_result r =
-              solve({ok, anyCut || yi->second != init.at(f)}, m);
+          z3::check_result r = solve({ok, anyCut || anyChanged}, m);
           if (r == z3::unsat)
-            next[i].insert(f);
+            break;
+          if (r == z3::unknown || m->eval(anyCut, true).is_true()) {
+            keep.clear();
+            break;
+          }
+          size_t before = keep.size();
+          for (auto it = keep.begin(); it != keep.end();)
+            it = m->eval(y.at(*it) != init.at(*it), true).is_true()
+                     ? keep.erase(it)
+                     : std::next(it);
+          if (keep.size() == before) // a model that changes none: give up
+            keep.clear();
         }
+        next[i] = keep;
       }
       hypothesis.erase(key);
       for (unsigned i = 0; i < nArgs; ++i)
