@@ -309,7 +309,14 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 cut = dict(clipped=True, bounds=(hend, D)) if ragged else {}
                 go = argus.tag(argus.view(O, (q0, 0), (BM, D), **cut),
                                lambda m, d: (q0 + m, c0 + d))
-                argus.store(argus.convert(on, "bf16"), go)
+                o16 = argus.convert(on, "bf16")
+                # The keys P V accumulated, checked: the head's [head0,
+                # head0 + S); causal: down from the diagonal, [head0, q0 +
+                # 128); ragged: in whole tiles down from the last, [head0,
+                # ntop + 128) (the mask zeroes the keys past the head's end).
+                kend = q0 + BM if causal else ntop + BN if ragged else head0 + S
+                argus.reduced(o16, "n", head0, kend)
+                argus.store(o16, go)
                 argus.tag_assert("value.m == dest.m && value.d == dest.d")
                 lse2 = m_f + argus.log2(l_f)
                 argus.tag_assert(lse2, "lhs.m == rhs.m")

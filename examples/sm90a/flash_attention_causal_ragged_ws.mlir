@@ -306,6 +306,11 @@ func.func @flash_attention_causal_ragged_ws(%Q: memref<?x?xbf16>, %K: memref<?x?
     %on = argus.div %o_fin, %lb : !RO
     argus.tag_assert %on, "lhs.m == rhs.m" : !RO
     %o16 = argus.convert %on : !RO -> !RO16
+    // The keys P V accumulated (tile by tile down from the diagonal): this
+    // head's up to the end of the query tile, [head0, q0 + 128); the mask
+    // zeroes those past the query and past the head's end.
+    %kend = arith.addi %q0, %c128 : index
+    argus.reduced %o16 over "n" from %head0 to %kend : !RO16
     // Rows past the head's end are the next head's: not stored.
     %go = argus.view "O" %O[%q0, %c0] clipped to [%hend, %c128] : memref<?x?xbf16> -> !G
     %got = argus.tag %go [%q0, %c0] ["m", "d"] = #Coord : !G

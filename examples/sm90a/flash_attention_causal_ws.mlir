@@ -293,6 +293,10 @@ func.func @flash_attention_causal_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
     %on = argus.div %o_fin, %lb : !RO
     argus.tag_assert %on, "lhs.m == rhs.m" : !RO
     %o16 = argus.convert %on : !RO -> !RO16
+    // The keys P V accumulated (tile by tile down from the diagonal): this
+    // head's up to the end of the query tile, [head0, q0 + 128).
+    %kend = arith.addi %q0, %c128 : index
+    argus.reduced %o16 over "n" from %head0 to %kend : !RO16
     %go = argus.view "O" %O[%q0, %c0] : memref<?x?xbf16> -> !G
     %got = argus.tag %go [%q0, %c0] ["m", "d"] = #Coord : !G
     argus.store %o16, %got : !RO16, !G

@@ -292,6 +292,11 @@ func.func @flash_attention_ragged_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
     %on = argus.div %o_fin, %lb : !RO
     argus.tag_assert %on, "lhs.m == rhs.m" : !RO
     %o16 = argus.convert %on : !RO -> !RO16
+    // The keys P V accumulated (tile by tile down from the last): this
+    // head's in whole tiles, [head0, ntop + 128); the mask zeroes those
+    // past the head's end.
+    %kend = arith.addi %ntop, %c128 : index
+    argus.reduced %o16 over "n" from %head0 to %kend : !RO16
     // Rows past the head's end are the next head's: not stored.
     %go = argus.view "O" %O[%q0, %c0] clipped to [%hend, %c128] : memref<?x?xbf16> -> !G
     %got = argus.tag %go [%q0, %c0] ["m", "d"] = #Coord : !G

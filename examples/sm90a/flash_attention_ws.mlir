@@ -257,6 +257,9 @@ func.func @flash_attention_ws(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
     %on = argus.div %o_fin, %lb : !RO
     argus.tag_assert %on, "lhs.m == rhs.m" : !RO
     %o16 = argus.convert %on : !RO -> !RO16
+    // The keys P V accumulated: this head's, [head0, head0 + S).
+    %hend = arith.addi %head0, %S : index
+    argus.reduced %o16 over "n" from %head0 to %hend : !RO16
     %go = argus.view "O" %O[%q0, %c0] : memref<?x?xbf16> -> !G
     %got = argus.tag %go [%q0, %c0] ["m", "d"] = #Coord : !G
     argus.store %o16, %got : !RO16, !G

@@ -702,6 +702,24 @@ LogicalResult TagOp::verify() {
   return success();
 }
 
+LogicalResult ReducedOp::verify() {
+  auto ty = dyn_cast<TileType>(getAcc().getType());
+  if (!ty || ty.isMemory() || ty.getShape().size() != 2)
+    return emitOpError() << "the accumulator must be a 2-d register tile, not "
+                         << getAcc().getType()
+                         << "; hint: name the value the reduction produced";
+  StringRef f = getField();
+  if (f.empty() ||
+      !(std::isalpha(static_cast<unsigned char>(f[0])) || f[0] == '_') ||
+      !llvm::all_of(f, [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      }))
+    return emitOpError() << "'" << f
+                         << "' is not a tag field name; hint: the reduced "
+                            "field of A, e.g. \"k\" or \"n\"";
+  return success();
+}
+
 Operation *TagAssertOp::getSite() {
   if (Value subject = getSubject())
     return subject.getDefiningOp();

@@ -366,6 +366,10 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   func.walk([&](Operation *op) {
     if (auto a = dyn_cast<TagAssertOp>(op))
       out.push_back([this, a](Results &r) { r.push_back(checkAssert(a)); });
+    // Declared reduction ranges are assertions too.
+    if (auto decl = dyn_cast<ReducedOp>(op))
+      out.push_back(
+          [this, decl](Results &r) { r.push_back(checkReducedRange(decl)); });
   });
   if (!opts.implicitChecks)
     return out;

@@ -313,6 +313,10 @@ private:
   CheckResult checkReductionCoverage(mlir::Operation *mma,
                                      mlir::scf::ForOp loop,
                                      std::optional<unsigned> idx);
+  /// `reduction-range` of an argus.reduced: the reduction behind its
+  /// accumulator (a loop from a fresh accumulator, then mmas after it)
+  /// covers exactly [lo, hi) of the reduced field, upward or downward.
+  CheckResult checkReducedRange(mlir::argus::ReducedOp decl);
   /// A's tag fields that depend on the mma's k coordinate, those the mma's
   /// own assertions name on `a` when there are any.
   std::vector<std::string> reducedFields(mlir::Operation *mma);

@@ -788,3 +788,222 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
 }
 
 } // namespace argus::verify::detail
+
+namespace argus::verify::detail {
+
+/// The mma result or loop result a reduction's value stems from, through
+/// the ops of throughIdentity and rescaling ops (O * alpha, O / l); null
+/// when there is none or more than one.
+static Value reductionValue(Value v, int depth = 0) {
+  v = throughIdentity(v);
+  Operation *d = v.getDefiningOp();
+  if (!d || depth > 8)
+    return Value();
+  if (isMma(d) || isa<scf::ForOp>(d))
+    return v;
+  if (isa<ScaleOp, NegOp>(d))
+    return reductionValue(d->getOperand(0), depth + 1);
+  if (!isa<MulOp, DivOp>(d))
+    return Value();
+  Value found;
+  for (Value o : d->getOperands())
+    if (Value r = reductionValue(o, depth + 1)) {
+      if (found)
+        return Value();
+      found = r;
+    }
+  return found;
+}
+
+CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
+  CheckResult res = newCheck("reduction-range", decl, decl);
+  std::string f = decl.getField().str();
+  res.predicate = "every row of the accumulator accumulated each value of "
+                  "its reduced field '" +
+                  f + "' in [lo, hi) exactly once";
+  runCheck({&res}, [&](Query &Q) {
+    // The chain: the loop that carries the reduction (if any), then the
+    // mmas after it, each accumulating into the previous one's result.
+    SmallVector<Operation *> after; // program order after the loop
+    scf::ForOp loop;
+    Operation *loopMma = nullptr;
+    Value init;
+    Value cur = reductionValue(decl.getAcc());
+    while (true) {
+      if (!cur)
+        unsupported("the accumulator is not an mma's result or a reduction "
+                    "loop's, up to tags, conversions, waits and rescaling");
+      Operation *d = cur.getDefiningOp();
+      if (isMma(d)) {
+        if (!d->getParentRegion()->isAncestor(decl->getParentRegion()))
+          unsupported("the mma at " + locStr(d->getLoc()) +
+                      " sits in a loop or region the declaration is not in");
+        after.insert(after.begin(), d);
+        Value acc = throughIdentity(mmaAcc(d));
+        Operation *ad = acc.getDefiningOp();
+        if (ad && isa<FillOp, LoadOp>(ad)) {
+          init = mmaAcc(d);
+          break;
+        }
+        cur = reductionValue(mmaAcc(d));
+        continue;
+      }
+      loop = cast<scf::ForOp>(d);
+      if (!loop->getParentRegion()->isAncestor(decl->getParentRegion()))
+        unsupported("the reduction loop at " + locStr(loop.getLoc()) +
+                    " sits in a loop or region the declaration is not in");
+      unsigned idx = cast<OpResult>(cur).getResultNumber();
+      loopMma = reductionOf(loop, idx);
+      if (!loopMma)
+        unsupported("the " + loopName(loop) +
+                    " does not carry one mma's accumulator in this result");
+      init = loop.getInitArgs()[idx];
+      Operation *id = throughIdentity(init).getDefiningOp();
+      if (!id || !isa<FillOp, LoadOp>(id))
+        unsupported("the " + loopName(loop) +
+                    " starts from an accumulator that is not fresh (a fill "
+                    "or a load): chains of loops are not followed");
+      break;
+    }
+    Operation *first = loopMma ? loopMma : after.front();
+    int64_t bk = cast<TileType>(mmaA(first).getType()).getShape()[1];
+    int64_t rows = cast<TileType>(mmaA(first).getType()).getShape()[0];
+    for (Operation *p : after)
+      if (cast<TileType>(mmaA(p).getType()).getShape()[1] != bk ||
+          cast<TileType>(mmaA(p).getType()).getShape()[0] != rows)
+        unsupported("the mmas of the reduction differ in their A tile shape");
+
+    Inst in = freshInst(decl);
+    z3::expr m = rangeVar("m", rows);
+    z3::expr lo = evalIndex(decl.getLo(), in), hi = evalIndex(decl.getHi(), in);
+    auto fieldOf = [&](Operation *mma, const Inst &at, const z3::expr &k) {
+      Tags t = operandTags(mmaA(mma), {m, k}, at, mma);
+      auto it = t.find(f);
+      if (it == t.end())
+        unsupported("A's element of the mma at " + locStr(mma->getLoc()) +
+                    " has no tag field '" + f + "'");
+      return it->second;
+    };
+    // Where the reduction starts: the value the fresh accumulator's tag
+    // declares, else 0.
+    z3::expr start = bv(0);
+    {
+      Tags declared = operandTags(init, {m, bv(0)}, in, first);
+      if (auto it = declared.find(f); it != declared.end())
+        start = it->second;
+    }
+    // The loop's last iteration, and whether it runs twice (then its
+    // direction shows).
+    z3::expr ran = ctx.bool_val(false), twice = ran;
+    z3::expr lf0 = bv(0), lf1 = bv(0);
+    if (loop) {
+      z3::expr lb = bv(0), ub = bv(0);
+      int64_t step = 1;
+      loopBounds(loop, in, lb, ub, step);
+      z3::expr trips = z3::ite(
+          z3::ugt(ub, lb), z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
+      ran = z3::ugt(trips, bv(0));
+      twice = z3::uge(trips, bv(2));
+      Inst last = in.with(loop, lb + (trips - bv(1)) * bv(step), in.guard);
+      lf0 = fieldOf(loopMma, last, bv(0));
+      lf1 = fieldOf(loopMma, last, bv(bk - 1));
+    }
+    // Upward: each mma after the loop continues where the previous
+    // stopped; the values covered are [start, up). Downward (a causal walk
+    // from the diagonal): each ends where the previous began; [down, top).
+    z3::expr upOk = !twice || lf0 > start;
+    z3::expr downOk = !twice || lf0 < start;
+    z3::expr up = z3::ite(ran, lf1 + bv(1), start);
+    z3::expr down = z3::ite(ran, lf0, start + bv(bk));
+    for (Operation *p : after) {
+      z3::expr kk = rangeVar("k", bk - 1);
+      z3::expr p0 = fieldOf(p, in, bv(0)), p1 = fieldOf(p, in, bv(bk - 1));
+      z3::expr inside = fieldOf(p, in, kk + bv(1)) == fieldOf(p, in, kk) + 1;
+      upOk = upOk && inside && p0 == up;
+      downOk = downOk && inside && p1 + bv(1) == down;
+      up = p1 + bv(1);
+      down = p0;
+    }
+    z3::expr top =
+        after.empty() ? z3::ite(ran, start + bv(bk), start) : start + bv(bk);
+    if (after.empty())
+      down = z3::ite(ran, down, start);
+    upOk = upOk && start == lo && up == hi;
+    downOk = downOk && down == lo && top == hi;
+
+    z3::expr defined = ctx.bool_val(true), ok = defined,
+             anyCut = ctx.bool_val(false);
+    for (auto &r : Q.reads) {
+      defined = defined && r.defined;
+      ok = ok && (r.defined || r.cut);
+      anyCut = anyCut || r.cut;
+    }
+    std::optional<z3::model> mdl;
+    if (solve({in.guard && ((defined && !upOk) || (ok && anyCut))}, mdl) ==
+        z3::unsat) {
+      res.status = Status::Proved;
+      return;
+    }
+    if (solve({in.guard && ((defined && !downOk) || (ok && anyCut))}, mdl) ==
+        z3::unsat) {
+      res.status = Status::Proved;
+      return;
+    }
+    // The reading the loop's direction asks for (upward unless it walks
+    // down), its violation.
+    z3::expr badUp = in.guard && defined && !upOk;
+    z3::expr badDown = in.guard && defined && !downOk;
+    z3::check_result r = solve({badUp}, mdl);
+    bool downward = false;
+    if (r == z3::sat && mdl->eval(twice && lf0 < start, true).is_true()) {
+      std::optional<z3::model> md;
+      if (solve({badDown}, md) == z3::sat) {
+        downward = true;
+        mdl = md;
+      }
+    }
+    if (r != z3::sat) {
+      res.status = Status::Unknown;
+      res.reason = r == z3::unknown
+                       ? "solver returned unknown (timeout " +
+                             std::to_string(opts.timeoutMs) + " ms?)"
+                       : "a read may see a writer older than the pipeline "
+                         "depth the verifier follows";
+      return;
+    }
+    preferSmall({downward ? badDown : badUp}, in, mdl);
+    std::string bad = replay(*mdl);
+    if (!bad.empty()) {
+      res.status = Status::Unknown;
+      res.reason = "counterexample replay disagrees: " + bad;
+      return;
+    }
+    res.status = Status::Violated;
+    Counterexample cx;
+    fillCommon(cx, *mdl, in);
+    int64_t row = uval(*mdl, m);
+    int64_t from = sval(*mdl, downward ? down : start);
+    int64_t to = sval(*mdl, downward ? top : up);
+    int64_t wantLo = sval(*mdl, lo), wantHi = sval(*mdl, hi);
+    std::string note;
+    llvm::raw_string_ostream os(note);
+    os << "row " << row << " of the accumulator accumulates " << f << " over ["
+       << from << ", " << to << ")";
+    if (from == wantLo && to == wantHi)
+      os << " (with a gap or a repeat between the " << loopName(loop)
+         << " and the mma after it)";
+    os << ", but argus.reduced declares [" << wantLo << ", " << wantHi << ")";
+    if (to < wantHi && from == wantLo)
+      os << ": the values " << to << " .. " << wantHi - 1
+         << " are never accumulated";
+    else if (from > wantLo && to == wantHi)
+      os << ": the values " << wantLo << " .. " << from - 1
+         << " are never accumulated";
+    cx.notes.push_back(note);
+    readNotes(cx, *mdl);
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
+} // namespace argus::verify::detail

@@ -12,7 +12,7 @@ from .dsl import (Buffer, Condition, Frag, IndexValue, Kernel, Layout, Tensor, T
                   commit_group, convert, convert_layout, copy, copy_async, div, exp, exp2,
                   fill, frag, gather_view, grid_dim, index, instruction, kernel, layout, load, maximum, mma, mul,
                   neg, range, reduce, region, reinterpret, row_major, scale, stage, store,
-                  sub, swizzle, tag, tag_assert, thread_id, transpose, view, wait_group,
+                  reduced, sub, swizzle, tag, tag_assert, thread_id, transpose, view, wait_group,
                   zeros)
 from .dsl import (Scalar, ScalarSpec, ScalarValue, abs, cmp, eq, gelu, iota, log,  # noqa: F401
                   log2, minimum, ne, relu, rsqrt, sigmoid, splat, sqrt, tanh, where)

@@ -322,3 +322,21 @@ def test_derived_layout_errors_point_at_the_user_line():
         argus.broadcast(r, 1, like=x)
         argus.broadcast(x, 1)  # BAD
     _expect(body, argus.ShapeError, "like=")
+
+
+def test_reduced_on_a_memory_tile():
+    def body(X, Y, K, eps):
+        argus.reduced(argus.view(X, (0, 0), (64, 64)), "k", 0, K)  # BAD
+    _expect(body, argus.TraceError, "register value")
+
+
+def test_reduced_with_a_predicate_for_a_field():
+    def body(X, Y, K, eps):
+        argus.reduced(_x(X), "a.k", 0, K)  # BAD
+    _expect(body, argus.TagFieldError, "reduced field")
+
+
+def test_reduced_with_a_float_bound():
+    def body(X, Y, K, eps):
+        argus.reduced(_x(X), "k", 0, K * 0.5)  # BAD
+    _expect(body, argus.ArgusError, "")

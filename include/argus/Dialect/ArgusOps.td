@@ -863,4 +863,28 @@ def Argus_TagAssertOp : Argus_Op<"tag_assert"> {
   let hasVerifier = 1;
 }
 
+def Argus_ReducedOp : Argus_Op<"reduced"> {
+  let summary = "the range of the reduced index an accumulator holds";
+  let description = [{
+    States what a reduction computed: every row of `acc` (the result of an
+    mma accumulated by a loop, and by any mma after it, through rescaling
+    ops) accumulated each value of the reduced tag field `field` (A's tag
+    field along the mma's k dimension) in `[lo, hi)` exactly once. The
+    verifier's `reduction-range` check proves it from the reduction's start,
+    the loop's last iteration and the mmas after the loop. Without it, a
+    reduction whose start a fresh accumulator declares (one attention head's
+    keys) has no checked end.
+
+    ```mlir
+    // The keys P V accumulated: this head's, [head0, head0 + S).
+    argus.reduced %o_fin over "n" from %head0 to %hend : !RO
+    ```
+  }];
+  let arguments = (ins AnyType:$acc, StrAttr:$field, Index:$lo, Index:$hi);
+  let assemblyFormat = [{
+    $acc `over` $field `from` $lo `to` $hi attr-dict `:` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ARGUS_DIALECT_ARGUSOPS_TD

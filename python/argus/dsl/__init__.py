@@ -35,7 +35,7 @@ from .compute import (abs, add, broadcast, cmp, convert, convert_layout, cummax,
                       cumsum, div, eq, exp, exp2, fill, gelu, iota, log, log2, maximum, minimum,
                       mma, mul, ne, neg, reduce, relu, rsqrt, scale, scan, sigmoid, splat, sqrt,
                       sub, tanh, where, zeros)
-from .tags import tag, tag_assert
+from .tags import reduced, tag, tag_assert
 from .control import assume, block_id, grid_dim, range, region, thread_id, when  # noqa: F401
 from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarrier,
                      mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async, role,
@@ -60,7 +60,7 @@ __all__ = [
     "reduce", "relu", "rsqrt", "scale", "scan", "cumsum", "cumprod", "cummax", "cummin",
     "sigmoid", "splat", "sqrt", "sub", "tanh", "where",
     "zeros",
-    "tag", "tag_assert",
+    "reduced", "tag", "tag_assert",
     "assume", "block_id", "grid_dim", "region", "thread_id", "when",
     "BarrierSlot", "MBarrier", "TensorMap", "fence_proxy_async", "mbarrier", "mbarrier_arrive",
     "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "role", "tensor_map", "tma_load",

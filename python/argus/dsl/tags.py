@@ -12,7 +12,7 @@ from typing import Callable, Dict, Optional, Sequence
 from ..errors import ShapeError, TagFieldError, TraceError
 from ._tracer import _current_tracer, _err, _user_loc
 from .types import _shs
-from .values import ADim, Tile, _need_tile, _new_tile, _to_affine
+from .values import ADim, Tile, _index_or_err, _need_tile, _new_tile, _to_affine
 
 # The operand names of the ops a tag assertion can name.
 _OPERANDS = {
@@ -142,3 +142,25 @@ def tag_assert(*args) -> None:
         tr.emit(f'argus.tag_assert {subject.name}, "{esc}" : {subject.type_str}', loc)
     else:
         tr.emit(f'argus.tag_assert "{esc}"', loc)
+
+
+def reduced(acc: Tile, field: str, lo, hi) -> None:
+    """``reduced(o, "n", head0, hend)`` declares that every row of ``o`` (the
+    result of a reduction: an mma accumulated by a loop and the mmas after
+    it, through rescaling) accumulated each value of A's reduced tag field
+    ``field`` in ``[lo, hi)`` exactly once; the verifier proves it
+    (``reduction-range``). Declare it on the value that is stored, so that
+    the check covers what reaches memory."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if not isinstance(acc, Tile) or acc.space != "register":
+        raise _err(TraceError, f"reduced: the accumulator must be a register tile, got {acc!r}",
+                   loc, hint="declare it on the register value the reduction produced "
+                   "(the one that is stored)")
+    if not isinstance(field, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", field):
+        raise _err(TagFieldError, f"reduced: {field!r} is not a tag field name", loc,
+                   hint='the reduced field of A, e.g. "k" or "n"')
+    lo_v = _index_or_err(tr, lo, "reduced: the range's start")
+    hi_v = _index_or_err(tr, hi, "reduced: the range's end")
+    tr.emit(f'argus.reduced {acc.name} over "{field}" from {lo_v.name} to {hi_v.name} : '
+            f"{acc.type_str}", loc)

@@ -211,3 +211,21 @@ func.func @fields_through_memory(%A: memref<?x?xf32>) {
   argus.tag_assert %e, "input.n == 0" : !T
   return
 }
+
+// -----
+
+!S = !argus.tile<64x8xf32, shared, "(64,8):(8,1)">
+func.func @reduced_memory(%s: !S, %i: index) {
+  // expected-error @+1 {{the accumulator must be a 2-d register tile, not '!argus.tile<64x8xf32, shared, "(64,8):(8,1)">'; hint: name the value the reduction produced}}
+  argus.reduced %s over "k" from %i to %i : !S
+  return
+}
+
+// -----
+
+!T = !argus.tile<64x8xf32, register, "(64,8):(8,1)">
+func.func @reduced_field(%x: !T, %i: index) {
+  // expected-error @+1 {{'a.k' is not a tag field name; hint: the reduced field of A, e.g. "k" or "n"}}
+  argus.reduced %x over "a.k" from %i to %i : !T
+  return
+}

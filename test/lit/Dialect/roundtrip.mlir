@@ -177,6 +177,8 @@ func.func @tags_and_regions(%x: !T, %i: index, %j: index) {
   %z = argus.exp %w : !T
   // CHECK: argus.tag_assert "input.k >= 0"
   argus.tag_assert "input.k >= 0"
+  // CHECK: argus.reduced %{{.*}} over "k" from %{{.*}} to %{{.*}} : !argus.tile<64x8xf32
+  argus.reduced %z over "k" from %i to %j : !T
   // CHECK: argus.region.end id 1
   argus.region.end id 1
   return
