@@ -298,6 +298,10 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
                   z3::bvadd_no_overflow(t.q * d, r, false),
               conc));
         }
+      // (L13) a quotient is at most its dividend (a persistent block's
+      // count of tiles done, (t - b) / grid, is below its tile index).
+      if (x.quotient)
+        out.push_back(z3::implies(nz, z3::ule(z3::udiv(x.x, d), x.x)));
       // (L6) the remainder's range.
       if (x.remainder)
         out.push_back(z3::implies(nz, z3::ult(z3::urem(x.x, d), d) &&

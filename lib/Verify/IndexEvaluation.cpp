@@ -227,8 +227,7 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     // iteration number that equals the trip count.
     z3::expr lb = bv(0), ub = bv(0), step = bv(1);
     loopRange(loop, in, lb, ub, step);
-    z3::expr trip =
-        z3::ite(z3::ugt(ub, lb), z3::udiv(ub - lb + step - bv(1), step), bv(0));
+    z3::expr trip = tripCount(lb, ub, step);
     return carriedIndex(loop, cast<OpResult>(v).getResultNumber(),
                         in.with(loop, lb + trip * step, in.guard));
   }
@@ -304,22 +303,25 @@ z3::expr KernelVerifier::carriedIndex(scf::ForOp loop, unsigned idx,
   Inst outer = in.without(loop);
   z3::expr lb = bv(0), ub = bv(0), step = bv(1);
   loopRange(loop, outer, lb, ub, step);
-  z3::expr n = z3::udiv(*iv - lb, step);
+  z3::expr span =
+      lb.is_numeral() && lb.get_numeral_uint64() == 0 ? *iv : *iv - lb;
+  z3::expr n = step.is_numeral() && step.get_numeral_uint64() == 1
+                   ? span
+                   : z3::udiv(span, step);
   z3::expr x0 = evalIndex(loop.getInitArgs()[idx], outer);
   z3::expr c = evalIndex(inc, outer);
   if (inner) {
     z3::expr ilb = bv(0), iub = bv(0), istep = bv(1);
     loopRange(inner, outer, ilb, iub, istep);
-    z3::expr trip = z3::ite(z3::ugt(iub, ilb),
-                            z3::udiv(iub - ilb + istep - bv(1), istep), bv(0));
+    z3::expr trip = tripCount(ilb, iub, istep);
     oblige(in.guard, z3::bvmul_no_overflow(trip, c, false), loop,
            "the carried index value does not wrap");
-    c = trip * c;
+    c = times(trip, c);
   }
-  z3::expr prod = n * c;
+  z3::expr prod = times(n, c);
   oblige(in.guard, z3::bvmul_no_overflow(n, c, false), loop,
          "the carried index value does not wrap");
-  z3::expr sum = x0 + prod;
+  z3::expr sum = plus(x0, prod);
   oblige(in.guard, z3::ult(sum, bv(kIndexBound)), loop,
          "the carried index value stays below 2^" + std::to_string(kWidth - 1));
   obliged.insert(loop);

@@ -181,8 +181,7 @@ void KernelVerifier::visitBack(Operation *p, const Inst &in, Value root,
                 "' (scf.for and scf.if are modelled)");
   z3::expr lb = bv(0), ub = bv(0), step = bv(1);
   loopRange(loop, in, lb, ub, step);
-  z3::expr n =
-      z3::ite(z3::ugt(ub, lb), z3::udiv(ub - lb + step - bv(1), step), bv(0));
+  z3::expr n = tripCount(lb, ub, step);
   for (int64_t d = 0; d < depth; ++d) {
     z3::expr g = (in.guard && z3::uge(n, bv(d + 1))).simplify();
     if (g.is_false())

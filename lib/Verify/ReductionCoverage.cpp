@@ -413,8 +413,7 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     // Whether a loop from `lo` to `hi` by `st` runs, and its last iteration.
     auto lastIteration = [&](const z3::expr &lo, const z3::expr &hi,
                              int64_t st) {
-      z3::expr trips = z3::ite(z3::ugt(hi, lo),
-                               z3::udiv(hi - lo + bv(st - 1), bv(st)), bv(0));
+      z3::expr trips = tripCount(lo, hi, bv(st));
       return std::make_pair(z3::ugt(trips, bv(0)),
                             lo + (trips - bv(1)) * bv(st));
     };
@@ -900,8 +899,7 @@ CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
       z3::expr lb = bv(0), ub = bv(0);
       int64_t step = 1;
       loopBounds(loop, in, lb, ub, step);
-      z3::expr trips = z3::ite(
-          z3::ugt(ub, lb), z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
+      z3::expr trips = tripCount(lb, ub, bv(step));
       ran = z3::ugt(trips, bv(0));
       twice = z3::uge(trips, bv(2));
       Inst last = in.with(loop, lb + (trips - bv(1)) * bv(step), in.guard);

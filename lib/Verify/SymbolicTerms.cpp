@@ -56,6 +56,44 @@ int64_t SymbolicTerms::sval(const z3::model &m, const z3::expr &e) {
 
 /// Non-powers of two get fresh quotient / remainder variables tied by
 /// x = q * c + r (much cheaper to bit-blast than a division circuit).
+static bool isConstant(const z3::expr &e, uint64_t v) {
+  return e.is_numeral() && e.get_numeral_uint64() == v;
+}
+
+z3::expr SymbolicTerms::times(const z3::expr &a, const z3::expr &b) {
+  if (isConstant(a, 1))
+    return b;
+  if (isConstant(b, 1))
+    return a;
+  if (isConstant(a, 0) || isConstant(b, 0))
+    return bv(0);
+  return a * b;
+}
+
+z3::expr SymbolicTerms::plus(const z3::expr &a, const z3::expr &b) {
+  if (isConstant(a, 0))
+    return b;
+  if (isConstant(b, 0))
+    return a;
+  return a + b;
+}
+
+z3::expr SymbolicTerms::tripCount(const z3::expr &lb, const z3::expr &ub,
+                                  const z3::expr &step) {
+  const auto &isConst = isConstant;
+  bool constStep = step.is_numeral() && step.get_numeral_uint64() > 0;
+  z3::expr span = isConst(lb, 0) ? ub : ub - lb;
+  if (isConst(step, 1))
+    return isConst(lb, 0) ? ub : z3::ite(z3::ugt(ub, lb), span, bv(0));
+  z3::expr n = z3::udiv(constStep ? span + bv(step.get_numeral_int64() - 1)
+                                  : span + step - bv(1),
+                        step);
+  // From 0 by a positive constant: (0 + step - 1) / step is already 0.
+  if (isConst(lb, 0) && constStep)
+    return n;
+  return z3::ite(z3::ugt(ub, lb), n, bv(0));
+}
+
 std::pair<z3::expr, z3::expr> SymbolicTerms::divmod(const z3::expr &x,
                                                     int64_t c) {
   if ((c & (c - 1)) == 0)

@@ -66,6 +66,17 @@ protected:
   static int64_t uval(const z3::model &m, const z3::expr &e);
   static int64_t sval(const z3::model &m, const z3::expr &e);
 
+  /// a * b and a + b with the constants 1 and 0 folded (for the lemmas'
+  /// syntactic matching, as tripCount).
+  z3::expr times(const z3::expr &a, const z3::expr &b);
+  z3::expr plus(const z3::expr &a, const z3::expr &b);
+  /// The iterations of a loop from `lb` to `ub` by `step` (0 when ub <= lb),
+  /// folded where the bounds allow: no case split from 0 and no division
+  /// by a constant step of 1. The solver folds them too, but the lemmas
+  /// (ArithmeticLemmas.cpp) match terms syntactically: a trip count of
+  /// `K / 64` tiles stays `K / 64`.
+  z3::expr tripCount(const z3::expr &lb, const z3::expr &ub,
+                     const z3::expr &step);
   /// x udiv c and x urem c for a constant c > 0.
   std::pair<z3::expr, z3::expr> divmod(const z3::expr &x, int64_t c);
   std::vector<z3::expr> delin(const z3::expr &lin,

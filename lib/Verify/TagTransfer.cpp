@@ -142,8 +142,7 @@ Tags KernelVerifier::regTags(Value v, const std::vector<z3::expr> &c,
       z3::expr lb = bv(0), ub = bv(0);
       int64_t step = 1;
       loopBounds(loop, in, lb, ub, step);
-      z3::expr n = z3::ite(z3::ugt(ub, lb),
-                           z3::udiv(ub - lb + bv(step - 1), bv(step)), bv(0));
+      z3::expr n = tripCount(lb, ub, bv(step));
       carriedFields(loop, idx, init, c, in, lb + n * bv(step), out);
     }
     return out;
