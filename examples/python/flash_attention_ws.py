@@ -43,7 +43,9 @@ line): ``flip_parity=False`` (the consumers wait parity 0 on kfull in the
 main loop), ``expect_bytes`` (bytes announced per K stage, 32768 when
 right), ``kempty_arrivals`` (256 when right), ``early_k_release=True`` (the
 K stage is released before S_j has retired), ``kv_tile_shift`` (the
-producer loads key tile j + shift into the slot of tile j; 0 when right).
+producer loads key tile j + shift into the slot of tile j; 0 when right),
+``skip_last_pv=True`` (O is normalised from the key loop's accumulator, so
+the last key tile's P V never reaches it).
 """
 
 import math
@@ -65,7 +67,8 @@ def _qk_layout(d: int) -> str:
 def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                             expect_bytes: int = None, kempty_arrivals: int = 256,
                             early_k_release: bool = False, kv_tile_shift: int = 0,
-                            causal: bool = False, ragged: bool = False, name: str = None):
+                            causal: bool = False, ragged: bool = False,
+                            skip_last_pv: bool = False, name: str = None):
     if name is None:
         name = ("flash_attention_causal_ragged_ws" if causal and ragged else
                 "flash_attention_causal_ws" if causal else
@@ -303,7 +306,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 argus.mbarrier_arrive(vempty[sl])
 
                 # O / l, and LSE = (m + log2 l) * ln 2 (the scores were in log2 units).
-                on = o_fin / argus.broadcast(l_f, 1, like=o_fin)
+                on = (o_f if skip_last_pv else o_fin) / argus.broadcast(l_f, 1, like=o_fin)
                 argus.tag_assert(on, "lhs.m == rhs.m")
                 # Ragged: rows past the head's end are the next head's.
                 cut = dict(clipped=True, bounds=(hend, D)) if ragged else {}

@@ -416,6 +416,7 @@ BUGS = [
     (dict(early_k_release=True), "stage-release", "argus.mbarrier_arrive(kempty[s])", 0),
     (dict(kv_tile_shift=1), "assert", "s_acc = argus.mma_async(", 0),
     (dict(kempty_arrivals=128), "mbarrier-arrivals", 'argus.mbarrier("kempty"', 0),
+    (dict(skip_last_pv=True), "reduction-range", 'argus.reduced(o16, "n"', 0),
 ]
 
 
