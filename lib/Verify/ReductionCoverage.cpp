@@ -331,6 +331,28 @@ static bool accumulatedFurther(Value v, int depth = 0) {
   return false;
 }
 
+/// The one mma that accumulates into `v` (through the ops of
+/// throughIdentity), or null when none or several do.
+static Operation *nextAccumulation(Value v, int depth = 0) {
+  Operation *found = nullptr;
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    Operation *hit = nullptr;
+    if (isMma(u) && use.getOperandNumber() == 2)
+      hit = u;
+    else if (depth < 8 &&
+             isa<TagOp, ConvertOp, ConvertLayoutOp, WgmmaWaitOp>(u))
+      for (Value r : u->getResults())
+        if (Operation *h = nextAccumulation(r, depth + 1))
+          hit = h;
+    if (hit && found && hit != found)
+      return nullptr;
+    if (hit)
+      found = hit;
+  }
+  return found;
+}
+
 CheckResult
 KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
                                        std::optional<unsigned> idx) {
@@ -538,15 +560,57 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     // declared start is a segment of its tensor (one head's keys), whose
     // end the tensor does not give: not checked.
     auto checkEnd = [&]() {
-      if (declaredStart || accumulatedFurther(loop.getResult(*idx)))
+      if (declaredStart)
         return;
+      // The mmas after the loop that accumulate into its result (a peeled
+      // last slab), in order: each must continue where the previous
+      // stopped, and the last one's end is the reduction's.
+      SmallVector<Operation *> after;
+      Value tail = loop.getResult(*idx);
+      while (Operation *next = nextAccumulation(tail)) {
+        if (!next->getParentRegion()->isAncestor(loop->getParentRegion()) ||
+            cast<TileType>(mmaA(next).getType()).getShape() != aTy.getShape() ||
+            after.size() > 8)
+          return; // not followed: the end is not checked
+        after.push_back(next);
+        tail = next->getResult(0);
+      }
+      if (accumulatedFurther(tail))
+        return;
+      size_t e0 = evals.size();
       auto [ran, lastIv] = lastIteration(lb, ub, step);
       Inst inL = in.with(loop, lastIv, in.guard && ran);
       z3::expr dL = ctx.bool_val(true);
       Tags tL = evalA(mma, inL, bv(bk - 1), in.guard && ran, dL);
-      const Eval &eL = evals.back();
-      auto tensor = tL.find(kTensorField.str());
-      if (tensor == tL.end())
+      std::map<std::string, z3::expr> lastOf;
+      for (const PerField &p : pf)
+        if (auto it = tL.find(p.name); it != tL.end())
+          lastOf.insert_or_assign(p.name,
+                                  z3::ite(ran, it->second, p.start - bv(1)));
+      z3::expr chainOk = ctx.bool_val(true), endGuard = in.guard && ran;
+      z3::expr defined = after.empty() ? dL : z3::implies(ran, dL);
+      Tags tEnd = tL;
+      for (Operation *p : after) {
+        z3::expr kk1 = rangeVar("k", bk - 1);
+        z3::expr d0 = ctx.bool_val(true), d1 = d0, d2 = d0, d3 = d0;
+        Tags t0 = evalA(p, outer, bv(0), in.guard, d0);
+        Tags tk = evalA(p, outer, kk1, in.guard, d1);
+        Tags tk1 = evalA(p, outer, kk1 + bv(1), in.guard, d2);
+        Tags tl = evalA(p, outer, bv(bk - 1), in.guard, d3);
+        defined = defined && d0 && d1 && d2 && d3;
+        for (auto &[f, last] : lastOf) {
+          chainOk = chainOk && field(t0, f, p) == last + bv(1) &&
+                    field(tk1, f, p) == field(tk, f, p) + bv(1);
+          last = field(tl, f, p);
+        }
+        tEnd = tl;
+        endGuard = in.guard;
+      }
+      z3::expr endCut = ctx.bool_val(false);
+      for (size_t i = e0; i < evals.size(); ++i)
+        endCut = endCut || (evals[i].guard && evals[i].ok && evals[i].cut);
+      auto tensor = tEnd.find(kTensorField.str());
+      if (tensor == tEnd.end())
         return; // A's element names no tensor: its extent is unknown
       struct End {
         std::string field, view;
@@ -556,8 +620,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       std::vector<End> ends;
       z3::expr anyBad = ctx.bool_val(false);
       for (const PerField &p : pf) {
-        auto it = tL.find(p.name);
-        if (it == tL.end())
+        auto it = lastOf.find(p.name);
+        if (it == lastOf.end())
           continue;
         for (ReducedExtent &e : reducedExtents(p.name)) {
           z3::expr extent = tensorSize(e.tensor, e.dim);
@@ -578,10 +642,9 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       }
       if (ends.empty())
         return;
-      z3::expr violation = in.guard && ran && dL && anyBad;
+      z3::expr violation = endGuard && defined && (anyBad || !chainOk);
       std::optional<z3::model> me;
-      z3::check_result re =
-          solve({violation || (in.guard && ran && eL.ok && eL.cut)}, me);
+      z3::check_result re = solve({violation || endCut}, me);
       if (re == z3::unsat)
         return;
       if (re == z3::unknown || solve({violation}, me) != z3::sat) {
@@ -602,8 +665,9 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
           hit = &e;
           break;
         }
+      bool broken = me->eval(!chainOk, true).is_true();
       std::string bad = replay(*me);
-      if (bad.empty() && !hit)
+      if (bad.empty() && !hit && !broken)
         bad = "no end is violated on the model";
       if (!bad.empty()) {
         res.status = Status::Unknown;
@@ -613,24 +677,42 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       res.status = Status::Violated;
       Counterexample cx;
       fillCommon(cx, *me, inL);
-      int64_t row = uval(*me, m), last = sval(*me, hit->last);
-      int64_t extent = sval(*me, hit->extent);
-      cx.elements.push_back(elementAt(*me, inL, "a (accumulated last)", row,
-                                      bk - 1, hit->field, hit->last));
+      int64_t row = uval(*me, m);
       std::string note;
       llvm::raw_string_ostream os(note);
-      os << "the last iteration (" << loopName(loop) << " iteration "
-         << uval(*me, lastIv) << ") accumulates " << hit->field << " = " << last
-         << " (A(" << row << ", " << bk - 1 << ")) into row " << row
-         << " of the accumulator, but " << hit->field << " is coordinate "
-         << hit->dim << " of '" << hit->view << "', whose extent there is "
-         << extent << ": the indices " << last + 1 << " .. " << extent - 1
-         << " are never accumulated";
-      cx.notes.push_back(note);
-      cx.notes.push_back(
-          "a kernel that reduces over part of the dimension says so by "
-          "viewing the tensor clipped to that part (argus.view ... clipped "
-          "to [bounds])");
+      if (broken) {
+        os << (after.size() > 1 ? "the mmas" : "the mma") << " after the "
+           << loopName(loop) << " (at " << locStr(after.front()->getLoc())
+           << (after.size() > 1 ? ") do" : ") does") << " not continue row "
+           << row
+           << " where the loop stopped, one index after another: an index "
+              "is skipped or accumulated twice";
+        cx.notes.push_back(note);
+      } else {
+        int64_t last = sval(*me, hit->last);
+        int64_t extent = sval(*me, hit->extent);
+        if (after.empty()) {
+          cx.elements.push_back(elementAt(*me, inL, "a (accumulated last)", row,
+                                          bk - 1, hit->field, hit->last));
+          os << "the last iteration (" << loopName(loop) << " iteration "
+             << uval(*me, lastIv) << ")";
+        } else {
+          os << "the mma at " << locStr(after.back()->getLoc()) << " after the "
+             << loopName(loop);
+        }
+        os << " accumulates " << hit->field << " = " << last << " (A(" << row
+           << ", " << bk - 1 << ")) into row " << row
+           << " of the accumulator, but " << hit->field << " is coordinate "
+           << hit->dim << " of '" << hit->view << "', whose extent there is "
+           << extent << ": the indices " << last + 1 << " .. " << extent - 1
+           << " are never accumulated";
+        cx.notes.push_back(note);
+      }
+      if (!broken)
+        cx.notes.push_back(
+            "a kernel that reduces over part of the dimension says so by "
+            "viewing the tensor clipped to that part (argus.view ... clipped "
+            "to [bounds])");
       readNotes(cx, *me);
       res.counterexamples.push_back(cx);
     };
