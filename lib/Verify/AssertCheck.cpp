@@ -196,9 +196,7 @@ CheckResult KernelVerifier::checkAssert(TagAssertOp op) {
       auto pv = PredicateEvaluator::concrete(*pred, cv);
       if (bad.empty() && (!pv || *pv != 0))
         bad = "the predicate evaluates to true on the model's tag values";
-      if (!bad.empty()) {
-        res.status = Status::Unknown;
-        res.reason = "counterexample replay disagrees: " + bad;
+      if (replayDisagrees(res, bad)) {
         res.counterexamples.clear();
         break;
       }

@@ -151,11 +151,8 @@ CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
     }
     if (why.empty() && outside < 0)
       why = "the element is inside the tensor concretely";
-    if (!why.empty()) {
-      res.status = Status::Unknown;
-      res.reason = "counterexample replay disagrees: " + why;
+    if (replayDisagrees(res, why))
       return;
-    }
     res.status = Status::Violated;
     Counterexample cx;
     fillCommon(cx, *m, in);

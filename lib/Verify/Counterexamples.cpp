@@ -57,6 +57,14 @@ void KernelVerifier::preferSmall(std::vector<z3::expr> extra, const Inst &in,
   }
 }
 
+bool KernelVerifier::replayDisagrees(CheckResult &res, const std::string &why) {
+  if (why.empty())
+    return false;
+  res.status = Status::Unknown;
+  res.reason = "counterexample replay disagrees: " + why;
+  return true;
+}
+
 std::string KernelVerifier::replay(const z3::model &m) {
   for (auto *facts : {&assumptionFacts, &q->facts})
     for (Fact &f : *facts) {

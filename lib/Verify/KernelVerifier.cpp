@@ -207,12 +207,8 @@ KernelVerifier::findWitness(CheckResult &res, const std::vector<z3::expr> &bad,
     return std::nullopt;
   }
   preferSmall(bad, in, m, skip, also);
-  std::string why = replay(*m);
-  if (!why.empty()) {
-    res.status = Status::Unknown;
-    res.reason = "counterexample replay disagrees: " + why;
+  if (replayDisagrees(res, replay(*m)))
     return std::nullopt;
-  }
   res.status = Status::Violated;
   return m;
 }

@@ -444,6 +444,9 @@ private:
   // ---- counterexamples (Counterexamples.cpp) ------------------------------
   /// The first recorded fact the model contradicts ("" when none).
   std::string replay(const z3::model &m);
+  /// Marks `res` unknown when a counterexample's concrete replay disagrees
+  /// with the solver (`why` says how); false when it agrees (`why` empty).
+  static bool replayDisagrees(CheckResult &res, const std::string &why);
   /// Re-solve with small loop iterations, block ids and kernel arguments,
   /// keeping `model` when that is impossible: easier counterexamples.
   /// `also`: further terms to minimise, after the iterations and arguments.

@@ -94,11 +94,8 @@ void KernelVerifier::checkRead(Operation *reader, Value source,
       }
       preferSmall({cond}, in, m);
       std::string bad = replay(*m);
-      if (!bad.empty()) {
-        res.status = Status::Unknown;
-        res.reason = std::string("counterexample replay disagrees: ") + bad;
+      if (replayDisagrees(res, bad))
         return;
-      }
       Counterexample cx;
       fillCommon(cx, *m, in);
       setThread(cx, uval(*m, *t), s ? uval(*m, *s) : -1);
@@ -425,11 +422,7 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
         extra.push_back(otherWarp);
       }
       preferSmall(extra, in, m);
-      std::string bad = replay(*m);
-      if (!bad.empty()) {
-        res.status = Status::Unknown;
-        res.reason = "counterexample replay disagrees: " + bad;
-      } else {
+      if (!replayDisagrees(res, replay(*m))) {
         res.status = Status::Violated;
         Counterexample cx;
         fillCommon(cx, *m, in);

@@ -669,11 +669,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       std::string bad = replay(*me);
       if (bad.empty() && !hit && !broken)
         bad = "no end is violated on the model";
-      if (!bad.empty()) {
-        res.status = Status::Unknown;
-        res.reason = "counterexample replay disagrees: " + bad;
+      if (replayDisagrees(res, bad))
         return;
-      }
       res.status = Status::Violated;
       Counterexample cx;
       fillCommon(cx, *me, inL);
@@ -792,11 +789,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       if (a == b)
         bad = "the accumulated value is the expected one on the model";
     }
-    if (!bad.empty()) {
-      res.status = Status::Unknown;
-      res.reason = "counterexample replay disagrees: " + bad;
+    if (replayDisagrees(res, bad))
       return;
-    }
     res.status = Status::Violated;
     Counterexample cx;
     const Inst &at = startViolated ? in0 : in2;
@@ -1053,11 +1047,8 @@ CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
     }
     preferSmall({downward ? badDown : badUp}, in, mdl);
     std::string bad = replay(*mdl);
-    if (!bad.empty()) {
-      res.status = Status::Unknown;
-      res.reason = "counterexample replay disagrees: " + bad;
+    if (replayDisagrees(res, bad))
       return;
-    }
     res.status = Status::Violated;
     Counterexample cx;
     fillCommon(cx, *mdl, in);

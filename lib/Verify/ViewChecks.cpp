@@ -126,11 +126,8 @@ KernelVerifier::checkTensorName(Operation *view,
     if (r == z3::sat) {
       preferSmall({in.guard}, in, m);
       std::string bad = replay(*m);
-      if (!bad.empty()) {
-        res.status = Status::Unknown;
-        res.reason = "counterexample replay disagrees: " + bad;
+      if (replayDisagrees(res, bad))
         return;
-      }
       fillCommon(cx, *m, in);
     } else {
       notes.push_back("no execution reaches this view (its loops are empty "
