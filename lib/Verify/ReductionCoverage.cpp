@@ -1028,14 +1028,12 @@ CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
     z3::expr badUp = in.guard && defined && !upOk;
     z3::expr badDown = in.guard && defined && !downOk;
     z3::check_result r = solve({badUp}, mdl);
-    bool downward = false;
-    if (r == z3::sat && mdl->eval(twice && lf0 < start, true).is_true()) {
-      std::optional<z3::model> md;
-      if (solve({badDown}, md) == z3::sat) {
-        downward = true;
-        mdl = md;
-      }
-    }
+    // A loop that walks down is judged by the downward reading alone: its
+    // upward one fails whenever it runs twice.
+    bool downward =
+        r == z3::sat && mdl->eval(twice && lf0 < start, true).is_true();
+    if (downward)
+      r = solve({badDown}, mdl);
     if (r != z3::sat) {
       res.status = Status::Unknown;
       res.reason = r == z3::unknown
