@@ -12,8 +12,10 @@ come from `bench/attention/compile.sh`. Kernel signature (bench/attention/RESULT
     15.. CUtensorMap of Q, K, V by value (at the JSON "param" slots)
 
 Q, K, V, O are the (B, H, S, D) tensors viewed as (B*H*S, D); LSE is
-(B*H*S,) f32. Grid (S / 128, B * H), 384 threads; the causal kernel takes
-(B * H, S / 128) and runs the last query tiles first.
+(B*H*S,) f32. 384 threads; the grid comes from the kernel's grid rule (the
+JSON's "grid", which the lowering derives from the kernel's assumptions):
+(ceil(S / 128), B * H), or (B * H, S / 128) for the causal kernel, which runs
+the last query tiles first.
 
 Every row is checked before it is timed: O and LSE poisoned with NaN, fresh
 random inputs per seed, O against SDPA's output (relative Frobenius error)
@@ -27,8 +29,12 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hopper"))
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_here, "..", "hopper"))
+sys.path.insert(0, os.path.join(_here, "..", "..", "python"))
 import gemm_bench as gb  # noqa: E402  (driver, tensor maps, kernel params)
+from argus.errors import ArgusError  # noqa: E402
+from argus.grid import launch_grid  # noqa: E402  (the ABI's grid rule)
 
 try:
     import torch
@@ -38,7 +44,6 @@ except Exception:  # pragma: no cover
 
 DEFAULT_SHAPES = [(8, 16, 4096, 128), (16, 16, 2048, 128), (4, 32, 8192, 64),
                   (4, 16, 3000, 128)]
-TILE = 128
 
 
 def parse_shapes(spec):
@@ -54,19 +59,24 @@ def parse_shapes(spec):
     return out
 
 
-def supported(shape, head_dim, any_length):
-    """Why the kernel cannot run a shape (None when it can)."""
+def supported(shape, head_dim, rule):
+    """Why the kernel cannot run a shape (None when it can): another head
+    dim, or a sequence length its grid rule (its assumptions) refuses."""
     b, h, s, d = shape
     if d != head_dim:
         return "kernel built for D=%d" % head_dim
-    if s % TILE and not any_length:
-        return "S %% %d != 0 (the flash_attention_ragged_ws kernel takes any S)" % TILE
+    try:
+        launch_grid(rule, kernel_args(shape))
+    except ArgusError as e:
+        return str(e)
     return None
 
 
-def query_tiles(s):
-    """One block per query tile: ceil(S / 128)."""
-    return -(-s // TILE)
+def kernel_args(shape):
+    """The kernel's arguments as its grid rule sees them: Q, K, V, O as
+    (B*H*S, D) matrices, LSE (B*H*S,), S."""
+    b, h, s, d = shape
+    return [(b * h * s, d)] * 4 + [(b * h * s,), s]
 
 
 CAUSAL = False
@@ -84,10 +94,12 @@ def attn_tflops(shape, ms):
 class AttentionKernel(gb.PtxKernel):
     def __init__(self, drv, ptx, dev):
         super().__init__(drv, ptx)
-        # The causal kernel walks heads along x and query tiles along y; the
-        # ragged one takes any sequence length.
-        self.heads_along_x = "causal" in self.name
-        self.any_length = "ragged" in self.name
+        # How the grid follows from the shape (query tiles along x or y, S a
+        # multiple of 128 or any): the kernel's own rule, from the JSON.
+        self.rule = self.info.get("grid")
+
+    def grid(self, shape):
+        return launch_grid(self.rule, kernel_args(shape))[:2]
 
     def prepare(self, q, k, v, o, lse, s):
         mats = [t.view(-1, t.shape[-1]) for t in (q, k, v, o)]
@@ -96,11 +108,6 @@ class AttentionKernel(gb.PtxKernel):
             values += [m.data_ptr(), m.shape[0], m.shape[1]]
         values += [lse.data_ptr(), lse.numel(), s]
         return self.params(values, mats)
-
-    def launch(self, params, grid, stream):
-        if self.heads_along_x:  # the causal kernel: heads along x, tiles along y
-            grid = (grid[1], grid[0])
-        super().launch(params, grid, stream)
 
 
 def time_ms(fn, warmup, iters):
@@ -142,7 +149,7 @@ def check(kern, shape, dtype, seed, stream):
     o = torch.full_like(q, float("nan"))
     lse = torch.full((b * h * s,), float("nan"), device="cuda", dtype=torch.float32)
     params = kern.prepare(q, k, v, o, lse, s)
-    kern.launch(params, (query_tiles(s), b * h), stream)
+    kern.launch(params, kern.grid(shape), stream)
     torch.cuda.synchronize()
     ref = sdpa_with(q, k, v, "default").float()
     err = ((o.float() - ref).norm() / ref.norm()).item()
@@ -204,7 +211,7 @@ def main(argv=None):
     stream = torch.cuda.current_stream().cuda_stream
     rows = []
     for shape in shapes:
-        why = supported(shape, args.head_dim, kern.any_length)
+        why = supported(shape, args.head_dim, kern.rule)
         if why:
             rows.append((shape, "skip: " + why))
             continue
@@ -220,10 +227,11 @@ def main(argv=None):
         o = torch.empty_like(q)
         lse = torch.empty(b * h * s, device="cuda", dtype=torch.float32)
         params = kern.prepare(q, k, v, o, lse, s)
+        grid = kern.grid(shape)
         backends = sdpa_backends(q, k, v)
         passes = []
         for _ in range(args.repeat):
-            t_argus = time_ms(lambda: kern.launch(params, (query_tiles(s), b * h), stream),
+            t_argus = time_ms(lambda: kern.launch(params, grid, stream),
                               args.warmup, args.iters)
             t_sdpa = time_ms(lambda: sdpa_with(q, k, v, "default"), args.warmup, args.iters)
             per_be = {be: time_ms(lambda: sdpa_with(q, k, v, be), args.warmup, args.iters)

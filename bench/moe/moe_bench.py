@@ -15,7 +15,8 @@ Routing, as a MoE layer's align step produces it: random router logits,
 top-k experts per token with softmax weights; the T * topk token slots are
 sorted by expert and each expert's group padded to a multiple of 128
 (padding reads token 0, gets weight 0 and writes a spare row of Y past
-T * topk). Grid (P / 128, N / 256), 384 threads.
+T * topk). Grid (P / 128, N / 256), from the kernel's grid rule in the
+JSON (its assumptions); 384 threads.
 
 Peers, each computing Y[slot] = weight * (X[token] @ W[expert]) for the
 real slots into a fresh [T * topk, N] bf16 tensor:
@@ -37,8 +38,11 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hopper"))
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_here, "..", "hopper"))
+sys.path.insert(0, os.path.join(_here, "..", "..", "python"))
 import gemm_bench as gb  # noqa: E402  (driver, tensor maps, kernel params)
+from argus.grid import launch_grid  # noqa: E402  (the ABI's grid rule)
 
 try:
     import torch
@@ -62,6 +66,11 @@ class MoEKernel(gb.PtxKernel):
         for t in (rows, ids, weights, block_expert):
             values += [t.data_ptr(), t.numel()]
         return self.params(values, {1: w2d})  # W's tensor map
+
+    def grid(self, *args):
+        """The grid of a launch on these tensors (prepare's), from the
+        kernel's grid rule in the JSON: (P / 128, N / 256)."""
+        return launch_grid(self.info.get("grid"), args)[:2]
 
 
 def route(experts, topk, tokens, gen):
@@ -193,9 +202,11 @@ def main(argv=None):
         r = route(experts, topk, tokens, g)
         y = torch.full((r["nslots"] + r["p"], n), float("nan"), device="cuda",
                        dtype=torch.bfloat16)
-        params = kern.prepare(x, w3.view(experts * k, n), y, r["rows"], r["ids"],
-                              r["weights"], r["block_expert"])
-        kern.launch(params, (r["p"] // TILE_M, n // TILE_N), stream)
+        targs = (x, w3.view(experts * k, n), y, r["rows"], r["ids"], r["weights"],
+                 r["block_expert"])
+        params = kern.prepare(*targs)
+        grid = kern.grid(*targs)
+        kern.launch(params, grid, stream)
         torch.cuda.synchronize()
         ref = reference(x, w3, r, topk)
         got = y[: r["nslots"]]
@@ -213,11 +224,11 @@ def main(argv=None):
     flops = 2.0 * tokens * topk * k * n
     pad = r["p"] - r["nslots"]
     print("sorted positions %d (%d padding, %.0f%%), blocks %d x %d"
-          % (r["p"], pad, 100.0 * pad / r["p"], r["p"] // TILE_M, n // TILE_N))
+          % (r["p"], pad, 100.0 * pad / r["p"], grid[0], grid[1]))
     rows = []
     for _ in range(args.repeat):
-        t = {"argus": gb.time_ms(lambda: kern.launch(params, (r["p"] // TILE_M, n // TILE_N),
-                                                      stream), args.warmup, args.iters)[0]}
+        t = {"argus": gb.time_ms(lambda: kern.launch(params, grid, stream), args.warmup,
+                                 args.iters)[0]}
         for name, fn in fns.items():
             t[name] = gb.time_ms(fn, args.warmup, args.iters)[0]
         rows.append(t)

@@ -150,6 +150,83 @@ LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// Whether `e` is a grid extent expression (argus/Analysis/GridRule.h); else
+/// says why through `emitError`.
+static LogicalResult
+verifyExtent(Attribute e, function_ref<InFlightDiagnostic()> emitError) {
+  if (auto c = dyn_cast<IntegerAttr>(e)) {
+    if (c.getValue().isStrictlyPositive())
+      return success();
+    return emitError() << "grid extent constant must be positive, got " << c;
+  }
+  auto d = dyn_cast<DictionaryAttr>(e);
+  if (!d || d.size() != 1)
+    return emitError() << "grid extent must be an integer or a one-entry "
+                          "dictionary, got "
+                       << e;
+  StringRef op = d.begin()->getName().getValue();
+  Attribute v = d.begin()->getValue();
+  auto ints = [](ArrayAttr a) {
+    return llvm::all_of(a, [](Attribute x) {
+      auto i = dyn_cast<IntegerAttr>(x);
+      return i && !i.getValue().isNegative();
+    });
+  };
+  if (op == "arg") {
+    auto i = dyn_cast<IntegerAttr>(v);
+    if (i && !i.getValue().isNegative())
+      return success();
+    return emitError() << "grid extent 'arg' must name an argument number";
+  }
+  auto a = dyn_cast<ArrayAttr>(v);
+  if (op == "size") {
+    if (a && a.size() == 2 && ints(a))
+      return success();
+    return emitError()
+           << "grid extent 'size' must be [argument, dimension], got " << v;
+  }
+  if (!llvm::is_contained(
+          ArrayRef<StringRef>{"add", "sub", "mul", "div", "ceildiv", "max"},
+          op))
+    return emitError() << "unknown grid extent operation '" << op
+                       << "'; hint: use size, arg, add, sub, mul, div, "
+                          "ceildiv or max";
+  if (!a || a.size() != 2)
+    return emitError() << "grid extent '" << op << "' takes two operands, got "
+                       << v;
+  for (Attribute x : a)
+    if (failed(verifyExtent(x, emitError)))
+      return failure();
+  return success();
+}
+
+LogicalResult
+KernelLaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         StringRef, DenseI64ArrayAttr, int64_t, ArrayAttr,
+                         ArrayAttr, ProbePlanAttr, ArrayAttr grid) {
+  if (!grid)
+    return success();
+  if (grid.size() != 3)
+    return emitError() << "grid rule must have one entry per dimension x, "
+                          "y, z, got "
+                       << grid.size();
+  for (Attribute g : grid) {
+    auto d = dyn_cast<DictionaryAttr>(g);
+    Attribute extent = d ? d.get("extent") : Attribute();
+    if (!extent)
+      return emitError() << "grid rule entry must be a dictionary with an "
+                            "'extent', got "
+                         << g;
+    if (auto s = dyn_cast<StringAttr>(extent)) {
+      if (s.getValue() != "free")
+        return emitError() << "grid extent string must be \"free\", got " << s;
+    } else if (failed(verifyExtent(extent, emitError))) {
+      return failure();
+    }
+  }
+  return success();
+}
+
 int64_t KernelAttr::getNumThreads() const {
   int64_t n = 1;
   for (int64_t d : getBlock())

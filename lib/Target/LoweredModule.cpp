@@ -59,6 +59,30 @@ static llvm::json::Value toJSON(ProbePlanAttr plan) {
       {"warps_per_block", plan.getWarpsPerBlock()}};
 }
 
+/// A grid rule (integers, strings, arrays and dictionaries of them) as
+/// JSON, the same tree; null without one.
+static llvm::json::Value gridToJSON(Attribute a) {
+  if (!a)
+    return nullptr;
+  if (auto flag = dyn_cast<BoolAttr>(a)) // before IntegerAttr: i1 reads as -1
+    return flag.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return i.getInt();
+  if (auto s = dyn_cast<StringAttr>(a))
+    return s.str();
+  if (auto arr = dyn_cast<ArrayAttr>(a)) {
+    llvm::json::Array out;
+    for (Attribute x : arr)
+      out.push_back(gridToJSON(x));
+    return out;
+  }
+  llvm::json::Object out;
+  if (auto d = dyn_cast<DictionaryAttr>(a))
+    for (NamedAttribute n : d)
+      out[n.getName().str()] = gridToJSON(n.getValue());
+  return out; // KernelLaunchAttr::verify admits nothing else
+}
+
 llvm::json::Value mlir::argus::launchToJSON(KernelLaunchAttr launch) {
   llvm::json::Array params;
   for (auto p : launch.getParams().getAsRange<KernelParamAttr>())
@@ -85,5 +109,6 @@ llvm::json::Value mlir::argus::launchToJSON(KernelLaunchAttr launch) {
       {"dynamic_smem", launch.getDynamicSmem()},
       {"params", std::move(params)},
       {"tensor_maps", std::move(maps)},
-      {"probes", toJSON(launch.getProbes())}};
+      {"probes", toJSON(launch.getProbes())},
+      {"grid", gridToJSON(launch.getGrid())}};
 }

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from . import ir as _ir
 from . import runtime as _runtime
 from .errors import CompileError, FeatureUnavailable, NoGPU
+from .grid import launch_grid
 from .tools import find_tool
 
 PIPELINES = {"nvptx": "argus-to-nvptx", "gfx942": "argus-to-gfx942"}
@@ -91,6 +92,15 @@ class CompiledKernel:
     @property
     def format(self) -> str:
         return "ptx" if self.target.startswith("sm_") else "hsaco"
+
+    def grid(self, *args) -> tuple:
+        """The grid a launch with these arguments (arrays or shapes for
+        tensors, ints for integers, in parameter order) must use, from the
+        grid rule the lowering derived from the kernel's assumptions
+        (:func:`launch_grid`)."""
+        if len(args) != len(self.params):
+            raise ValueError(f"{self.name} takes {len(self.params)} arguments, got {len(args)}")
+        return launch_grid(self.abi.grid if self.abi is not None else None, args)
 
     def write(self, path: str) -> str:
         with open(path, "w") as f:
@@ -333,8 +343,10 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
     "inout" (their initial contents are restored before the checked run,
     so elements the kernel does not write keep the array's values); names
     in ``outputs`` are "output" (poisoned with NaN before the checked run).
-    Ints give index parameters. argus-run runs the kernel ``warmup`` +
-    ``repetitions`` + 1 times; the arrays receive the last (checked) run."""
+    Ints give index parameters. ``grid`` is (gx, gy, gz); None takes the
+    grid the kernel's assumptions determine (``CompiledKernel.grid``).
+    argus-run runs the kernel ``warmup`` + ``repetitions`` + 1 times; the
+    arrays receive the last (checked) run."""
     if not gpu_available():
         raise NoGPU("no GPU driver (libcuda.so.1 / libamdhip64.so) on this machine; use "
                     "argus.agent batch measurement (argus-run --batch) on a GPU host")
@@ -361,8 +373,6 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
             sizes[pname] = float(a)
         else:
             sizes[pname] = int(a)
-    if grid is None:
-        raise ValueError("give grid=(gx, gy, gz)")
     tensor_names = [p for p, ann in kernel.params if hasattr(ann, "shape")]
     for o in outputs:
         if o not in tensor_names:
@@ -370,6 +380,8 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
     # Kernel.compile caches the compiled forms of specialised variants.
     compiled = getattr(kernel, "compile", None)
     ck = compiled(probes=probes) if compiled else compile_kernel(kernel, probes=probes)
+    if grid is None:  # the grid the kernel's assumptions determine
+        grid = ck.grid(*arrays)
     written = [p for p in tensor_names if p in outputs or p in ck.written]
     by_name = {p: a for (p, _), a in zip(kernel.params, arrays)}
     for p in written:

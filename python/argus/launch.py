@@ -4,8 +4,9 @@
 ``kernel[grid](*args, **kwargs)`` binds the arguments to the kernel's
 parameters (positional or by name; ``argus.constexpr`` parameters select a
 specialised variant, see ``Kernel.specialize``), converts PyTorch tensors to
-numpy arrays and back, evaluates ``grid`` (a tuple, or a callable of the
-launch's meta-parameters) and runs the kernel once through ``argus-run``
+numpy arrays and back, evaluates ``grid`` (a tuple, a callable of the
+launch's meta-parameters, or None for the grid the kernel's ``argus.assume``
+conditions on ``grid_dim`` determine: ``CompiledKernel.grid``) and runs the kernel once through ``argus-run``
 (``run_kernel``), returning its :class:`argus.compile.RunResult`.
 
 ``@argus.autotune(configs=[...], key=[...])`` over ``@argus.kernel`` runs
@@ -146,7 +147,9 @@ def bind(kernel: Kernel, args: Sequence[Any], kwargs: Dict[str, Any],
     return BoundLaunch(kernel, constexprs, values, options, meta)
 
 
-def _grid(grid, meta: Dict[str, Any], kernel: Kernel) -> Tuple[int, int, int]:
+def _grid(grid, meta: Dict[str, Any], kernel: Kernel) -> Optional[Tuple[int, int, int]]:
+    if grid is None:  # run_kernel takes the grid the kernel's assumptions determine
+        return None
     g = grid(dict(meta)) if callable(grid) else grid
     if isinstance(g, int):
         g = (g,)
@@ -158,8 +161,9 @@ def _grid(grid, meta: Dict[str, Any], kernel: Kernel) -> Tuple[int, int, int]:
         code = kernel.fn.__code__
         raise ArgusError(f"{kernel.name}[grid]: the grid must be 1 to 3 positive ints, got "
                          f"{g!r}", code.co_filename, code.co_firstlineno,
-                         hint="kernel[(gx, gy)](...) or kernel[lambda meta: (cdiv(meta['M'], "
-                         "meta['BM']),)](...)")
+                         hint="kernel[(gx, gy)](...), kernel[lambda meta: (cdiv(meta['M'], "
+                         "meta['BM']),)](...), or kernel[None](...) for the grid the "
+                         "kernel's assumptions determine")
     return g + (1,) * (3 - len(g))
 
 

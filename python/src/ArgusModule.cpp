@@ -225,6 +225,7 @@ struct PyKernelLaunch {
   std::vector<PyKernelParam> params;
   std::vector<PyTensorMapParam> tensorMaps;
   py::dict probes;
+  py::object grid; // the grid rule's JSON tree, or None
 };
 
 PyKernelLaunch toPython(const std::string &name,
@@ -245,11 +246,13 @@ PyKernelLaunch toPython(const std::string &name,
                             m.getName().str(), typeName(m.getElement()),
                             m.getOobFill().str(), m.getPass().str(),
                             std::vector<int64_t>(m.getBox().asArrayRef())});
-  // The plan as argus-dump-binary's JSON has it (one conversion of the
-  // attribute, LoweredModule.cpp); empty without probes.
+  // The probe plan and the grid rule as argus-dump-binary's JSON has them
+  // (one conversion of the attribute, LoweredModule.cpp); the plan is empty
+  // without probes.
+  llvm::json::Value json = mlir::argus::launchToJSON(l);
   if (l.getProbes())
-    k.probes =
-        toPython(*mlir::argus::launchToJSON(l).getAsObject()->get("probes"));
+    k.probes = toPython(*json.getAsObject()->get("probes"));
+  k.grid = toPython(*json.getAsObject()->get("grid"));
   return k;
 }
 #endif
@@ -596,7 +599,12 @@ PYBIND11_MODULE(_argus, m) {
       .def_readonly("dynamic_smem", &PyKernelLaunch::dynamicSmem)
       .def_readonly("params", &PyKernelLaunch::params)
       .def_readonly("tensor_maps", &PyKernelLaunch::tensorMaps)
-      .def_readonly("probes", &PyKernelLaunch::probes);
+      .def_readonly("probes", &PyKernelLaunch::probes)
+      .def_readonly("grid", &PyKernelLaunch::grid,
+                    "the grid rule: per dimension x, y, z a dict with "
+                    "'extent' (an expression over the launch's arguments, "
+                    "an int, or 'free') and 'assume' (the assumption it "
+                    "comes from); argus.compile.launch_grid evaluates it");
 #endif
 
   m.def("has_pass", &hasPass, py::arg("name"),

@@ -169,6 +169,17 @@ def test_launch_grid_callable_positional_constexpr_and_options(fake_run):
     assert (y == 7).all()
 
 
+def test_launch_with_the_grid_the_kernel_assumes(fake_run):
+    # add1 assumes N = BLOCK * grid_dim.x: kernel[None] launches that grid.
+    k = make_add1()
+    k[None](np.ones(1024, np.float32), np.zeros(1024, np.float32), BLOCK=256)
+    assert fake_run()[-1]["grid"] == [4, 1, 1]
+    with pytest.raises(argus.ArgusError) as ei:
+        k[None](np.ones(1000, np.float32), np.zeros(1000, np.float32), BLOCK=256)
+    assert "1000 is not a multiple of 256" in str(ei.value)
+    assert "N = BLOCK * grid" in str(ei.value)
+
+
 def test_launch_errors(fake_run):
     k = make_add1()
     x = np.ones(256, np.float32)

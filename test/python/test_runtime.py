@@ -58,6 +58,52 @@ def test_lowering_returns_the_object_and_the_abi():
     assert cp.abi.probes["warp_size"] == 64 and cp.abi.probes["regions"]
 
 
+def test_the_abi_carries_the_grid_rule():
+    # gemm_mfma assumes M = 128 * grid_dim.y and N = 128 * grid_dim.x: the
+    # lowering solves that for the grid, and the host evaluates it.
+    ck = acomp.compile_kernel(gemm.gemm_mfma)
+    x, y, z = ck.abi.grid
+    assert x["extent"] == {"div": [{"size": [1, 1]}, 128]} and x["exact"]
+    assert y["extent"] == {"div": [{"size": [0, 0]}, 128]} and y["exact"]
+    assert x["assume"] == y["assume"] == "the grid covers M x N with 128 x 128 tiles"
+    assert z == {"extent": 1}
+    assert ck.grid((512, 64), (64, 384), (512, 384), 64) == (3, 4, 1)
+    with pytest.raises(argus.ArgusError) as ei:
+        ck.grid((500, 64), (64, 384), (500, 384), 64)
+    assert "500 is not a multiple of 128" in str(ei.value)
+    assert "128 x 128 tiles" in str(ei.value)
+    # axpy reads block_id.x but assumes nothing of the grid: the caller's.
+    assert acomp.compile_kernel(axpy).abi.grid[0] == {"extent": "free"}
+    with pytest.raises(argus.ArgusError) as ei:
+        acomp.compile_kernel(axpy).grid(np.ones(256), np.ones(256), np.ones(256), 1.0)
+    assert "grid.x" in str(ei.value) and ei.value.hint
+
+
+def test_launch_grid_evaluates_every_rule_form():
+    from argus.grid import launch_grid
+    free, one = {"extent": "free"}, {"extent": 1}
+    ceil = {"extent": {"ceildiv": [{"size": [0, 1]}, 64]}, "assume": "N tiles"}
+    heads = {"extent": {"div": [{"size": [0, 0]}, {"arg": 1}]}, "exact": True,
+             "assume": "X is (grid_dim.y * S) rows"}
+    strict = {"extent": {"max": [{"add": [{"div": [{"arg": 1}, 16]}, 1]},
+                                 {"sub": [{"mul": [{"arg": 1}, 2]}, 3]}]}}
+    x = np.zeros((600, 130))
+    assert launch_grid([ceil, heads, one], [x, 100]) == (3, 6, 1)
+    assert launch_grid([strict, one, one], [x, 32]) == (61, 1, 1)
+    assert launch_grid([ceil, one, one], [(10, 129), 0]) == (3, 1, 1)
+    with pytest.raises(argus.ArgusError, match="600 is not a multiple of 7"):
+        launch_grid([ceil, heads, one], [x, 7])
+    with pytest.raises(argus.ArgusError, match="divides by 0"):
+        launch_grid([ceil, heads, one], [x, 0])
+    with pytest.raises(argus.ArgusError, match="would be 0 blocks"):
+        launch_grid([ceil, one, one], [(10, 0), 1])
+    with pytest.raises(argus.ArgusError, match="determines grid.y") as ei:
+        launch_grid([one, free, one], [x, 1])
+    assert "kernel[" in ei.value.hint
+    with pytest.raises(argus.ArgusError, match="no grid rule"):
+        launch_grid(None, [x])
+
+
 def test_written_tensors_follow_views_tags_and_loops():
     # A tile stored through a tagged view inside a loop is still a write.
     @argus.kernel(target="sm_90a", block=128)

@@ -242,9 +242,13 @@ def Argus_KernelLaunchAttr : Argus_Attr<"KernelLaunch", "kernel_launch"> {
     serialisation to a binary: the chip, the block, the dynamic shared
     memory a launch must request, every parameter in order
     (`#argus.kernel_param`), the tensor maps to encode
-    (`#argus.tensor_map_param`) and the probe plan when probes were lowered
-    (`argus-insert-probes`; absent otherwise). Hosts (the Python driver,
-    argus-opt's dump sidecar) read this instead of re-deriving the ABI.
+    (`#argus.tensor_map_param`), the probe plan when probes were lowered
+    (`argus-insert-probes`; absent otherwise) and the grid rule: how a host
+    computes the grid from a launch's arguments, derived from the kernel's
+    `argus.assume` conditions on `gpu.grid_dim` (one dictionary per
+    dimension, `argus/Analysis/GridRule.h`; docs/Lowering.md "Grid rule").
+    Hosts (the Python driver, argus-opt's dump sidecar) read this instead of
+    re-deriving the ABI.
   }];
   let parameters = (ins
     StringRefParameter<"target chip">:$chip,
@@ -252,9 +256,11 @@ def Argus_KernelLaunchAttr : Argus_Attr<"KernelLaunch", "kernel_launch"> {
     "int64_t":$dynamic_smem,
     "::mlir::ArrayAttr":$params,
     "::mlir::ArrayAttr":$tensor_maps,
-    OptionalParameter<"::mlir::argus::ProbePlanAttr">:$probes
+    OptionalParameter<"::mlir::argus::ProbePlanAttr">:$probes,
+    OptionalParameter<"::mlir::ArrayAttr">:$grid
   );
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // ARGUS_DIALECT_ARGUSATTRS_TD

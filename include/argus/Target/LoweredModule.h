@@ -39,8 +39,8 @@ std::vector<LoweredObject> loweredObjects(ModuleOp top);
 std::vector<std::pair<std::string, KernelLaunchAttr>> launchABI(ModuleOp top);
 
 /// A kernel's launch ABI as JSON (argus-dump-binary's companion file):
-/// chip, block, dynamic_smem, params, tensor_maps and probes; types as MLIR
-/// prints them ("bf16").
+/// chip, block, dynamic_smem, params, tensor_maps, probes and grid (the grid
+/// rule, argus/Analysis/GridRule.h); types as MLIR prints them ("bf16").
 llvm::json::Value launchToJSON(KernelLaunchAttr launch);
 
 } // namespace mlir::argus

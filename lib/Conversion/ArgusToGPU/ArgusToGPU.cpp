@@ -252,7 +252,8 @@ struct ArgusToGPUPass
               fn->getAttrOfType<DenseI64ArrayAttr>("argus_block"),
               smem ? smem.getInt() : 0,
               fn->getAttrOfType<ArrayAttr>(kKernelParamsAttr),
-              maps ? maps : b.getArrayAttr({}), probes)));
+              maps ? maps : b.getArrayAttr({}), probes,
+              fn->getAttrOfType<ArrayAttr>("argus_grid"))));
     });
     if (!kernels.empty())
       top->setAttr(kLaunchAttr, b.getDictionaryAttr(kernels));
@@ -324,6 +325,7 @@ struct ArgusToGPUPass
     top.walk([](gpu::GPUFuncOp f) {
       f->removeAttr("argus_chip");
       f->removeAttr("argus_block");
+      f->removeAttr("argus_grid");
       f->removeAttr("argus_probes");
       f->removeAttr(kKernelParamsAttr);
     });

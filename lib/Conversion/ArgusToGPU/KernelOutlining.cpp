@@ -13,6 +13,7 @@
 
 #include "LoweringPatterns.h"
 
+#include "argus/Analysis/GridRule.h"
 #include "argus/Analysis/WrittenArguments.h"
 #include "argus/Dialect/Targets.h"
 
@@ -138,6 +139,8 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
     TargetInfo::get(chip).setMinBlocksPerSM(gfn, options.minBlocksPerSM);
   gfn->setAttr("argus_chip", b.getStringAttr(chip));
   gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));
+  // Read off the assumptions before the lowering erases them.
+  gfn->setAttr("argus_grid", gridRule(fn));
   gfn->setAttr(kKernelParamsAttr, b.getArrayAttr(params));
   if (auto p = fn->getAttr("argus_probes"))
     if (withProbes)

@@ -21,13 +21,13 @@
 // CHECK-SAME: #argus.kernel_param<kind = buffer, arg = 1, dim = -1, type = f32, written = true>,
 // CHECK-SAME: #argus.kernel_param<kind = size, arg = 1, dim = 0, type = i64, written = false>,
 // CHECK-SAME: #argus.kernel_param<kind = size, arg = 1, dim = 1, type = i64, written = false>,
-// CHECK-SAME: #argus.kernel_param<kind = index, arg = 2, dim = -1, type = i64, written = false>], tensor_maps = []>
+// CHECK-SAME: #argus.kernel_param<kind = index, arg = 2, dim = -1, type = i64, written = false>], tensor_maps = [], grid = [{extent = 1 : i64}, {extent = 1 : i64}, {extent = 1 : i64}]>
 // CHECK-SAME: tagged_store = #argus.kernel_launch<chip = "sm_90a", block = [64, 1, 1], dynamic_smem = 0, params = [
 // CHECK-SAME: #argus.kernel_param<kind = buffer, arg = 0, dim = -1, type = f32, written = false>,
 // CHECK-SAME: #argus.kernel_param<kind = size, arg = 0, dim = 1, type = i64, written = false>,
 // CHECK-SAME: #argus.kernel_param<kind = buffer, arg = 1, dim = -1, type = f32, written = true>,
 // CHECK-SAME: #argus.kernel_param<kind = size, arg = 1, dim = 1, type = i64, written = false>,
-// CHECK-SAME: #argus.kernel_param<kind = scalar, arg = 2, dim = -1, type = f32, written = false>], tensor_maps = []>
+// CHECK-SAME: #argus.kernel_param<kind = scalar, arg = 2, dim = -1, type = f32, written = false>], tensor_maps = [], grid = [{extent = 1 : i64}, {extent = 1 : i64}, {extent = 1 : i64}]>
 
 // JSON: "copy_loop": {
 // JSON: "block": [

@@ -21,3 +21,46 @@ module {
     return
   }
 }
+
+// -----
+
+// The grid rule (argus/Analysis/GridRule.h) has one entry per dimension.
+// expected-error @+1 {{grid rule must have one entry per dimension x, y, z, got 2}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = 1}, {extent = 1}]>}} {
+}
+
+// -----
+
+// expected-error @+1 {{grid rule entry must be a dictionary with an 'extent'}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = 1}, 4, {extent = 1}]>}} {
+}
+
+// -----
+
+// expected-error @+1 {{grid extent string must be "free"}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = "any"}, {extent = 1}, {extent = 1}]>}} {
+}
+
+// -----
+
+// expected-error @+1 {{unknown grid extent operation 'pow'; hint: use size, arg, add, sub, mul, div, ceildiv or max}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = {pow = [{arg = 0}, 2]}}, {extent = 1}, {extent = 1}]>}} {
+}
+
+// -----
+
+// expected-error @+1 {{grid extent 'size' must be [argument, dimension]}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = {ceildiv = [{size = [0, 1, 2]}, 64]}}, {extent = 1}, {extent = 1}]>}} {
+}
+
+// -----
+
+// expected-error @+1 {{grid extent constant must be positive}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = 0}, {extent = 1}, {extent = 1}]>}} {
+}
+
+// -----
+
+// expected-error @+1 {{grid extent 'div' takes two operands}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = {div = [{arg = 1}]}}, {extent = 1}, {extent = 1}]>}} {
+}

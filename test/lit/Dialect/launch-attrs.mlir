@@ -26,3 +26,13 @@ module attributes {argus.launch = {k = #argus.kernel_launch<chip = "sm_90a",
 module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942",
     block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = []>}} {
 }
+
+// -----
+
+// The grid rule round-trips (argus/Analysis/GridRule.h).
+// CHECK-LABEL: module attributes {argus.launch = {k = #argus.kernel_launch<chip = "sm_90a", block = [128, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{assume = "M = 64 * grid_dim.x", exact = true, extent = {div = [{size = [0, 0]}, 64]}}, {extent = "free"}, {extent = 1 : i64}]>}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "sm_90a",
+    block = [128, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [],
+    grid = [{extent = {div = [{size = [0, 0]}, 64]}, assume = "M = 64 * grid_dim.x", exact = true},
+            {extent = "free"}, {extent = 1}]>}} {
+}

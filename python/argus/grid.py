@@ -1,0 +1,66 @@
+"""The grid of a launch from a kernel's grid rule: the launch ABI's
+``grid`` (``CompiledKernel.abi.grid``, or the ``"grid"`` of
+argus-dump-binary's JSON), which the lowering derives from the kernel's
+``argus.assume`` conditions on ``gpu.grid_dim`` (docs/Lowering.md, "Grid
+rule"). Pure Python, so hosts without the extension (the benchmarks on a GPU
+machine) evaluate the same rule the same way."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from .errors import ArgusError
+
+_GRID_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+             "mul": lambda a, b: a * b, "div": lambda a, b: a // b,
+             "ceildiv": lambda a, b: -(-a // b), "max": max}
+
+
+def _extent(expr, args: Sequence[Any], dim: str, why: Optional[str]) -> int:
+    """One grid extent expression (argus/Analysis/GridRule.h) evaluated on
+    the launch's arguments."""
+    if isinstance(expr, int):
+        return expr
+    (op, val), = expr.items()
+    if op == "size":
+        a, d = val
+        shape = getattr(args[a], "shape", args[a])
+        return int(shape[d])
+    if op == "arg":
+        return int(args[val])
+    lhs, rhs = (_extent(x, args, dim, why) for x in val)
+    if op in ("div", "ceildiv") and rhs <= 0:
+        raise ArgusError(f"grid.{dim}: the grid rule divides by {rhs}"
+                         + (f" (from the assumption \"{why}\")" if why else ""))
+    return _GRID_OPS[op](lhs, rhs)
+
+
+def launch_grid(rule, args: Sequence[Any]) -> tuple:
+    """The grid (x, y, z) a launch must use, from a kernel's grid rule (the
+    launch ABI's ``grid``: ``CompiledKernel.abi.grid``, or the ``"grid"`` of
+    argus-dump-binary's JSON) and the launch's arguments by position: a
+    tensor's shape (or any object with ``.shape``), an integer's value.
+    Raises ArgusError when a dimension is the host's choice ("free": a
+    persistent kernel) or when the arguments cannot satisfy the assumption
+    the extent comes from (a size that is not a multiple of the tile)."""
+    if not rule:
+        raise ArgusError("this kernel's launch ABI has no grid rule",
+                         hint="give the grid: kernel[(gx, gy, gz)](...)")
+    grid = []
+    for dim, entry in zip("xyz", rule):
+        expr, why = entry["extent"], entry.get("assume")
+        if expr == "free":
+            raise ArgusError(f"no assumption of this kernel determines grid.{dim} "
+                             "(a persistent kernel's grid is the caller's choice)",
+                             hint="give the grid: kernel[(gx, gy, gz)](...)")
+        n = _extent(expr, args, dim, why)
+        if entry.get("exact"):  # extent = div(e, m) from grid * m == e
+            num, den = (_extent(x, args, dim, why) for x in expr["div"])
+            if num % den:
+                raise ArgusError(f"grid.{dim}: {num} is not a multiple of {den}, as the "
+                                 f"kernel assumes (\"{why}\")")
+        if n < 1:
+            raise ArgusError(f"grid.{dim} would be {n} blocks"
+                             + (f" (from the assumption \"{why}\")" if why else ""))
+        grid.append(n)
+    return tuple(grid)
