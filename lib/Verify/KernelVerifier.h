@@ -399,6 +399,14 @@ private:
   /// enclosing op (never across loop iterations).
   mlir::argus::MBarrierWaitOp lastWaitOn(mlir::Operation *op,
                                          mlir::Operation *ring);
+  /// The slot of `ring` that the last wait on it before `op` in op's thread
+  /// waited for, at op's instance `in`: a wait before op (lastWaitOn), or
+  /// the last iteration's wait of a loop before it whose body waits on the
+  /// ring (then `ran` is whether that loop ran; true otherwise). None when
+  /// neither is found.
+  std::optional<z3::expr> lastWaitedSlot(mlir::Operation *op,
+                                         mlir::Operation *ring, const Inst &in,
+                                         z3::expr &ran);
   /// The slot `stage` (written `slot rem S`) names in instance `in`.
   z3::expr ringSlot(mlir::Operation *op, mlir::Value barrier, mlir::Value stage,
                     const Inst &in);

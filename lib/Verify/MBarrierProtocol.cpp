@@ -78,6 +78,48 @@ MBarrierWaitOp KernelVerifier::lastWaitOn(Operation *op, Operation *ring) {
   return {};
 }
 
+std::optional<z3::expr> KernelVerifier::lastWaitedSlot(Operation *op,
+                                                       Operation *ring,
+                                                       const Inst &in,
+                                                       z3::expr &ran) {
+  ran = ctx.bool_val(true);
+  auto onRing = [&](Operation *q) {
+    auto w = dyn_cast<MBarrierWaitOp>(q);
+    return w && w.getBarrier().getDefiningOp() == ring ? w : MBarrierWaitOp();
+  };
+  for (Operation *p = op; p && p != func.getOperation(); p = p->getParentOp())
+    for (Operation *q = p->getPrevNode(); q; q = q->getPrevNode()) {
+      if (MBarrierWaitOp w = onRing(q))
+        return ringSlot(w, w.getBarrier(), w.getStage(), in);
+      auto loop = dyn_cast<scf::ForOp>(q);
+      if (!loop)
+        continue;
+      // A loop before op: its last iteration's last wait on the ring.
+      MBarrierWaitOp last;
+      bool nested = false;
+      loop.getBody()->walk([&](Operation *o) {
+        if (MBarrierWaitOp w = onRing(o)) {
+          if (o->getParentOp() == loop.getOperation())
+            last = w;
+          else
+            nested = true;
+        }
+      });
+      if (nested)
+        return std::nullopt; // which of its waits ran last is not modelled
+      if (!last)
+        continue;
+      z3::expr lb = bv(0), ub = bv(0);
+      int64_t step = 1;
+      loopBounds(loop, in, lb, ub, step);
+      z3::expr trips = tripCount(lb, ub, bv(step));
+      ran = z3::ugt(trips, bv(0));
+      Inst li = in.with(loop, lb + (trips - bv(1)) * bv(step), in.guard && ran);
+      return ringSlot(last, last.getBarrier(), last.getStage(), li);
+    }
+  return std::nullopt;
+}
+
 /// The wait a bulk copy relies on for the release of its stage: the
 /// nearest wait before it in its block on another ring than its own. That
 /// ring guards the copy's buffer (checkStageRelease).
@@ -691,19 +733,22 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
     struct Late {
       Operation *op;
       z3::expr when;
+      z3::expr slot; // the data slot the read expects
     };
     std::vector<Late> late;
     RoleOp role = roleOf(a);
-    // The arrive names its slot exactly when its stage index is the one a
-    // wait of its block used (kempty[s] after kfull[s]); a release written
-    // as (i + S - 1) % S names slot i + S - 1 for data slot i - 1, and
-    // only its stage is compared (the reads before it, above).
+    // The data slot released. The arrive's index names it when a wait of its
+    // block uses the same stage value (kempty[s] after kfull[s]); a release
+    // written otherwise ((i + S - 1) % S names slot i + S - 1 for data slot
+    // i - 1) releases the newest slot of its stage that the role waited for
+    // on the buffer's full ring before it.
     bool exactSlot = false;
     for (Operation &o : *a->getBlock())
       if (auto w = dyn_cast<MBarrierWaitOp>(&o);
           w && w.getStage() == a.getStage())
         exactSlot = true;
-    for (Value root : exactSlot ? roots : llvm::SetVector<Value>()) {
+    z3::expr undetermined = ctx.bool_val(false);
+    for (Value root : roots) {
       TmaLoadOp fill;
       func.walk([&](TmaLoadOp t) {
         if (getMemoryRoot(t.getDest()) == root)
@@ -712,6 +757,30 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
       if (!fill)
         continue;
       Operation *full = fill.getBarrier().getDefiningOp();
+      z3::expr ran = ctx.bool_val(true);
+      std::optional<z3::expr> jw = exactSlot ? std::optional<z3::expr>(j)
+                                             : lastWaitedSlot(a, full, in, ran);
+      z3::expr known = jw ? ran : ctx.bool_val(false);
+      // rho, the newest slot <= jw of the released stage: jw - back, with
+      // back = (jw - j) mod S a constant when the arrive's index is the
+      // wait's plus a constant (the common case: no remainder in the
+      // query), else in terms of remainders.
+      std::optional<z3::expr> rho;
+      if (jw) {
+        z3::expr diff = (j - *jw).simplify();
+        z3::expr back =
+            z3::urem(z3::urem(*jw, bv(S)) + bv(S) - released, bv(S));
+        if (diff.is_numeral()) {
+          unsigned w = diff.get_sort().bv_size();
+          uint64_t u = diff.get_numeral_uint64();
+          int64_t d = w < 64 && u >= (uint64_t(1) << (w - 1))
+                          ? int64_t(u) - (int64_t(1) << w)
+                          : int64_t(u);
+          back = bv(((-d) % S + S) % S);
+        }
+        rho = *jw - back;
+        known = known && z3::uge(*jw, back);
+      }
       func.walk([&](Operation *r) {
         if (roleOf(r) != role || !readsRoot(r, root))
           return;
@@ -720,26 +789,44 @@ CheckResult KernelVerifier::checkStageRelease(MBarrierArriveOp a) {
           return; // async-read-order reports the read
         Inst ir = freshInst(r);
         z3::expr jr = ringSlot(w, w.getBarrier(), w.getStage(), ir);
-        z3::expr b =
-            ir.guard && jr == j && !executesBefore(r, ir, a.getOperation(), in);
+        z3::expr after =
+            ir.guard && !executesBefore(r, ir, a.getOperation(), in);
+        undetermined = undetermined ||
+                       (!known && after && z3::urem(jr, bv(S)) == released);
+        if (!rho)
+          return;
+        z3::expr b = known && after && jr == *rho;
         bad = bad || b;
-        late.push_back({r, b});
+        late.push_back({r, b, jr});
       });
     }
     std::optional<z3::model> m = findWitness(res, {bad}, in);
-    if (!m)
+    if (!m) {
+      // No violation; but a read of the stage after the arrive whose data
+      // slot may be the released one is not proved safe.
+      std::optional<z3::model> um;
+      if (res.status == Status::Proved &&
+          solve({undetermined}, um) != z3::unsat) {
+        res.status = Status::Unknown;
+        res.reason = "which data slot this arrive releases is not "
+                     "determined (no wait on the full ring before it in its "
+                     "role, or a loop before it that may not run), and a "
+                     "read of the released stage comes after it";
+      }
       return;
+    }
     Counterexample cx;
     fillCommon(cx, *m, in);
     for (Late &l : late)
       if (m->eval(l.when, true).is_true()) {
         cx.notes.push_back(
-            "releases " + ringName(a.getBarrier()) + " slot " +
-            std::to_string(uval(*m, j)) + " (stage " +
-            std::to_string(uval(*m, j) % S) + ") but " + opDesc(l.op) +
+            "releases " + ringName(a.getBarrier()) + " stage " +
+            std::to_string(uval(*m, j) % S) + " (the data of slot " +
+            std::to_string(uval(*m, l.slot)) + ") but " + opDesc(l.op) +
             " reads that slot's data later: the producer may refill the "
             "stage first (write after read across roles); hint: release "
-            "the stage on a ring of its own, after its last read");
+            "the stage after its last read (on a ring of its own if other "
+            "reads follow)");
         res.counterexamples.push_back(cx);
         return;
       }
