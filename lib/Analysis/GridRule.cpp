@@ -12,6 +12,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::argus;
@@ -28,16 +29,19 @@ public:
 
   Attribute node(StringRef op, Attribute lhs, Attribute rhs) {
     auto l = dyn_cast<IntegerAttr>(lhs), r = dyn_cast<IntegerAttr>(rhs);
-    if (l && r) { // fold what stays exact
+    if (l && r) { // fold what stays exact and in range
       int64_t x = l.getInt(), y = r.getInt();
+      std::optional<int64_t> folded;
       if (op == "add")
-        return constant(x + y);
-      if (op == "mul")
-        return constant(x * y);
-      if (op == "sub" && x >= y)
-        return constant(x - y);
-      if (op == "max")
-        return constant(std::max(x, y));
+        folded = llvm::checkedAdd(x, y);
+      else if (op == "mul")
+        folded = llvm::checkedMul(x, y);
+      else if (op == "sub" && x >= y)
+        folded = x - y;
+      else if (op == "max")
+        folded = std::max(x, y);
+      if (folded)
+        return constant(*folded);
     }
     if (r && r.getInt() == 1 && (op == "mul" || op == "div" || op == "ceildiv"))
       return lhs;

@@ -7,6 +7,8 @@
 // argus-dump-binary writes the same tree as JSON.
 
 // RUN: argus-opt %s --argus-to-gpu | FileCheck %s
+// The recorded rules parse back (the attribute verifier accepts them).
+// RUN: argus-opt %s --argus-to-gpu | argus-opt -o /dev/null
 // RUN: argus-opt %s --argus-to-nvptx="dump=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON < %t.ptx.json
 
@@ -20,6 +22,8 @@
 // CHECK-SAME: grid = [{assume = "one block per tile", extent = {div = [{add = [{arg = 2 : i64}, 15]}, 16]}}, {extent = 1 : i64}, {extent = 1 : i64}]>
 // CHECK-SAME: exact = #argus.kernel_launch<
 // CHECK-SAME: grid = [{assume = "N = 16 * grid_dim.x", exact = true, extent = {div = [{size = [1, 1]}, 16]}}, {assume = "M = 16 * grid_dim.y", exact = true, extent = {div = [{size = [0, 0]}, 16]}}, {extent = 1 : i64}]>
+// CHECK-SAME: huge = #argus.kernel_launch<
+// CHECK-SAME: grid = [{assume = "no block at all", extent = 0 : i64}, {assume = "rows", extent = {ceildiv = [{size = [0, 0]}, {mul = [1099511627776, 1099511627776]}]}}, {extent = 1 : i64}]>
 // CHECK-SAME: per_head = #argus.kernel_launch<
 // CHECK-SAME: grid = [{assume = "X is (grid_dim.x * S) x 16", exact = true, extent = {div = [{size = [0, 0]}, {arg = 2 : i64}]}}, {extent = 1 : i64}, {extent = 1 : i64}]>
 // CHECK-SAME: persistent = #argus.kernel_launch<
@@ -165,5 +169,29 @@ func.func @persistent(%X: memref<?x?xf32>, %Y: memref<?x?xf32>, %tiles: index)
     %vy = argus.view "Y" %Y[%r0, %c0] : memref<?x?xf32> -> !G
     argus.store %x, %vy : !R, !G
   }
+  return
+}
+
+// Constants as the assumptions give them: an extent of 0 (the host reports
+// it) and a product past 64 bits (left unfolded).
+func.func @huge(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c2p40 = arith.constant 1099511627776 : index
+  %gx = gpu.grid_dim x
+  %gy = gpu.grid_dim y
+  %none = arith.cmpi eq, %gx, %c0 : index
+  argus.assume %none, "no block at all"
+  %m = memref.dim %X, %c0 : memref<?x?xf32>
+  %f = arith.muli %gy, %c2p40 : index
+  %f2 = arith.muli %f, %c2p40 : index
+  %cover = arith.cmpi uge, %f2, %m : index
+  argus.assume %cover, "rows"
+  %bx = gpu.block_id x
+  %by = gpu.block_id y
+  %vx = argus.view "X" %X[%bx, %by] : memref<?x?xf32> -> !G
+  %x = argus.load %vx : !G -> !R
+  %vy = argus.view "Y" %Y[%bx, %by] : memref<?x?xf32> -> !G
+  argus.store %x, %vy : !R, !G
   return
 }

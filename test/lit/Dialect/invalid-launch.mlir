@@ -55,8 +55,8 @@ module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", blo
 
 // -----
 
-// expected-error @+1 {{grid extent constant must be positive}}
-module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = 0}, {extent = 1}, {extent = 1}]>}} {
+// expected-error @+1 {{grid extent constant must not be negative}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = -2}, {extent = 1}, {extent = 1}]>}} {
 }
 
 // -----
