@@ -13,6 +13,7 @@
 
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/SourceLimits.h"
 #include "argus/Dialect/Targets.h"
 #ifdef ARGUS_HAVE_VERIFY
 #include "argus/Verify/Passes.h"
@@ -448,11 +449,21 @@ py::tuple parse(std::shared_ptr<ArgusCtx> ctx, const std::string &text,
   OwningOpRef<ModuleOp> module;
   {
     DiagnosticCollector collect(mctx);
-    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, sourceName);
-    llvm::SourceMgr sm;
-    sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-    ParserConfig config(mctx, verifyAfterParse);
-    module = parseSourceFile<ModuleOp>(sm, config);
+    if (std::optional<mlir::argus::SourceLimitError> bad =
+            mlir::argus::checkSourceLimits(text)) {
+      // MLIR's parser would end the process on it.
+      StringRef before = StringRef(text).take_front(bad->offset);
+      unsigned line = before.count('\n') + 1;
+      unsigned col = bad->offset - (before.rfind('\n') + 1) + 1;
+      emitError(FileLineColLoc::get(mctx, sourceName, line, col))
+          << bad->message;
+    } else {
+      auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, sourceName);
+      llvm::SourceMgr sm;
+      sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+      ParserConfig config(mctx, verifyAfterParse);
+      module = parseSourceFile<ModuleOp>(sm, config);
+    }
     diags = collect.take();
   }
   if (!module) {

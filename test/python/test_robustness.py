@@ -61,6 +61,30 @@ def test_compile_over_lds_budget_raises_and_process_survives():
     assert "LLVM ERROR" not in r.stderr
 
 
+def test_parse_of_a_huge_result_number_raises_and_process_survives():
+    """`%r#2147483647` made MLIR's parser abort the interpreter ("LLVM
+    ERROR: out of memory"; the long bindings fuzz run, 2 of 100,000)."""
+    r = _run_python('''
+        import argus
+        text = """func.func @f(%a: index, %b: index) -> index {
+          %r:2 = arith.addui_extended %a, %b : index, i1
+          %s = arith.addi %r#2147483647, %a : index
+          return %s : index
+        }"""
+        try:
+            argus.parse(text, "huge.mlir")
+        except argus.MLIRError as e:
+            print("raised:", type(e).__name__)
+            print(e)
+        print("alive")
+    ''')
+    assert r.returncode == 0, r.stderr
+    assert "raised: MLIRError" in r.stdout and "alive" in r.stdout
+    assert "huge.mlir:3:21: error: result number 2147483647 of '%r' is out of range" \
+        in r.stdout
+    assert "LLVM ERROR" not in r.stderr
+
+
 def test_backend_error_in_serialisation_is_a_pipeline_error():
     """A module the budget check does not see (not an argus kernel) still
     cannot end the process: the LLVM backend's error becomes a diagnostic."""

@@ -15,13 +15,18 @@
 
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/SourceLimits.h"
 #include "argus/Pipelines/Pipelines.h"
 #include "argus/Verify/Passes.h"
 #include "argus/Verify/TagVerifier.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 /// argv with `--mlir-print-op-on-diagnostic=false` added unless the user
 /// chose: a diagnostic's location and hint say where, and a dump of the op
@@ -56,9 +61,38 @@ int main(int argcIn, char **argvIn) {
   // Each chunk of -split-input-file is verified on its own: merge their
   // results into one report per report= path instead of keeping the last.
   argus::verify::setMergeReports(!config.inputSplitMarker().empty());
-  if (mlir::failed(mlir::MlirOptMain(argc, argv, inputFilename, outputFilename,
-                                     registry)))
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+  // MlirOptMain(argc, argv, input, output, registry), with the input read
+  // here first: text MLIR's parser cannot survive is a located error.
+  llvm::InitLLVM initLLVM(argc, argv);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
     return EXIT_FAILURE;
+  }
+  if (std::optional<mlir::argus::SourceLimitError> bad =
+          mlir::argus::checkSourceLimits(input->getBuffer())) {
+    llvm::SourceMgr sm;
+    const char *at = input->getBufferStart() + bad->offset;
+    sm.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    sm.PrintMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
+                    bad->message);
+    return EXIT_FAILURE;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return EXIT_FAILURE;
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return EXIT_FAILURE;
+  output->keep();
   // The diagnostic verifier has already judged the expected warnings and
   // errors of the tag checks.
   if (verifyDiagnostics)
