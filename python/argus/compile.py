@@ -71,8 +71,8 @@ class CompiledKernel:
     @property
     def launch(self) -> dict:
         """What a launch needs beyond the arguments (sm_*: ``dynamic_smem``
-        bytes and ``tensor_maps``), from ``abi``, as argus-dump-binary's JSON
-        has them."""
+        bytes and ``tensor_maps``; the ``grid`` rule), from ``abi``, as
+        argus-dump-binary's JSON has them."""
         abi = self.abi
         if abi is None:
             return {}
@@ -80,7 +80,8 @@ class CompiledKernel:
                 "tensor_maps": [{"param": m.param, "name": m.name, "arg": m.arg,
                                  "box": list(m.box), "element": m.element,
                                  "swizzle": m.swizzle, "oob_fill": m.oob_fill,
-                                 "pass": m.pass_} for m in abi.tensor_maps]}
+                                 "pass": m.pass_} for m in abi.tensor_maps],
+                "grid": abi.grid}
 
     @property
     def written(self) -> List[str]:

@@ -92,6 +92,8 @@ def test_launch_spec_has_the_tensor_maps_and_dynamic_shared_memory():
         pytest.skip("argus-to-nvptx not built")
     ck = gemm_tma_ws.gemm_tma_ws.compile()
     assert ck.launch["dynamic_smem"] > 48 * 1024
+    # A persistent kernel: its grid is the caller's (the JSON says so).
+    assert ck.launch["grid"] == ck.abi.grid and ck.abi.grid[0] == {"extent": "free"}
     spec = ck.launch_spec("k.ptx", {"M": 4000, "N": 4000, "K": 4000}, ["sms", 1, 1])
     assert spec["shared_mem"] == ck.launch["dynamic_smem"]
     tms = [a for a in spec["args"] if a.get("kind") == "tensor_map"]
