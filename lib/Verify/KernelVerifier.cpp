@@ -276,6 +276,20 @@ CheckResult KernelVerifier::newCheck(const char *kind, Operation *reportOp,
   return res;
 }
 
+/// The checks whose meaning depends on the data a shared buffer holds or on
+/// the order of its accesses.
+static constexpr llvm::StringLiteral kContentChecks[] = {"assert",
+                                                         "reduction-coverage",
+                                                         "reduction-range",
+                                                         "unwritten-read",
+                                                         "unsynchronized-read",
+                                                         "unsynchronized-write",
+                                                         "write-after-write",
+                                                         "async-read-order",
+                                                         "stage-release",
+                                                         "tma-slot",
+                                                         "wgmma-ready"};
+
 void KernelVerifier::runCheck(ArrayRef<CheckResult *> results,
                               function_ref<void(Query &)> body) {
   unsigned q0 = queries;
@@ -287,6 +301,24 @@ void KernelVerifier::runCheck(ArrayRef<CheckResult *> results,
       r->counterexamples.clear();
     }
   };
+  // Checks of what memory holds and of its ordering are not run through a
+  // buffer indexed out of range (brokenBuffers); those of addresses alone
+  // (bounds, alignment, injectivity, outputs, views, index arithmetic, stage
+  // ranges) are.
+  for (CheckResult *r : results) {
+    if (!llvm::is_contained(kContentChecks, llvm::StringRef(r->kind)))
+      continue;
+    if (auto broken = brokenBufferUsed(r->siteOp ? r->siteOp : r->reportOp)) {
+      auto alloc = dyn_cast<AllocOp>(broken->first);
+      giveUp("not checked: it goes through " +
+             (alloc ? "buffer '" + alloc.getName().str() + "'"
+                    : std::string("a buffer")) +
+             ", whose stage index is out of range at " +
+             locStr(broken->second->getLoc()) +
+             " (stage-out-of-range is violated there; fix it first)");
+      return;
+    }
+  }
   Query Q;
   q = &Q;
   try {
@@ -396,8 +428,10 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
           r.push_back(checkAsyncReadOrder(op, v));
         });
     if (auto st = dyn_cast<StageOp>(op))
-      out.push_back(
-          [this, st](Results &r) { r.push_back(checkStageRange(st)); });
+      out.push_back([this, st](Results &r) {
+        auto it = stageRange.find(st);
+        r.push_back(it != stageRange.end() ? it->second : checkStageRange(st));
+      });
     if (isWriteOp(op)) {
       out.push_back(
           [this, op](Results &r) { r.push_back(checkInjective(op)); });
@@ -451,6 +485,11 @@ KernelReport verifyKernel(func::FuncOp f, KernelAttr kernel,
     kv[k]->prepare(part[k]);
     tasks[k] = kv[k]->tasks();
   }
+  // Stage indices first: the checks through a buffer indexed out of range
+  // are not run (KernelVerifier::brokenBuffers).
+  kv[0]->checkStageRanges();
+  for (unsigned k = 1; k < n; ++k)
+    kv[k]->adoptStageRanges(*kv[0]);
   // Shared analyses once, not once per shard.
   if (n > 1 && opts.implicitChecks) {
     kv[0]->precompute();

@@ -64,6 +64,10 @@ public:
   /// stage. With several shards, one computes them and the others adopt.
   void precompute();
   void adopt(const KernelVerifier &from);
+  /// Runs every stage-range check before the others (see brokenBuffers);
+  /// with several shards, one runs them and the others adopt the results.
+  void checkStageRanges();
+  void adoptStageRanges(const KernelVerifier &from);
   /// Every check of the kernel, in a fixed order (see verifyKernel).
   std::vector<Task> tasks();
   /// The obligations of one index op (no underflow, values in the modelled
@@ -104,6 +108,17 @@ private:
   std::map<mlir::Operation *, bool> relevant;
   /// Index ops evaluated with an obligation (checked by checkIndexOp).
   std::set<mlir::Operation *> obliged;
+  /// The stage-range results by argus.stage, and the buffers (their
+  /// argus.alloc) indexed out of range somewhere, with the first such stage
+  /// op. A check whose operands reach such a buffer is not run: its access
+  /// is already reported as wrong, and its queries can be very slow (a ring
+  /// index modulo 1023 into a 3-stage buffer took a minute of Z3).
+  std::map<mlir::Operation *, CheckResult> stageRange;
+  std::map<mlir::Operation *, mlir::Operation *> brokenBuffers;
+  /// The first broken buffer reached from `site`'s operands (through
+  /// defining ops, loop-carried values and loop bounds), with its stage op.
+  std::optional<std::pair<mlir::Operation *, mlir::Operation *>>
+  brokenBufferUsed(mlir::Operation *site);
   /// output-coverage: whether the last store it proved needed the
   /// symbolic-first construction order (tried first for the next store).
   bool symbolicOrderFirst = false;

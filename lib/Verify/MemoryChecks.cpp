@@ -563,3 +563,89 @@ CheckResult KernelVerifier::checkStageRange(StageOp op) {
 }
 
 } // namespace argus::verify::detail
+
+namespace argus::verify::detail {
+
+void KernelVerifier::checkStageRanges() {
+  func.walk([&](StageOp st) {
+    CheckResult res = checkStageRange(st);
+    if (res.status == Status::Violated) {
+      Operation *buffer = st.getBuffer().getDefiningOp();
+      if (buffer)
+        brokenBuffers.emplace(buffer, st.getOperation());
+    }
+    stageRange.emplace(st.getOperation(), std::move(res));
+  });
+}
+
+void KernelVerifier::adoptStageRanges(const KernelVerifier &from) {
+  stageRange = from.stageRange;
+  brokenBuffers = from.brokenBuffers;
+}
+
+std::optional<std::pair<Operation *, Operation *>>
+KernelVerifier::brokenBufferUsed(Operation *site) {
+  if (brokenBuffers.empty() || !site)
+    return std::nullopt;
+  llvm::SmallPtrSet<Operation *, 32> seenOps;
+  llvm::DenseSet<Value> seenValues;
+  llvm::SmallVector<Operation *> ops{site};
+  llvm::SmallVector<Value> values;
+  // What `v` is computed from: its defining op's operands, or for a value
+  // of a loop, the loop's bounds (induction variable) or its initial and
+  // yielded values (carried values and results); other block arguments
+  // and results of region ops through their parent op and terminators.
+  auto visitValue = [&](Value v) {
+    if (!seenValues.insert(v).second)
+      return;
+    auto result = dyn_cast<OpResult>(v);
+    Operation *owner = result
+                           ? result.getOwner()
+                           : cast<BlockArgument>(v).getOwner()->getParentOp();
+    if (!owner)
+      return;
+    if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+      int64_t k = -1;
+      if (result)
+        k = result.getResultNumber();
+      else if (cast<BlockArgument>(v).getArgNumber() > 0)
+        k = cast<BlockArgument>(v).getArgNumber() - 1;
+      if (k < 0) {
+        values.append(
+            {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
+        return;
+      }
+      values.push_back(loop.getInitArgs()[k]);
+      values.push_back(loop.getYieldedValues()[k]);
+      return;
+    }
+    if (!result || owner->getNumRegions() == 0) {
+      ops.push_back(owner);
+      return;
+    }
+    ops.push_back(owner);
+    for (Region &r : owner->getRegions())
+      for (Block &b : r)
+        if (!b.empty() && b.back().hasTrait<OpTrait::IsTerminator>())
+          ops.push_back(&b.back());
+  };
+  while (!ops.empty() || !values.empty()) {
+    if (!values.empty()) {
+      visitValue(values.pop_back_val());
+      continue;
+    }
+    Operation *op = ops.pop_back_val();
+    if (!seenOps.insert(op).second)
+      continue;
+    if (auto st = dyn_cast<StageOp>(op))
+      if (Operation *buffer = st.getBuffer().getDefiningOp()) {
+        auto it = brokenBuffers.find(buffer);
+        if (it != brokenBuffers.end())
+          return *it;
+      }
+    values.append(op->operand_begin(), op->operand_end());
+  }
+  return std::nullopt;
+}
+
+} // namespace argus::verify::detail
