@@ -110,6 +110,16 @@ class Module:
                                                 [str(r) for r in probe_regions], fmt)
         return objects, (dict(kernels) if kernels is not None else None), list(diags)
 
+    def measurement_sites(self) -> dict:
+        """The measured regions, their asynchronous and synchronization
+        sites and the pipeline depth, as ``--argus-print-sites`` prints them.
+        Raises MLIRError (with the diagnostics) on region markers that do
+        not nest or a region name with two IDs."""
+        sites, diags = self._m.measurement_sites()
+        if sites is None:
+            raise MLIRError("the module's region markers are inconsistent", list(diags))
+        return sites
+
     def clone(self) -> "Module":
         return Module(self._m.clone(), self.source_name)
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "argus/Analysis/MeasurementSites.h"
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Dialect/SourceLimits.h"
@@ -431,6 +432,17 @@ public:
   }
 #endif
 
+  /// The measured regions and their sites (MeasurementSites::toJSON as
+  /// Python objects): returns (dict or None, diagnostics).
+  py::tuple measurementSites() {
+    DiagnosticCollector collect(ctx->get());
+    FailureOr<mlir::argus::MeasurementSites> sites =
+        mlir::argus::MeasurementSites::compute(*module);
+    if (failed(sites))
+      return py::make_tuple(py::none(), collect.take());
+    return py::make_tuple(toPython(sites->toJSON()), collect.take());
+  }
+
   std::shared_ptr<ArgusMod> clone() {
     return std::make_shared<ArgusMod>(
         ctx, OwningOpRef<ModuleOp>(cast<ModuleOp>((*module)->clone())));
@@ -573,6 +585,10 @@ PYBIND11_MODULE(_argus, m) {
            "(objects [(binary, bytes)], kernels {name: KernelLaunch}, "
            "diagnostics); None, None on failure")
 #endif
+      .def("measurement_sites", &ArgusMod::measurementSites,
+           "The measured regions, their asynchronous and synchronization "
+           "sites and the pipeline depth (--argus-print-sites): returns "
+           "(dict or None, [Diagnostic]).")
       .def("clone", &ArgusMod::clone);
 
 #ifdef ARGUS_HAVE_PIPELINES

@@ -395,3 +395,31 @@ def test_attribution_weights_sum_to_totals_and_entropy():
     # mma: 100 inst from an unshared PC, 20 from the shared one
     assert a["regions"]["mma"]["inst"]["entropy"] == pytest.approx(20 * h / 120)
     assert a["regions"]["issue"]["inst"]["entropy"] == pytest.approx(40 * h / 70)
+
+
+def test_discovery_is_the_compilers_analysis():
+    # The key loop's header spans two lines; the text scan this analysis
+    # replaced took the loop for straight-line code.
+    fa = Program.load(os.path.join(ROOT, "examples", "flash_attention_fwd.mlir"))
+    regions = fa.regions()
+    assert not regions["kv_loop"].in_loop and regions["load_kv"].in_loop
+    assert regions["load_kv"].parent == "kv_loop"
+    # TMA copies complete on their own ring's wait (by SSA value).
+    tma = Program.load(TMA)
+    targets = tma.async_sites("produce")
+    assert [t.site for t in targets] == ["tma@produce#0", "tma@produce#1"]
+    assert all(t.completion.startswith("argus.mbarrier.wait (line 140)") for t in targets)
+    assert tma.pipeline_depth() == 4
+    with pytest.raises(ValueError, match="two IDs"):
+        Program("""
+func.func @a() attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  argus.region.begin "r" id 1
+  argus.region.end id 1
+  return
+}
+func.func @b() attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  argus.region.begin "r" id 2
+  argus.region.end id 2
+  return
+}
+""").regions()

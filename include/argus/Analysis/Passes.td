@@ -15,4 +15,21 @@ def ArgusPrintStructure : Pass<"argus-print-structure", "::mlir::ModuleOp"> {
   }];
 }
 
+def ArgusPrintSites : Pass<"argus-print-sites", "::mlir::ModuleOp"> {
+  let summary = "Print the measured regions and their sites as JSON";
+  let description = [{
+    What the region measurement planner (argus.measure) discovers in a
+    program version: every measured region (name, ID, whether it lies in a
+    loop, its enclosing region and warp role, its markers' locations), per
+    region the asynchronous sites issued there (cp.async groups up to their
+    commit, wgmma groups up to theirs, each TMA copy) with the op that
+    completes each (the next wait_group / wgmma_wait in program order and
+    around the innermost loop; the next mbarrier.wait on the copy's ring),
+    its synchronization sites (barrier, wait_group, wgmma_wait,
+    mbarrier.wait), and the deepest shared buffer's stage count. Sites are
+    named `kind@region#n`. Fails on a region name with two IDs or markers
+    that do not nest in their block. Read-only.
+  }];
+}
+
 #endif // ARGUS_ANALYSIS_PASSES_TD

@@ -46,7 +46,7 @@ KNOWN: FrozenSet[str] = frozenset(
 
 def detect(argus_opt: Optional[str]) -> FrozenSet[str]:
     """Capabilities from ``argus-opt --help`` (the options listed under
-    each argus pass), plus the Python analyses; ``KNOWN`` when the tool is
+    each argus pass), plus the analyses run in process; ``KNOWN`` when the tool is
     missing or fails."""
     if not argus_opt:
         return KNOWN

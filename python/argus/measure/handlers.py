@@ -26,7 +26,7 @@ from typing import Dict, Optional
 
 from ..execution.executor import Command, CommandHandler
 from . import collect, report, transform
-from .program import Program, discover_async_sites, discover_sync_sites
+from .program import Program
 
 
 def _run(cmd, timeout=None, cwd=None):
@@ -47,10 +47,11 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
         return {name: i.to_json() for name, i in
                 Program.load(ctx.task.options["source"]).regions().items()}
 
-    def sites(fn):
+    def sites(kind):
         def h(ctx):
             prog = Program.load(ctx.task.options["source"])
-            return {"targets": [t.to_json() for t in fn(prog.text, ctx.task.options["region"])]}
+            found = getattr(prog, kind)(ctx.task.options["region"])
+            return {"targets": [t.to_json() for t in found]}
         return h
 
     def expand(ctx):
@@ -99,8 +100,8 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
             return {"source_csv": "source.csv"}
 
     return {"analysis:regions": regions,
-            "analysis:async-sites": sites(discover_async_sites),
-            "analysis:sync-sites": sites(discover_sync_sites),
+            "analysis:async-sites": sites("async_sites"),
+            "analysis:sync-sites": sites("sync_sites"),
             "expand": expand, "lower": lower, "instrument": instrument,
             "argus-run": ArgusRun(), "ncu": NcuRun(), "report": report.synthesize_task}
 

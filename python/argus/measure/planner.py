@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import capabilities as caps_mod
 from .effects import ProbeItem, partition
 from .plan import Plan, Task
-from .program import Program, Target, discover_async_sites, discover_sync_sites
+from .program import Program, Target
 from .query import Query
 from .recipes import ANALYSIS_REQUIRES, REGISTRY, Recipe
 from .transform import DEFAULT_CLOCK, insert_probes_options, option_string
@@ -38,11 +38,11 @@ DEFAULT_WINDOW = (0, 16)
 
 
 def discover(program: Program, analysis: str, region: str) -> List[Target]:
-    """Run a discovery analysis on the IR (the CPU analyses of program.py)."""
+    """Run a discovery analysis on the IR (the compiler's MeasurementSites)."""
     if analysis == "analysis:async-sites":
-        return discover_async_sites(program.text, region)
+        return program.async_sites(region)
     if analysis == "analysis:sync-sites":
-        return discover_sync_sites(program.text, region)
+        return program.sync_sites(region)
     raise KeyError(analysis)
 
 

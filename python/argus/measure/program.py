@@ -2,7 +2,9 @@
 
 ``Program`` is one version of an argus kernel: the IR text and its content
 hash (the *program version*: every task, artifact and report field is bound
-to it). Two analyses read the IR:
+to it). What the planner needs to know of it comes from the compiler's
+analysis (``MeasurementSites`` in lib/Analysis, ``--argus-print-sites``),
+run in process on the parsed module:
 
 * ``scan_regions`` — region structure: name -> ID (the ID follows the name:
   ``argus.region.begin "mainloop" id 2``), whether the region lies inside a
@@ -14,35 +16,22 @@ to it). Two analyses read the IR:
   ``argus.commit_group``, completed by ``argus.wait_group N``), wgmma groups
   (``argus.mma_async`` ... ``argus.wgmma_commit``, completed by
   ``argus.wgmma_wait N``) and TMA copies (``argus.tma_load`` on an mbarrier
-  ring ``%full[%s]``, completed by ``argus.mbarrier.wait %full[%s], %phase``
-  in the selected iteration's phase); and the synchronization sites
+  ring, completed by an ``argus.mbarrier.wait`` on the same ring in the
+  selected iteration's phase); and the synchronization sites
   (``argus.barrier``, ``argus.wait_group``, ``argus.wgmma_wait``,
   ``argus.mbarrier.wait``).
 
-These scanners read the printed IR (one op per line, as argus-opt prints it
-and as the examples are written). They stand in for the compiler discovery
-pass of issue 16 (a C++ analysis with lit tests is a later step); the
-planner consumes their results only through ``Target`` lists, so the pass
-can replace them without touching the planner.
+The planner consumes them only through ``RegionInfo`` and ``Target`` lists.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import re
 from typing import Dict, List, Optional
 
-_BEGIN = re.compile(r'argus\.region\.begin\s+"([^"]+)"\s+id\s+(\d+)')
-_END = re.compile(r'argus\.region\.end\s+id\s+(\d+)')
-_ROLE = re.compile(r'argus\.role\s+"([^"]+)"\s+warps\s+(\d+)\s+to\s+(\d+)')
-_LOOP = re.compile(r'\b(scf\.for|scf\.while|affine\.for)\b')
-_STAGES = re.compile(r'!argus\.buffer<\s*(\d+)\s*x')
-
-
-def _strip_comment(line: str) -> str:
-    i = line.find("//")
-    return line if i < 0 else line[:i]
+from .. import ir as _ir
+from ..errors import MLIRError
 
 
 @dataclasses.dataclass
@@ -84,97 +73,78 @@ class Program:
         self.text = text
         self.path = path
         self.version = hashlib.sha256(text.encode()).hexdigest()[:16]
+        self._sites: Optional[dict] = None
 
     @classmethod
     def load(cls, path: str) -> "Program":
         with open(path) as f:
             return cls(f.read(), path)
 
+    def sites(self) -> dict:
+        """The compiler's analysis of this version (``--argus-print-sites``'s
+        JSON). Raises ValueError when the IR does not parse or its region
+        markers are inconsistent."""
+        if self._sites is None:
+            self._sites = _analyse(self.text, self.path or "<program>")
+        return self._sites
+
     def regions(self) -> Dict[str, RegionInfo]:
-        return scan_regions(self.text)
+        return _regions(self.sites())
+
+    def async_sites(self, region: str) -> List[Target]:
+        """See :func:`discover_async_sites`."""
+        return _targets(self.sites(), "async_sites", region, sync=False)
+
+    def sync_sites(self, region: str) -> List[Target]:
+        """See :func:`discover_sync_sites`."""
+        return _targets(self.sites(), "sync_sites", region, sync=True)
 
     def pipeline_depth(self) -> int:
-        """Stages of the deepest multi-stage shared buffer (``!argus.buffer<N
-        x ...>``), at least 1: how many iterations an asynchronous copy may
-        stay in flight, i.e. how far a forced wait perturbs later overlap."""
-        found = [int(m.group(1)) for m in _STAGES.finditer(self.text)]
-        return max(found + [1])
+        """Stages of the deepest multi-stage shared buffer, at least 1: how
+        many iterations an asynchronous copy may stay in flight, i.e. how far
+        a forced wait perturbs later overlap."""
+        return int(self.sites()["pipeline_depth"])
+
+
+def _analyse(text: str, source_name: str) -> dict:
+    try:
+        return _ir.parse(text, source_name).measurement_sites()
+    except MLIRError as e:
+        raise ValueError(str(e)) from None
+
+
+def _regions(sites: dict) -> Dict[str, RegionInfo]:
+    out: Dict[str, RegionInfo] = {}
+    for r in sites["regions"]:
+        end = r["end"]
+        out[r["name"]] = RegionInfo(r["name"], r["id"], r["in_loop"], r["parent"], r["role"],
+                                    list(r["role_warps"]) if r["role_warps"] else None,
+                                    r["begin"]["line"], end["line"] if end else -1)
+    return out
 
 
 def scan_regions(text: str) -> Dict[str, RegionInfo]:
     """Region structure of every kernel in ``text`` (see module docstring).
     Raises ValueError on a name bound to two IDs or an unbalanced marker."""
-    out: Dict[str, RegionInfo] = {}
-    stack: List[tuple] = []    # open scopes: ("loop"|"role"|"other", depth, info)
-    region_stack: List[RegionInfo] = []
-    depth = 0
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = _strip_comment(raw)
-        m = _BEGIN.search(line)
-        if m:
-            name, rid = m.group(1), int(m.group(2))
-            in_loop = any(s[0] == "loop" for s in stack)
-            role = next((s[2] for s in reversed(stack) if s[0] == "role"), None)
-            prev = out.get(name)
-            if prev is not None and prev.id != rid:
-                raise ValueError(f"region {name!r} has two IDs ({prev.id}, {rid})")
-            info = RegionInfo(name, rid, in_loop,
-                              region_stack[-1].name if region_stack else None,
-                              role[0] if role else None, list(role[1]) if role else None,
-                              n, -1)
-            out[name] = info
-            region_stack.append(info)
-        m = _END.search(line)
-        if m:
-            rid = int(m.group(1))
-            if not region_stack or region_stack[-1].id != rid:
-                raise ValueError(f"line {n}: region.end id {rid} does not close the open region")
-            region_stack.pop().line_end = n
-        opens, closes = line.count("{"), line.count("}")
-        # Closing braces first when a line starts with '}' ("} else {").
-        lead = len(line) - len(line.lstrip())
-        if line[lead:lead + 1] == "}":
-            for _ in range(closes):
-                depth -= 1
-                while stack and stack[-1][1] > depth:
-                    stack.pop()
-            closes = 0
-        kind, info = "other", None
-        if _LOOP.search(line):
-            kind = "loop"
-        rm = _ROLE.search(line)
-        if rm:
-            kind, info = "role", (rm.group(1), (int(rm.group(2)), int(rm.group(3))))
-        for i in range(opens):
-            depth += 1
-            stack.append((kind if i == 0 else "other", depth, info))
-        for _ in range(closes):
-            depth -= 1
-            while stack and stack[-1][1] > depth:
-                stack.pop()
-    if region_stack:
-        raise ValueError(f"region {region_stack[-1].name!r} is never closed")
-    return out
+    return _regions(_analyse(text, "<program>"))
 
 
-_ASYNC_ISSUE = {
-    "argus.copy_async": "cp.async-group",
-    "argus.mma_async": "wgmma-group",
-    "argus.tma_load": "tma",
-}
-_SYNC = ("argus.mbarrier.wait", "argus.wgmma_wait", "argus.wait_group", "argus.barrier")
-_OPNAME = re.compile(r'(argus\.[a-z_.]+)')
-_MBAR = re.compile(r'(%[A-Za-z0-9_]+)\[(%[A-Za-z0-9_]+)\]\s*:')
-
-
-def _ops_in_region(text: str, region: RegionInfo) -> List[tuple]:
-    lines = text.splitlines()
+def _targets(sites: dict, table: str, region: str, sync: bool) -> List[Target]:
+    if region not in sites[table]:
+        raise KeyError(region)
     out = []
-    for n in range(region.line_begin, min(region.line_end - 1, len(lines))):
-        line = _strip_comment(lines[n])
-        m = _OPNAME.search(line)
-        if m:
-            out.append((n + 1, m.group(1), line.strip()))
+    for t in sites[table][region]:
+        c = t["completion"]
+        if sync:
+            cond = "returns when its condition holds"
+        elif c is None:
+            cond = "none found (kernel end)"
+        else:
+            cond = f"{c['op']} (line {c['line']})"
+            if t["kind"] == "tma":
+                cond += " at the selected iteration's phase"
+        out.append(Target(t["site"], t["kind"], region, t["at"]["line"], t["at"]["op"], cond,
+                          t["in_loop"]))
     return out
 
 
@@ -186,121 +156,10 @@ def discover_async_sites(text: str, region: str) -> List[Target]:
     on its mbarrier. The completion condition is the next wait of the
     matching kind in program order (wrapping around the loop body), or, for
     TMA, an ``mbarrier.wait`` on the same barrier ring."""
-    regions = scan_regions(text)
-    if region not in regions:
-        raise KeyError(region)
-    info = regions[region]
-    ops = _ops_in_region(text, info)
-    all_ops = _ops_in_region(text, RegionInfo("<all>", 0, False, None, None, None, 0,
-                                              len(text.splitlines()) + 2))
-    sites: List[Target] = []
-    counters: Dict[str, int] = {}
-
-    def next_wait(after_line: int, names, barrier: Optional[str] = None) -> str:
-        # Inside a loop: the rest of the body, then the body from its start
-        # (the next iteration); then program order after the loop.
-        lo, hi = _loop_extent(text, after_line)
-        ordered = ([o for o in all_ops if after_line < o[0] < hi] +
-                   [o for o in all_ops if lo < o[0] <= after_line] +
-                   [o for o in all_ops if o[0] >= hi])
-        for ln, name, src in ordered:
-            if name in names and (barrier is None or f"{barrier}[" in src):
-                body = src.split(":")[0].strip()
-                return f"{body} (line {ln})"
-        return "none found (kernel end)"
-
-    pending: Optional[tuple] = None
-    for ln, name, src in ops:
-        kind = _ASYNC_ISSUE.get(name)
-        if kind == "cp.async-group" or kind == "wgmma-group":
-            if pending is None:
-                pending = (ln, name, kind)
-            continue
-        if name in ("argus.commit_group", "argus.wgmma_commit") and pending is not None:
-            ln0, op0, kind0 = pending
-            waits = ("argus.wait_group",) if kind0 == "cp.async-group" else ("argus.wgmma_wait",)
-            i = counters.get(kind0, 0)
-            counters[kind0] = i + 1
-            sites.append(Target(f"{kind0}@{region}#{i}", kind0, region, ln0, op0,
-                                next_wait(ln, waits), info.in_loop or _in_loop_line(text, ln0)))
-            pending = None
-            continue
-        if kind == "tma":
-            m = _MBAR.search(src)
-            bar = m.group(1) if m else None
-            i = counters.get(kind, 0)
-            counters[kind] = i + 1
-            cond = next_wait(ln, ("argus.mbarrier.wait",), bar)
-            sites.append(Target(f"tma@{region}#{i}", kind, region, ln, name,
-                                cond + " at the selected iteration's phase",
-                                info.in_loop or _in_loop_line(text, ln)))
-    return sites
+    return _targets(_analyse(text, "<program>"), "async_sites", region, sync=False)
 
 
 def discover_sync_sites(text: str, region: str) -> List[Target]:
     """Barrier and wait sites in ``region`` (what the ``wait`` and ``sync``
     signals would time)."""
-    regions = scan_regions(text)
-    info = regions[region]
-    sites, counters = [], {}
-    for ln, name, src in _ops_in_region(text, info):
-        if name in _SYNC:
-            kind = name[len("argus."):]
-            i = counters.get(kind, 0)
-            counters[kind] = i + 1
-            sites.append(Target(f"{kind}@{region}#{i}", kind, region, ln, name,
-                                "returns when its condition holds",
-                                info.in_loop or _in_loop_line(text, ln)))
-    return sites
-
-
-def _loop_extent(text: str, line_no: int) -> tuple:
-    """(first line, last line) of the innermost loop around ``line_no``, or
-    (line_no, line_no + 1) when it is in none."""
-    stack = []   # (is_loop, start line)
-    found = None
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = _strip_comment(raw)
-        loop = bool(_LOOP.search(line))
-        closes, opens = line.count("}"), line.count("{")
-        pops = []
-        if line.lstrip().startswith("}"):
-            pops += [stack.pop() for _ in range(min(closes, len(stack)))]
-            closes = 0
-        for i in range(opens):
-            stack.append((loop and i == 0, n))
-        pops += [stack.pop() for _ in range(min(closes, len(stack)))]
-        if found is not None:
-            for p in pops:
-                if p == found:
-                    return found[1], n
-        if n == line_no:
-            loops = [e for e in stack if e[0]]
-            if not loops:
-                return line_no, line_no + 1
-            found = loops[-1]
-    return line_no, line_no + 1
-
-
-def _in_loop_line(text: str, line_no: int) -> bool:
-    """Whether line ``line_no`` lies inside a loop body."""
-    depth, stack = 0, []
-    for n, raw in enumerate(text.splitlines(), 1):
-        if n == line_no:
-            return any(stack)
-        line = _strip_comment(raw)
-        loop = bool(_LOOP.search(line))
-        lead = line.lstrip()
-        closes = line.count("}")
-        opens = line.count("{")
-        if lead.startswith("}"):
-            for _ in range(closes):
-                if stack:
-                    stack.pop()
-            closes = 0
-        for i in range(opens):
-            stack.append(loop and i == 0)
-        for _ in range(closes):
-            if stack:
-                stack.pop()
-    return False
+    return _targets(_analyse(text, "<program>"), "sync_sites", region, sync=True)
