@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/ErrorKinds.h"
 #include "argus/Dialect/Instructions.h"
 #include "argus/Dialect/TagFields.h"
 #include "argus/Dialect/TagPredicate.h"
@@ -52,9 +53,10 @@ static LogicalResult verifySameElements(Operation *op, TileType from,
                                         TileType to, StringRef fromName,
                                         StringRef toName) {
   if (from.getShape() != to.getShape())
-    return op->emitOpError() << "shape mismatch: " << fromName << " is "
-                             << formatShape(from.getShape()) << " but "
-                             << toName << " is " << formatShape(to.getShape());
+    return emitOpErrorOfKind(op, ErrorKind::Shape)
+           << "shape mismatch: " << fromName << " is "
+           << formatShape(from.getShape()) << " but " << toName << " is "
+           << formatShape(to.getShape());
   if (from.getElementType() != to.getElementType())
     return op->emitOpError()
            << "element type mismatch: " << fromName << " holds "
@@ -378,8 +380,8 @@ static LogicalResult verifyMatrixProduct(Operation *op, StringRef instrName,
   auto emitOpError = [&]() { return op->emitOpError(); };
   auto getInstr = [&]() { return instrName; };
   auto getContext = [&]() { return op->getContext(); };
-  FailureOr<::argus::layout::MmaInstr> instr =
-      lookupInstruction(instrName, emitOpError);
+  FailureOr<::argus::layout::MmaInstr> instr = lookupInstruction(
+      instrName, [&] { return emitOpErrorOfKind(op, ErrorKind::Instruction); });
   if (failed(instr))
     return failure();
 
@@ -435,16 +437,16 @@ static LogicalResult verifyMatrixProduct(Operation *op, StringRef instrName,
   ArrayRef<int64_t> b = bVal.getType().getShape();
   ArrayRef<int64_t> c = accVal.getType().getShape();
   if (a[1] != b[0] || a[0] != c[0] || b[1] != c[1])
-    return emitOpError() << "operand shapes do not form a matrix product: a is "
-                         << formatShape(a) << ", b is " << formatShape(b)
-                         << ", acc is " << formatShape(c)
-                         << "; hint: expected MxK, KxN and MxN";
+    return emitOpErrorOfKind(op, ErrorKind::Shape)
+           << "operand shapes do not form a matrix product: a is "
+           << formatShape(a) << ", b is " << formatShape(b) << ", acc is "
+           << formatShape(c) << "; hint: expected MxK, KxN and MxN";
   if (KernelAttr kernel = getEnclosingKernel(op)) {
     StringRef family = getInstructionTarget(*instr);
     if (!kernel.getTarget().starts_with(family.take_front(3)))
-      return emitOpError() << getInstr() << " is a " << family
-                           << " instruction but the kernel targets "
-                           << kernel.getTarget();
+      return emitOpErrorOfKind(op, ErrorKind::Instruction)
+             << getInstr() << " is a " << family
+             << " instruction but the kernel targets " << kernel.getTarget();
     // The .ss forms have no register operand but the accumulator.
     int64_t needed =
         warps.empty() ? instr->threads : warps[0] * warps[1] * instr->threads;
@@ -465,10 +467,10 @@ LogicalResult MmaOp::verify() {
 
 LogicalResult MmaAsyncOp::verify() {
   if (!getInstr().starts_with("wgmma."))
-    return emitOpError() << "issues asynchronous warpgroup MMAs; '"
-                         << getInstr()
-                         << "' is not a wgmma instruction; hint: use "
-                            "argus.mma for synchronous instructions";
+    return emitOpErrorOfKind(*this, ErrorKind::Instruction)
+           << "issues asynchronous warpgroup MMAs; '" << getInstr()
+           << "' is not a wgmma instruction; hint: use "
+              "argus.mma for synchronous instructions";
   return verifyMatrixProduct(*this, getInstr(), getA(), getB(), getAcc());
 }
 
@@ -476,9 +478,9 @@ LogicalResult TransposeOp::verify() {
   TileType in = getInput().getType(), out = getResult().getType();
   if (in.getRank() != 2 ||
       out.getShape() != ArrayRef<int64_t>{in.getShape()[1], in.getShape()[0]})
-    return emitOpError() << "transposes a 2-D tile: "
-                         << formatShape(in.getShape()) << " cannot become "
-                         << formatShape(out.getShape());
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "transposes a 2-D tile: " << formatShape(in.getShape())
+           << " cannot become " << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType() ||
       in.getMemorySpace() != out.getMemorySpace())
     return emitOpError() << "transpose keeps element type and memory space";
@@ -514,9 +516,10 @@ LogicalResult ReinterpretOp::verify() {
 LogicalResult ConvertOp::verify() {
   TileType in = getInput().getType(), out = getResult().getType();
   if (in.getShape() != out.getShape() || in.getLayout() != out.getLayout())
-    return emitOpError() << "converts element types only: shape and layout "
-                            "must stay the same; hint: use "
-                            "argus.convert_layout to change the layout";
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "converts element types only: shape and layout "
+              "must stay the same; hint: use "
+              "argus.convert_layout to change the layout";
   return success();
 }
 
@@ -550,7 +553,7 @@ static LogicalResult verifyMaskMatches(Operation *op, TileType mask,
                                        TileType value, StringRef maskName,
                                        StringRef valueName) {
   if (mask.getShape() != value.getShape())
-    return op->emitOpError()
+    return emitOpErrorOfKind(op, ErrorKind::Shape)
            << "shape mismatch: " << maskName << " is "
            << formatShape(mask.getShape()) << " and " << valueName << " "
            << formatShape(value.getShape());
@@ -608,10 +611,10 @@ LogicalResult ReduceOp::verify() {
   if (expected.empty())
     expected.push_back(1);
   if (out.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "reducing dimension " << dim << " of "
-                         << formatShape(in.getShape()) << " gives "
-                         << formatShape(expected) << ", not "
-                         << formatShape(out.getShape());
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "reducing dimension " << dim << " of "
+           << formatShape(in.getShape()) << " gives " << formatShape(expected)
+           << ", not " << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "reduction keeps the element type "
                          << in.getElementType();
@@ -626,11 +629,11 @@ LogicalResult ScanOp::verify() {
                          << " is out of range for a rank-" << in.getRank()
                          << " tile; hint: dimensions count from 0";
   if (in != out)
-    return emitOpError() << "result type " << out
-                         << " differs from the input type " << in
-                         << "; hint: a scan keeps the shape, element type "
-                            "and layout (argus.convert_layout or "
-                            "argus.convert the result afterwards)";
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "result type " << out << " differs from the input type " << in
+           << "; hint: a scan keeps the shape, element type "
+              "and layout (argus.convert_layout or "
+              "argus.convert the result afterwards)";
   Type e = in.getElementType();
   if (e.isInteger(1))
     return emitOpError() << "cannot scan a mask (i1 tile); hint: "
@@ -642,16 +645,17 @@ LogicalResult BroadcastOp::verify() {
   TileType in = getInput().getType(), out = getResult().getType();
   int64_t dim = getDim();
   if (dim >= out.getRank() || out.getRank() != in.getRank() + 1)
-    return emitOpError() << "broadcast adds one dimension: "
-                         << formatShape(in.getShape()) << " cannot become "
-                         << formatShape(out.getShape()) << " along dimension "
-                         << dim;
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "broadcast adds one dimension: " << formatShape(in.getShape())
+           << " cannot become " << formatShape(out.getShape())
+           << " along dimension " << dim;
   SmallVector<int64_t> dropped(out.getShape());
   dropped.erase(dropped.begin() + dim);
   if (ArrayRef<int64_t>(dropped) != in.getShape())
-    return emitOpError() << "broadcast of " << formatShape(in.getShape())
-                         << " along dimension " << dim << " cannot give "
-                         << formatShape(out.getShape());
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "broadcast of " << formatShape(in.getShape())
+           << " along dimension " << dim << " cannot give "
+           << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "broadcast keeps the element type "
                          << in.getElementType();
@@ -687,17 +691,20 @@ LogicalResult TagOp::verify() {
   for (Attribute f : getFields()) {
     StringRef name = cast<StringAttr>(f).getValue();
     if (!isIdentifier(name))
-      return emitOpError() << "tag field name \"" << name
-                           << "\" is not an identifier";
+      return emitOpErrorOfKind(*this, ErrorKind::TagField)
+             << "tag field name \"" << name << "\" is not an identifier";
     if (name == "result")
-      return emitOpError() << "tag field name \"result\" is reserved";
+      return emitOpErrorOfKind(*this, ErrorKind::TagField)
+             << "tag field name \"result\" is reserved";
     if (name == kTensorField)
-      return emitOpError() << "tag field name \"" << kTensorField
-                           << "\" is reserved: every element of a global "
-                              "view carries it implicitly (the viewed "
-                              "tensor's argument number)";
+      return emitOpErrorOfKind(*this, ErrorKind::TagField)
+             << "tag field name \"" << kTensorField
+             << "\" is reserved: every element of a global "
+                "view carries it implicitly (the viewed "
+                "tensor's argument number)";
     if (!seen.insert(name).second)
-      return emitOpError() << "tag field \"" << name << "\" is defined twice";
+      return emitOpErrorOfKind(*this, ErrorKind::TagField)
+             << "tag field \"" << name << "\" is defined twice";
   }
   return success();
 }
@@ -714,9 +721,10 @@ LogicalResult ReducedOp::verify() {
       !llvm::all_of(f, [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
       }))
-    return emitOpError() << "'" << f
-                         << "' is not a tag field name; hint: the reduced "
-                            "field of A, e.g. \"k\" or \"n\"";
+    return emitOpErrorOfKind(*this, ErrorKind::TagField)
+           << "'" << f
+           << "' is not a tag field name; hint: the reduced "
+              "field of A, e.g. \"k\" or \"n\"";
   return success();
 }
 
@@ -761,7 +769,7 @@ LogicalResult TagAssertOp::verify() {
           target = value;
     }
     if (!target) {
-      InFlightDiagnostic diag = emitOpError();
+      InFlightDiagnostic diag = emitOpErrorOfKind(*this, ErrorKind::TagField);
       diag << "predicate names '" << ref->operand << "' (column " << ref->column
            << ") but '" << site->getName()
            << "' has no such operand; hint: use ";
@@ -779,7 +787,7 @@ LogicalResult TagAssertOp::verify() {
     if (std::optional<std::set<std::string>> fields = inferTagFields(target);
         fields && !ownValue) {
       if (!fields->count(ref->field)) {
-        InFlightDiagnostic diag = emitOpError();
+        InFlightDiagnostic diag = emitOpErrorOfKind(*this, ErrorKind::TagField);
         diag << "tag field '" << ref->field << "' of '" << ref->operand
              << "' (column " << ref->column
              << ") is not defined by any argus.tag reaching it";

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/ErrorKinds.h"
 #include "argus/Dialect/TagFields.h"
 #include "argus/Dialect/TileLayouts.h"
 
@@ -87,7 +88,7 @@ static LogicalResult verifyBulkCopy(Operation *op, Value source, Value dest,
            << stringifyMemorySpace(src.getMemorySpace()) << " -> "
            << stringifyMemorySpace(dst.getMemorySpace());
   if (src.getShape() != dst.getShape())
-    return op->emitOpError()
+    return emitOpErrorOfKind(op, ErrorKind::Shape)
            << "shape mismatch: source is " << formatShape(src.getShape())
            << " but dest is " << formatShape(dst.getShape());
   Value global = toGlobal ? dest : source;

@@ -93,16 +93,15 @@ class InstructionIRError(IRVerificationError, UnknownInstructionError):
 
 
 def classify_ir_error(diagnostics) -> type:
-    """The most specific IRVerificationError subclass for the first error."""
+    """The most specific IRVerificationError subclass for the first error,
+    by the kind the C++ verifier attached to it (``Diagnostic.kind``)."""
     first = next((d for d in diagnostics if d.severity == "error"), None)
-    msg = first.message if first is not None else ""
-    if "tag field" in msg or ("tag_assert" in msg and "operand" in msg):
-        return TagFieldIRError
-    if "instruction" in msg and ("unknown" in msg or "not a" in msg):
-        return InstructionIRError
-    if "shape" in msg:
-        return ShapeIRError
-    return IRVerificationError
+    kind = getattr(first, "kind", "") if first is not None else ""
+    return _IR_ERROR_BY_KIND.get(kind, IRVerificationError)
+
+
+_IR_ERROR_BY_KIND = {"tag_field": TagFieldIRError, "instruction": InstructionIRError,
+                     "shape": ShapeIRError}
 
 
 class PipelineError(MLIRError):

@@ -14,6 +14,7 @@
 #include "argus/Analysis/MeasurementSites.h"
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/ErrorKinds.h"
 #include "argus/Dialect/SourceLimits.h"
 #include "argus/Dialect/Targets.h"
 #ifdef ARGUS_HAVE_VERIFY
@@ -75,6 +76,9 @@ struct PyDiagnostic {
   int64_t col = 0;
   std::string location; // the location as MLIR prints it
   std::string message;
+  /// The error's kind (ErrorKinds.h: "shape", "instruction", "tag_field"),
+  /// or empty.
+  std::string kind;
   std::vector<PyDiagnostic> notes;
 
   std::string str() const {
@@ -133,6 +137,9 @@ PyDiagnostic convert(Diagnostic &diag) {
     llvm::raw_string_ostream os(d.location);
     diag.getLocation().print(os);
   }
+  if (std::optional<mlir::argus::ErrorKind> kind =
+          mlir::argus::errorKindOf(diag.getLocation()))
+    d.kind = mlir::argus::stringifyErrorKind(*kind).str();
   if (auto f = findFileLoc(diag.getLocation())) {
     d.file = f->getFilename().str();
     d.line = f->getLine();
@@ -547,6 +554,9 @@ PYBIND11_MODULE(_argus, m) {
       .def_readonly("col", &PyDiagnostic::col)
       .def_readonly("location", &PyDiagnostic::location)
       .def_readonly("message", &PyDiagnostic::message)
+      .def_readonly("kind", &PyDiagnostic::kind,
+                    "the error's kind: 'shape', 'instruction', 'tag_field' "
+                    "or '' (argus/Dialect/ErrorKinds.h)")
       .def_readonly("notes", &PyDiagnostic::notes)
       .def("__str__", &PyDiagnostic::str)
       .def("__repr__", [](const PyDiagnostic &d) {

@@ -108,3 +108,33 @@ def test_fuzz_never_crashes(examples_dir):
               "builtin.module(func.func(cse))"]:
         m.run_pipeline(p, check=False)
     assert "argus" in m.text()
+
+
+def test_error_kinds_come_from_the_verifier_not_the_message():
+    from argus.errors import (IRVerificationError, ShapeIRError, TagFieldIRError,
+                              InstructionIRError, classify_ir_error)
+    tile = '!argus.tile<16x16xf32, register, "(64,4):(4,1)">'
+    other = '!argus.tile<16x8xf32, register, "(64,2):(2,1)">'
+    kernel = ('func.func @k() attributes {argus.kernel = #argus.kernel<block = [64], '
+              'target = "gfx942">} {\n%s\n  return\n}\n')
+    cases = {
+        # a reduce whose result drops the wrong dimension: a shape error
+        "shape": ('  %a = argus.fill 0.0 : ' + tile + '\n'
+                  '  %r = argus.reduce sum %a dim 0 : ' + tile + ' -> ' + other, ShapeIRError),
+        "tag_field": ('  %a = argus.fill 0.0 : ' + tile + '\n'
+                      '  %t = argus.tag %a [] ["m", "m"] = affine_map<(d0, d1) -> (d0, d1)> : '
+                      + tile, TagFieldIRError),
+    }
+    for kind, (body, cls) in cases.items():
+        with pytest.raises(argus.MLIRError) as ei:
+            argus.parse(kernel % body, "k.mlir")
+        d = next(d for d in ei.value.diagnostics if d.severity == "error")
+        assert d.kind == kind, (kind, d.message)
+        assert d.file == "k.mlir" and d.line == 3   # the op's own location
+        assert classify_ir_error(ei.value.diagnostics) is cls
+    # A message that merely mentions a shape is not a shape error.
+    with pytest.raises(argus.MLIRError) as ei:
+        argus.parse('func.func @f() {\n  argus.region.end id 3\n  return\n}\n', "v.mlir")
+    assert ei.value.diagnostics[0].kind == ""
+    assert classify_ir_error(ei.value.diagnostics) is IRVerificationError
+    assert InstructionIRError is not None

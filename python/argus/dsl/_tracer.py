@@ -75,6 +75,14 @@ def _err(cls, msg: str, loc: Optional[SourceLoc] = None, hint: Optional[str] = N
 # The tracer
 #===------------------------------------------------------------------------===#
 
+
+@dataclasses.dataclass(frozen=True)
+class _Line:
+    """One line of the generated IR and the Python line it comes from (what
+    a parse error on that line is reported at)."""
+    text: str
+    loc: SourceLoc
+
 _state = threading.local()
 
 
@@ -97,7 +105,7 @@ class _Tracer:
         self.block = block
         self.counter = 0
         self.names: Dict[str, int] = {}
-        self.blocks: List[List[str]] = [[]]
+        self.blocks: List[List[_Line]] = [[]]
         self.const_scopes: List[Dict[int, Any]] = [{}]  # per block: int -> IndexValue
         self.region_stack: List[Tuple[int, str]] = []
         self.region_ids: Dict[int, str] = {}
@@ -129,12 +137,20 @@ class _Tracer:
         return f"%{hint}" if n == 0 else f"%{hint}_{n}"
 
     def emit(self, text: str, loc: SourceLoc):
-        self.blocks[-1].append(f"{text} {loc.mlir()}")
+        self.blocks[-1].append(_Line(f"{text} {loc.mlir()}", loc))
+
+    def emit_nested(self, header: str, body: List[_Line], footer: str, loc: SourceLoc):
+        """An op with one region: ``header {``, the traced body indented,
+        ``} footer``; the header and footer lines come from ``loc``."""
+        b = self.blocks[-1]
+        b.append(_Line(header + " {", loc))
+        b.extend(_Line("  " + l.text, l.loc) for l in body)
+        b.append(_Line("} " + footer, loc))
 
     def push_block(self):
         self.blocks.append([])
         self.const_scopes.append({})
 
-    def pop_block(self) -> List[str]:
+    def pop_block(self) -> List[_Line]:
         self.const_scopes.pop()
         return self.blocks.pop()

@@ -167,9 +167,7 @@ class when:
         tr.last_site = self._saved_site
         if et is not None:
             return False
-        tr.blocks[-1].append(f"scf.if {self.cond.name} {{")
-        tr.blocks[-1].extend("  " + l for l in body)
-        tr.blocks[-1].append(f"}} {self._loc.mlir()}")
+        tr.emit_nested(f"scf.if {self.cond.name}", body, self._loc.mlir(), self._loc)
         return False
 
 
@@ -282,12 +280,10 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
             ia = " iter_args(" + ", ".join(f"{a.name} = {v.name}" for a, v in
                                          zip(self._args, self.init)) + \
                 f") -> ({', '.join(types)})"
-        lines = [f"{header}scf.for {iv.name} = {lo.name} to {hi.name} step {st.name}{ia} {{"]
-        lines += ["  " + l for l in body]
-        tr.blocks[-1].extend(lines)
         loc = self._loc.mlir()
         if self.iv_name:  # a NameLoc: the loop is called like its variable
             loc = f'loc("{self.iv_name}"({loc[4:-1]}))'
-        tr.blocks[-1].append(f"}} {loc}")
+        tr.emit_nested(f"{header}scf.for {iv.name} = {lo.name} to {hi.name} step {st.name}{ia}",
+                       body, loc, self._loc)
         tr.last_site = saved_site
         self.results = (results[0] if self._single else tuple(results)) if self.init else None

@@ -314,10 +314,8 @@ class role:
             return False
         esc = self.name.replace("\\", "\\\\").replace('"', '\\"')
         regs = f" regs {self.regs}" if self.regs is not None else ""
-        tr.blocks[-1].append(f'argus.role "{esc}" warps {self.warps[0]} to {self.warps[1]}'
-                             f"{regs} {{")
-        tr.blocks[-1].extend("  " + l for l in body)
-        tr.blocks[-1].append(f"}} {self._loc.mlir()}")
+        tr.emit_nested(f'argus.role "{esc}" warps {self.warps[0]} to {self.warps[1]}{regs}',
+                       body, self._loc.mlir(), self._loc)
         return False
 
 

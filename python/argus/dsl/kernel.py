@@ -9,7 +9,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import inspect
-import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import ir as _ir
@@ -31,6 +30,7 @@ class Diagnostic:
     location: str
     message: str
     notes: list
+    kind: str = ""
 
     def __str__(self):
         s = (f"{self.file}:{self.line}:{self.col}: " if self.file else "") + \
@@ -40,22 +40,18 @@ class Diagnostic:
         return s
 
 
-# loc("file":L:C), also inside a NameLoc loc("name"("file":L:C))
-_LOC_RE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
-
-
-def _map_generated(d, buf: str, src: str) -> Diagnostic:
-    notes = [_map_generated(n, buf, src) for n in getattr(d, "notes", [])]
+def _map_generated(d, buf: str, line_locs) -> Diagnostic:
+    """``d`` with a position in the generated text ``buf`` moved to the
+    Python line that generated line (or, for a line without one, the next
+    that has one) comes from."""
+    notes = [_map_generated(n, buf, line_locs) for n in getattr(d, "notes", [])]
     file, line, col = d.file, d.line, d.col
     if file == buf and line > 0:
-        lines = src.splitlines()
-        for l in lines[line - 1:]:
-            m = _LOC_RE.findall(l)
-            if m:
-                f, ln, c = m[-1]
-                file, line, col = f.replace('\\"', '"').replace("\\\\", "\\"), int(ln), int(c)
-                break
-    return Diagnostic(d.severity, file, line, col, f"{file}:{line}:{col}", d.message, notes)
+        loc = next((l for l in line_locs[line - 1:] if l is not None), None)
+        if loc is not None:
+            file, line, col = loc.file, loc.line, loc.col
+    return Diagnostic(d.severity, file, line, col, f"{file}:{line}:{col}", d.message, notes,
+                      getattr(d, "kind", ""))
 
 
 class Kernel:
@@ -76,6 +72,7 @@ class Kernel:
             raise ArgusError(f"block must be a positive int or a tuple of them, got {block!r}")
         self.constexprs: Dict[str, Any] = dict(constexprs or {})
         self._source = None
+        self._line_locs: List[Optional[SourceLoc]] = []
         self._module = None
         self._variants: "collections.OrderedDict" = collections.OrderedDict()
         self._compiled: Dict[Any, Any] = {}
@@ -205,10 +202,14 @@ class Kernel:
         lines = ["module {",
                  f"  func.func @{self.name}({', '.join(decls)}) attributes "
                  f'{{argus.kernel = #argus.kernel<block = [{block}], target = "{self.target}">}} {{']
-        lines += ["    " + l for l in tr.blocks[0]]
+        locs = [None, def_loc]
+        lines += ["    " + l.text for l in tr.blocks[0]]
+        locs += [l.loc for l in tr.blocks[0]]
         lines.append(f"    return {def_loc.mlir()}")
         lines.append(f"  }} {def_loc.mlir()}")
         lines.append("}")
+        locs += [def_loc, def_loc, None]
+        self._line_locs = locs
         return "\n".join(lines) + "\n"
 
     def source(self) -> str:
@@ -227,7 +228,7 @@ class Kernel:
             except IRVerificationError as e:
                 # Errors found while parsing point into the generated text:
                 # map them to the Python line of the op on that line.
-                diags = [_map_generated(d, buf, src) for d in e.diagnostics]
+                diags = [_map_generated(d, buf, self._line_locs) for d in e.diagnostics]
                 raise classify_ir_error(diags)(f"kernel '{self.name}' is not valid argus IR", diags,
                                           src) from None
         return self._module
