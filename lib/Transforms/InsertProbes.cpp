@@ -6,15 +6,18 @@
 // records the probe plan on the kernel as `argus_probes`. The markers stay
 // where they are (they have side effects, so no pass moves, merges or drops
 // them); argus-to-gpu turns each probed marker into a timer read and a probe
-// record, and erases the others.
+// record, and erases the others. Synchronization sites asked for by name
+// (`sync-sites`) first get a region of their own around their op.
 //
 //===----------------------------------------------------------------------===//
 
+#include "argus/Analysis/MeasurementSites.h"
 #include "argus/Conversion/ArgusToGPU/TargetInfo.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -69,6 +72,12 @@ struct ArgusInsertProbesPass
     for (const std::string &r : regions)
       wanted.insert(r);
     llvm::StringSet<> seen;
+    llvm::StringSet<> forced; // the regions made for sync sites
+    if (!syncSites.empty() && failed(wrapSyncSites(top, forced)))
+      return signalPassFailure();
+    if (!wanted.empty())
+      for (auto &f : forced)
+        wanted.insert(f.getKey());
 
     Builder b(&getContext());
     top.walk([&](func::FuncOp fn) {
@@ -94,7 +103,8 @@ struct ArgusInsertProbesPass
              p = p->getParentOp())
           if (isa<LoopLikeOpInterface>(p))
             inLoop = true;
-        if (!selected || !(inLoop ? timeline : duration))
+        if (!selected || !(forced.contains(begin.getName()) ||
+                           (inLoop ? timeline : duration)))
           return;
         begin->setAttr("argus_probe", b.getUnitAttr());
         names.push_back(b.getNamedAttr(id, begin.getNameAttr()));
@@ -122,9 +132,47 @@ struct ArgusInsertProbesPass
       fn->setAttr("argus_probes", plan);
     });
     for (const std::string &r : regions)
-      if (!seen.contains(r))
+      if (!seen.contains(r) && !forced.contains(r))
         return (void)(fail() << "no region named or numbered '" << r
                              << "' in any kernel");
+  }
+
+  /// Wraps each site of `sync-sites` in a region.begin / region.end pair
+  /// named after it, with the next free region ID of its kernel.
+  LogicalResult wrapSyncSites(ModuleOp top, llvm::StringSet<> &forced) {
+    FailureOr<MeasurementSites> sites = MeasurementSites::compute(top);
+    if (failed(sites))
+      return failure();
+    llvm::StringMap<Operation *> byName;
+    for (const MeasuredRegion &r : sites->regions())
+      for (const MeasurementSite &s : sites->syncSites(r.name))
+        byName.try_emplace(s.site, s.op);
+    llvm::DenseMap<Operation *, int64_t> nextId; // per function
+    for (const std::string &name : syncSites) {
+      Operation *op = byName.lookup(name);
+      if (!op)
+        return top.emitError()
+               << "argus-insert-probes: no synchronization site named '" << name
+               << "'; hint: argus-opt --argus-print-sites lists them";
+      if (!forced.insert(name).second)
+        continue;
+      Operation *fn = op->getParentOfType<FunctionOpInterface>();
+      auto [it, fresh] = nextId.try_emplace(fn, 0);
+      if (fresh)
+        fn->walk([&](RegionBeginOp b) {
+          it->second = std::max<int64_t>(it->second, b.getId() + 1);
+        });
+      if (it->second > 0xFFFFFFFFll)
+        return op->emitError() << "argus-insert-probes: no free region ID "
+                                  "below 2^32 for sync site '"
+                               << name << "'";
+      OpBuilder b(op);
+      RegionBeginOp::create(b, op->getLoc(), name, it->second);
+      b.setInsertionPointAfter(op);
+      RegionEndOp::create(b, op->getLoc(), it->second);
+      ++it->second;
+    }
+    return success();
   }
 };
 

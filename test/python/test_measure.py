@@ -423,3 +423,34 @@ func.func @b() attributes {argus.kernel = #argus.kernel<block = [64], target = "
   return
 }
 """).regions()
+
+
+def test_sync_signal_end_to_end_with_real_argus_opt(tmp_path):
+    """asks=(mainloop, sync): discovery -> sync-sites on argus-insert-probes
+    (the pass makes a probed region per site) -> the PTX times them -> the
+    run spec names the new regions by the IDs the pass chose -> the report
+    gives each site's time."""
+    tool = os.environ.get("ARGUS_OPT", os.path.join(ROOT, "build", "bin", "argus-opt"))
+    if not os.path.exists(tool):
+        pytest.skip("argus-opt not built")
+    plan = Planner().plan(query(asks=[("mainloop", "sync"), ("mainloop", "wait")]))
+    assert not plan.unavailable, plan.unavailable
+    inst = [t for t in plan.by_op("instrument")]
+    assert inst and all(not t.unavailable for t in inst)
+    sites = {"wait_group@mainloop#0", "barrier@mainloop#0"}
+    # the real instrument handler runs both argus-opt calls
+    store = ArtifactStore(str(tmp_path / "art"))
+    calls = []
+    h = fake_handlers(calls)
+    h["instrument"] = make_handlers({"argus-opt": tool})["instrument"]
+    ex = LocalExecutor(store, workers=1).execute(plan, h)
+    assert ex.ok(), ex.to_json()
+    t = next(t for t in plan.by_op("instrument") if "sync-sites" in t.options["insert_probes"])
+    assert set(t.options["insert_probes"]["sync-sites"].split(",")) == sites
+    made = ex.outcomes[t.id].result["probe_regions"]
+    assert {made[k] for k in made if made[k] in sites} == sites
+    rep = ex.outcomes[plan.by_op("report")[0].id].result
+    sync = rep["regions"]["mainloop"]["sync"]
+    assert set(sync) == sites and all(v["mean"]["provenance"] == "derived" for v in sync.values())
+    wait = rep["regions"]["mainloop"]["wait"]
+    assert set(wait["sites"]) == sites and wait["per_iteration"]["iterations"]

@@ -25,6 +25,13 @@ def ArgusInsertProbes : Pass<"argus-insert-probes", "::mlir::ModuleOp"> {
     loops, once per iteration, with the innermost loop's iteration number
     (normalised to 0, 1, ...) in the record, restricted to
     `iteration-window`.
+
+    `sync-sites` times synchronization sites: each named site (a barrier,
+    `wait_group`, `wgmma_wait` or `mbarrier.wait` of a region, named
+    `kind@region#n` as `--argus-print-sites` lists them) is wrapped in a new
+    region of that name, with the next free ID of its kernel, whose markers
+    are probed (per iteration inside a loop, once outside) whatever
+    `regions` and `signals` select. The site's own op is not moved.
   }];
   let options = [
     ListOption<"regions", "regions", "std::string",
@@ -37,6 +44,9 @@ def ArgusInsertProbes : Pass<"argus-insert-probes", "::mlir::ModuleOp"> {
                "linear block indices that write records (default: all)">,
     Option<"iterationWindow", "iteration-window", "std::string", "\"\"",
            "lo:hi — record loop iterations lo <= i < hi only (default: all)">,
+    ListOption<"syncSites", "sync-sites", "std::string",
+               "synchronization sites (kind@region#n, --argus-print-sites) "
+               "to time, each in a new probed region of its name">,
     Option<"capacity", "capacity", "int64_t", "4096",
            "records per warp the host should allocate (recorded on the kernel)">,
     Option<"clock", "clock", "std::string", "\"default\"",

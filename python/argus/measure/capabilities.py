@@ -15,7 +15,7 @@ import subprocess
 from typing import FrozenSet, Iterable, Optional
 
 INSERT_PROBES_OPTIONS = ("regions", "signals", "scope-warps", "scope-blocks",
-                         "iteration-window", "capacity", "clock")
+                         "iteration-window", "sync-sites", "capacity", "clock")
 PIPELINE_OPTIONS = ("probes", "probe-regions", "probe-signals", "clock", "format", "dump",
                     "toolkit", "ldmatrix", "min-blocks-per-sm", "chip")
 
@@ -28,8 +28,6 @@ PENDING = {
     "argus-insert-probes:site-trace":
         "issue and wait timestamps of the discovered sites without forcing waits "
         "(the reference trace that completion intervals are joined to)",
-    "argus-insert-probes:sync-sites":
-        "probes around each barrier / mbarrier / group wait of a region",
     "argus-to-nvptx:probe-scope":
         "scope-warps / scope-blocks / iteration-window carried through the lowering "
         "pipeline (today --argus-to-nvptx re-runs argus-insert-probes without them)",

@@ -74,7 +74,11 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
                                              ctx.task.options.get("target", "nvptx"))
         for c in cmds:
             _run(c)
-        return {"module": "module.ptx", "probed": "probed.mlir", "commands": cmds}
+        # Every region of the instrumented module by ID, the regions made
+        # for sync sites included (their IDs are chosen by the pass).
+        regions = {str(i.id): name for name, i in Program.load(probed).regions().items()}
+        return {"module": "module.ptx", "probed": "probed.mlir", "commands": cmds,
+                "probe_regions": regions}
 
     class ArgusRun(CommandHandler):
         def prepare(self, ctx):
@@ -116,7 +120,12 @@ def write_spec(ctx):
     template = t.options.get("launch") or {}
     probes = None
     if t.options.get("probes"):
-        probes = collect.probes_section(template, t.options.get("regions", {}),
+        regions = {int(k): v for k, v in t.options.get("regions", {}).items()}
+        made = (ctx.inputs[src] or {}).get("probe_regions", {})
+        for rid, name in made.items():
+            if name in t.options.get("sync_sites", ()):
+                regions[int(rid)] = name
+        probes = collect.probes_section(template, regions,
                                         t.options.get("capacity", 4096),
                                         t.options.get("clock", "globaltimer"))
     spec = collect.launch_spec(template, module, name=f"{t.options['run']}-r{t.options['repeat']}",

@@ -304,8 +304,11 @@ class _Ctx:
                                binding=self.binding(run[0].region if len({i.region for i in run}) == 1 else None),
                                unavailable="; ".join(missing) or None))
         probed = [r for r in opts.get("regions", "").split(",") if r]
+        # The regions argus-insert-probes makes for sync sites get their IDs
+        # there; the run's spec takes them from the instrumented module.
         self.add_collections(rid, t.id, run, "", probes=True,
                              regions={self.regions[r].id: r for r in probed},
+                             sync_sites=[it.site for it in run if it.kind == "sync"],
                              capacity=self.planner.capacity, clock=clock)
 
     def add_hw_run(self, run: List[ProbeItem], why: Dict):

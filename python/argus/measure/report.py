@@ -50,6 +50,11 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
             covers = [n for n, i in regions_info.items()
                       if i.get("in_loop") and _inside(regions_info, n, region)] or [region]
             r[signal] = S.timeline_from_runs(reports, covers, window, scope.get("warps") or ())
+        elif signal in ("sync", "wait"):
+            sites = [lab.split(":", 2)[2] for lab in run_items.get(src, [])
+                     if lab.startswith(f"sync:{region}:")] if src else []
+            r[signal] = _sync(signal, reports, sites, window) if sites else \
+                {"missing": "not collected (see unavailable)"}
         else:
             r[signal] = {"missing": "not collected (see unavailable)"}
     ref = runs.get("reference", [])
@@ -60,8 +65,24 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
             "regions": out_regions, "missing_inputs": missing}
 
 
+def _sync(signal, reports, sites, window):
+    """``sync``: each site's count and time (the region made for it);
+    ``wait``: the time inside the region's sync sites, per iteration."""
+    if signal == "sync":
+        return {s: S.duration_from_runs(reports, s, window) or
+                {"missing": "no records for this site"} for s in sites}
+    per_site = S.timeline_from_runs(reports, sites, window)
+    total: Dict[int, float] = {}
+    for tl in per_site.values():
+        for it in tl["per_iteration"]["iterations"]:
+            total[it["iteration"]] = total.get(it["iteration"], 0.0) + it["mean"]
+    return {"sites": sites, "per_iteration": {"provenance": "derived", "iterations": [
+        {"iteration": i, "wait": v} for i, v in sorted(total.items())]}}
+
+
 def _run_for(region, signal, run_items):
-    kinds = {"duration": ("boundary", "timeline"), "timeline": ("timeline",)}.get(signal, ())
+    kinds = {"duration": ("boundary", "timeline"), "timeline": ("timeline",),
+             "sync": ("sync",), "wait": ("sync",)}.get(signal, ())
     for rid, labels in run_items.items():
         for lab in labels:
             k, _, rest = lab.partition(":")
