@@ -75,9 +75,17 @@ struct ArgusInsertProbesPass
     llvm::StringSet<> forced; // the regions made for sync sites
     if (!syncSites.empty() && failed(wrapSyncSites(top, forced)))
       return signalPassFailure();
-    if (!wanted.empty())
-      for (auto &f : forced)
-        wanted.insert(f.getKey());
+    // No selection means every region; sync sites alone select only theirs.
+    bool all = regions.empty() && syncSites.empty();
+    for (auto &f : forced)
+      wanted.insert(f.getKey());
+    // The plan is this run's selection: markers a previous run probed and
+    // this one does not select are not probed (the lowering pipeline re-runs
+    // the pass with its own options).
+    top.walk([](Operation *op) {
+      if (isa<RegionBeginOp, RegionEndOp>(op))
+        op->removeAttr("argus_probe");
+    });
 
     Builder b(&getContext());
     top.walk([&](func::FuncOp fn) {
@@ -92,8 +100,8 @@ struct ArgusInsertProbesPass
       SmallVector<NamedAttribute> names;
       fn.walk([&](RegionBeginOp begin) {
         std::string id = std::to_string(begin.getId());
-        bool selected = wanted.empty() || wanted.contains(begin.getName()) ||
-                        wanted.contains(id);
+        bool selected =
+            all || wanted.contains(begin.getName()) || wanted.contains(id);
         if (wanted.contains(begin.getName()))
           seen.insert(begin.getName());
         if (wanted.contains(id))

@@ -31,7 +31,10 @@ def ArgusInsertProbes : Pass<"argus-insert-probes", "::mlir::ModuleOp"> {
     `kind@region#n` as `--argus-print-sites` lists them) is wrapped in a new
     region of that name, with the next free ID of its kernel, whose markers
     are probed (per iteration inside a loop, once outside) whatever
-    `regions` and `signals` select. The site's own op is not moved.
+    `regions` and `signals` select; without `regions`, sync sites select
+    only their own regions (no selection at all selects every region). The
+    site's own op is not moved. Each run's selection replaces an earlier
+    run's (markers it does not select lose `argus_probe`).
   }];
   let options = [
     ListOption<"regions", "regions", "std::string",
