@@ -1,0 +1,20 @@
+#!/bin/sh
+# GPU machine: build the standalone runtime, run the reference and the
+# sync-site-probed pipelined GEMMs (bench/measure/gen, from prepare_sync.py),
+# and print the table (bench/measure/table.py). Carry runtime/third_party.
+set -u
+cd "$(dirname "$0")/../.."
+gen=Ninja; command -v ninja >/dev/null || gen="Unix Makefiles"
+cmake -S runtime -B /tmp/argus-rt -G "$gen" -DCMAKE_BUILD_TYPE=Release >/tmp/cmake.log 2>&1 &&
+  cmake --build /tmp/argus-rt -j "$(nproc)" >>/tmp/cmake.log 2>&1 ||
+  { tail -30 /tmp/cmake.log; exit 1; }
+out=${OUT:-/tmp/measure-out}
+mkdir -p "$out"
+for pass in 1 2; do
+  for spec in bench/measure/gen/*.ref.json bench/measure/gen/*.sync.json; do
+    name=$(basename "$spec" .json)
+    (cd bench/measure/gen && /tmp/argus-rt/bin/argus-run "$(basename "$spec")" \
+      --report "$out/$name.p$pass.report.json" --quiet) || echo "$name: argus-run exit $?"
+  done
+done
+python3 bench/measure/table.py "$out"
