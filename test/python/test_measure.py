@@ -454,3 +454,6 @@ def test_sync_signal_end_to_end_with_real_argus_opt(tmp_path):
     assert set(sync) == sites and all(v["mean"]["provenance"] == "derived" for v in sync.values())
     wait = rep["regions"]["mainloop"]["wait"]
     assert set(wait["sites"]) == sites and wait["per_iteration"]["iterations"]
+    from argus.measure.report import text_summary
+    text = text_summary(rep)
+    assert "sync       wait_group@mainloop#0: mean" in text and "wait       " in text

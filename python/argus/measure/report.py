@@ -117,6 +117,19 @@ def text_summary(rep: dict) -> str:
                 lines.append(f"  {region:12s} {sig:10s} mean {m['value']:.1f} {v.get('unit') or ''}"
                              f" [{b.get('min', 0):.1f}..{b.get('p80', 0):.1f}] ({m['provenance']}),"
                              f" {v['intervals']['value']} intervals")
+            elif sig == "sync":
+                for site, st in v.items():
+                    if "missing" in st:
+                        lines.append(f"  {region:12s} {sig:10s} {site}: missing: {st['missing']}")
+                    else:
+                        lines.append(f"  {region:12s} {sig:10s} {site}: mean "
+                                     f"{st['mean']['value']:.1f} {st.get('unit') or ''}, "
+                                     f"{st['intervals']['value']} visits")
+            elif sig == "wait":
+                its = v["per_iteration"]["iterations"]
+                lines.append(f"  {region:12s} {sig:10s} {len(its)} iterations over "
+                             f"{len(v['sites'])} sites"
+                             + (f", first {its[0]['wait']:.1f}" if its else ""))
             elif sig == "timeline":
                 for name, tl in v.items():
                     its = tl["per_iteration"]["iterations"]
