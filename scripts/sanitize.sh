@@ -7,6 +7,9 @@
 # would need libasan preloaded into the interpreter).
 #
 #   scripts/sanitize.sh [fuzz-count]      (default 300 mutants)
+#
+# The fuzz sample's CPU limit per mutant is 60 s (ARGUS_SANITIZE_FUZZ_TIMEOUT),
+# not the 20 s of a release build: the sanitizers slow Z3 and MLIR 3-5x.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ARGUS_SANITIZE_BUILD:-$root/build-asan}
@@ -35,6 +38,7 @@ echo "=== fuzz sample ($count mutants through the passes, seed $seed) under ASan
 PATH="$build/bin:$PATH" /usr/bin/python3 "$root/test/fuzz/mutate_argus_opt.py" \
   --tool "$build/bin/argus-opt" --count "$count" --seed "$seed" \
   --jobs "$(nproc)" --max-edits 1 --crash-dir "$build/fuzz-crashes" \
+  --timeout "${ARGUS_SANITIZE_FUZZ_TIMEOUT:-60}" \
   --pass=--argus-verify-tags --pass=--argus-insert-probes --pass=--argus-to-gpu \
   --pass=--argus-to-nvptx --pass=--argus-to-gfx942 \
   "$root"/examples/*.mlir || status=1
