@@ -171,15 +171,17 @@ Operation *MeasurementSites::nextWait(
   return nullptr;
 }
 
-std::vector<MeasurementSite>
-MeasurementSites::asyncSites(llvm::StringRef name) const {
+std::vector<MeasurementSite> MeasurementSites::collectSites(
+    llvm::StringRef name,
+    llvm::function_ref<void(Operation *, const SiteAdder &)> visit) const {
   std::vector<MeasurementSite> out;
   const MeasuredRegion *r = region(name);
   if (!r)
     return out;
   unsigned idx = r - regionList.data();
   llvm::StringMap<unsigned> counters;
-  auto add = [&](llvm::StringRef kind, Operation *op, Operation *completion) {
+  SiteAdder add = [&](llvm::StringRef kind, Operation *op,
+                      Operation *completion) {
     MeasurementSite s;
     s.kind = kind.str();
     s.region = name.str();
@@ -189,12 +191,18 @@ MeasurementSites::asyncSites(llvm::StringRef name) const {
     s.inLoop = r->inLoop || enclosingLoop(op);
     out.push_back(s);
   };
+  for (Operation *op : order)
+    if (inRegion(op, idx))
+      visit(op, add);
+  return out;
+}
+
+std::vector<MeasurementSite>
+MeasurementSites::asyncSites(llvm::StringRef name) const {
   // A group runs from its first issue to its commit; both kinds may be
   // open at once.
   Operation *copies = nullptr, *wgmmas = nullptr;
-  for (Operation *op : order) {
-    if (!inRegion(op, idx))
-      continue;
+  return collectSites(name, [&](Operation *op, const SiteAdder &add) {
     if (isa<CopyAsyncOp>(op) && !copies)
       copies = op;
     else if (isa<MmaAsyncOp>(op) && !wgmmas)
@@ -214,32 +222,16 @@ MeasurementSites::asyncSites(llvm::StringRef name) const {
             return wait && wait.getBarrier() == ring;
           }));
     }
-  }
-  return out;
+  });
 }
 
 std::vector<MeasurementSite>
 MeasurementSites::syncSites(llvm::StringRef name) const {
-  std::vector<MeasurementSite> out;
-  const MeasuredRegion *r = region(name);
-  if (!r)
-    return out;
-  unsigned idx = r - regionList.data();
-  llvm::StringMap<unsigned> counters;
-  for (Operation *op : order) {
-    if (!inRegion(op, idx) ||
-        !isa<BarrierOp, WaitGroupOp, WgmmaWaitOp, MBarrierWaitOp>(op))
-      continue;
-    MeasurementSite s;
-    s.kind = op->getName().getStringRef().drop_front(strlen("argus.")).str();
-    s.region = name.str();
-    s.site = s.kind + "@" + s.region + "#" + std::to_string(counters[s.kind]++);
-    s.op = op;
-    s.completion = op;
-    s.inLoop = r->inLoop || enclosingLoop(op);
-    out.push_back(s);
-  }
-  return out;
+  // Each barrier or wait completes itself.
+  return collectSites(name, [](Operation *op, const SiteAdder &add) {
+    if (isa<BarrierOp, WaitGroupOp, WgmmaWaitOp, MBarrierWaitOp>(op))
+      add(op->getName().getStringRef().drop_front(strlen("argus.")), op, op);
+  });
 }
 
 llvm::json::Value MeasurementSites::toJSON() const {

@@ -562,10 +562,6 @@ CheckResult KernelVerifier::checkStageRange(StageOp op) {
   return res;
 }
 
-} // namespace argus::verify::detail
-
-namespace argus::verify::detail {
-
 void KernelVerifier::checkStageRanges() {
   func.walk([&](StageOp st) {
     CheckResult res = checkStageRange(st);
@@ -619,11 +615,9 @@ KernelVerifier::brokenBufferUsed(Operation *site) {
       values.push_back(loop.getYieldedValues()[k]);
       return;
     }
-    if (!result || owner->getNumRegions() == 0) {
-      ops.push_back(owner);
-      return;
-    }
     ops.push_back(owner);
+    if (!result)
+      return;
     for (Region &r : owner->getRegions())
       for (Block &b : r)
         if (!b.empty() && b.back().hasTrait<OpTrait::IsTerminator>())

@@ -1,5 +1,4 @@
-//===- MeasurementSites.h - regions and sites a measurement can target -*- C++
-//-*-===//
+//===- MeasurementSites.h - what a measurement can target -----*- C++ -*-===//
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
@@ -20,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +89,15 @@ private:
   int64_t depth = 1;
 
   bool inRegion(Operation *op, unsigned region) const;
+  /// Adds a site of `kind` at `op`, completed by `completion`.
+  using SiteAdder = std::function<void(llvm::StringRef kind, Operation *op,
+                                       Operation *completion)>;
+  /// The sites of region `name`: `visit` sees its ops (nested regions
+  /// included) in program order and adds the sites it recognises, named
+  /// `kind@region#n` in that order.
+  std::vector<MeasurementSite> collectSites(
+      llvm::StringRef name,
+      llvm::function_ref<void(Operation *, const SiteAdder &)> visit) const;
   Operation *nextWait(Operation *after,
                       llvm::function_ref<bool(Operation *)> matches) const;
 };
