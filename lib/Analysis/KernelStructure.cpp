@@ -29,9 +29,12 @@ KernelStructure::KernelStructure(FunctionOpInterface fn) : fn(fn) {
   llvm::StringSet<> seenTensors;
   fn->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto begin = dyn_cast<RegionBeginOp>(op)) {
-      auto region = std::make_unique<Region>(
-          Region{begin.getName().str(), static_cast<int64_t>(begin.getId()),
-                 begin.getLoc(), getLoopDepth(op), {}});
+      auto region =
+          std::make_unique<Region>(Region{begin.getName().str(),
+                                          static_cast<int64_t>(begin.getId()),
+                                          begin.getLoc(),
+                                          getLoopDepth(op),
+                                          {}});
       Region *raw = region.get();
       (open.empty() ? regions : open.back()->children)
           .push_back(std::move(region));
@@ -60,6 +63,9 @@ KernelStructure::KernelStructure(FunctionOpInterface fn) : fn(fn) {
 }
 
 static void printLoc(llvm::raw_ostream &os, Location loc) {
+  // The DSL names ops' results: loc("acc"("file":line:col)).
+  if (auto named = dyn_cast<NameLoc>(loc))
+    loc = named.getChildLoc();
   if (auto file = dyn_cast<FileLineColLoc>(loc)) {
     os << llvm::sys::path::filename(file.getFilename().getValue()) << ":"
        << file.getLine();

@@ -6,6 +6,8 @@
 
 #include "OpNames.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -34,9 +36,14 @@ std::string opDesc(Operation *op) {
 }
 
 std::string loopName(Operation *loop) {
-  // A loop the user named (the DSL names `for kt in argus.range(...)`
-  // after its variable: loc("kt"(...))) is called by that name.
-  if (auto named = dyn_cast<NameLoc>(loop->getLoc()))
+  // A loop the user named is called by that name: the DSL names the
+  // induction variable of `for kt in argus.range(...)` (its block argument's
+  // loc("kt"(...))); hand-written IR may name the loop op itself.
+  auto named = dyn_cast<NameLoc>(loop->getLoc());
+  if (auto forOp = dyn_cast<scf::ForOp>(loop))
+    if (auto iv = dyn_cast<NameLoc>(forOp.getInductionVar().getLoc()))
+      named = iv;
+  if (named)
     return "loop '" + named.getName().str() + "' (scf.for at " +
            locStr(loop->getLoc()) + ")";
   return "scf.for at " + locStr(loop->getLoc());

@@ -67,8 +67,12 @@ class Module:
         self._m = handle
         self.source_name = source_name
 
-    def text(self, debug_info: bool = False, generic: bool = False) -> str:
-        return self._m.print(debug_info, generic)
+    def text(self, debug_info: bool = False, generic: bool = False, name_locs: bool = False,
+             local_scope: bool = False) -> str:
+        """The module as MLIR prints it; ``name_locs`` names values after their
+        ops' name locations (the DSL's value names), ``local_scope`` prints
+        locations inline instead of as ``#loc`` aliases."""
+        return self._m.print(debug_info, generic, name_locs, local_scope)
 
     def __str__(self) -> str:
         return self.text()

@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Context.h"
+
 #include "argus/Analysis/MeasurementSites.h"
 #include "argus/Analysis/Passes.h"
 #include "argus/Dialect/ArgusDialect.h"
@@ -62,108 +64,16 @@
 
 namespace py = pybind11;
 using namespace mlir;
+using ::argus::python::ArgusCtx;
+using ::argus::python::DiagnosticCollector;
+using ::argus::python::PyDiagnostic;
+using ::argus::python::registerAllPassesOnce;
 
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Diagnostics
+// JSON
 //===----------------------------------------------------------------------===//
-
-struct PyDiagnostic {
-  std::string severity; // "error" | "warning" | "note" | "remark"
-  std::string file;     // empty when the location has no file
-  int64_t line = 0;
-  int64_t col = 0;
-  std::string location; // the location as MLIR prints it
-  std::string message;
-  /// The error's kind (ErrorKinds.h: "shape", "instruction", "tag_field"),
-  /// or empty.
-  std::string kind;
-  std::vector<PyDiagnostic> notes;
-
-  std::string str() const {
-    std::string s;
-    if (!file.empty())
-      s += file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": ";
-    s += severity + ": " + message;
-    for (const PyDiagnostic &n : notes) {
-      std::string ns = n.str();
-      // Indent every line of a note.
-      std::string indented = "\n  ";
-      for (char c : ns) {
-        indented += c;
-        if (c == '\n')
-          indented += "  ";
-      }
-      s += indented;
-    }
-    return s;
-  }
-};
-
-const char *severityName(DiagnosticSeverity sev) {
-  switch (sev) {
-  case DiagnosticSeverity::Error:
-    return "error";
-  case DiagnosticSeverity::Warning:
-    return "warning";
-  case DiagnosticSeverity::Note:
-    return "note";
-  case DiagnosticSeverity::Remark:
-    return "remark";
-  }
-  return "error";
-}
-
-/// The first file:line:col inside `loc` (through names, call sites and
-/// fused locations).
-std::optional<FileLineColLoc> findFileLoc(Location loc) {
-  std::optional<FileLineColLoc> found;
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      found = f;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return found;
-}
-
-PyDiagnostic convert(Diagnostic &diag) {
-  PyDiagnostic d;
-  d.severity = severityName(diag.getSeverity());
-  d.message = diag.str();
-  {
-    llvm::raw_string_ostream os(d.location);
-    diag.getLocation().print(os);
-  }
-  if (std::optional<mlir::argus::ErrorKind> kind =
-          mlir::argus::errorKindOf(diag.getLocation()))
-    d.kind = mlir::argus::stringifyErrorKind(*kind).str();
-  if (auto f = findFileLoc(diag.getLocation())) {
-    d.file = f->getFilename().str();
-    d.line = f->getLine();
-    d.col = f->getColumn();
-  }
-  for (Diagnostic &note : diag.getNotes())
-    d.notes.push_back(convert(note));
-  return d;
-}
-
-/// Collects every diagnostic emitted in the context while alive.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          diags.push_back(convert(diag));
-          return success();
-        }) {}
-  std::vector<PyDiagnostic> take() { return std::move(diags); }
-
-private:
-  std::vector<PyDiagnostic> diags;
-  ScopedDiagnosticHandler handler;
-};
 
 /// A JSON value as Python objects (object keys sorted, as JSON prints them).
 py::object toPython(const llvm::json::Value &v) {
@@ -267,63 +177,25 @@ PyKernelLaunch toPython(const std::string &name,
 #endif
 
 //===----------------------------------------------------------------------===//
-// Registration
+// Module
 //===----------------------------------------------------------------------===//
-
-void registerAllPassesOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    registerTransformsPasses();
-    mlir::argus::registerArgusAnalysisPasses();
-#ifdef ARGUS_HAVE_VERIFY
-    mlir::argus::registerArgusVerifyPasses();
-#endif
-#ifdef ARGUS_HAVE_PIPELINES
-    mlir::argus::registerArgusPasses();
-    mlir::argus::registerArgusPipelines();
-#endif
-  });
-}
-
-//===----------------------------------------------------------------------===//
-// Context and Module
-//===----------------------------------------------------------------------===//
-
-class ArgusCtx {
-public:
-  ArgusCtx() {
-    registerAllPassesOnce();
-    // The registration argus-opt uses; like argus-opt, load only what the
-    // modules and the passes' declared dependent dialects need, so that a
-    // pass missing a dependent dialect fails here as it does there.
-    DialectRegistry registry;
-#ifdef ARGUS_HAVE_PIPELINES
-    mlir::argus::registerArgusDialects(registry);
-#else
-    mlir::argus::registerArgusKernelDialects(registry);
-#endif
-    ctx = std::make_unique<MLIRContext>(registry,
-                                        MLIRContext::Threading::DISABLED);
-    ctx->allowUnregisteredDialects(false);
-    // A diagnostic's location and hint say where; a dump of the op (its
-    // operands printed as <<UNKNOWN SSA VALUE>>) buries them.
-    ctx->printOpOnDiagnostic(false);
-  }
-  MLIRContext *get() { return ctx.get(); }
-
-private:
-  std::unique_ptr<MLIRContext> ctx;
-};
 
 class ArgusMod {
 public:
   ArgusMod(std::shared_ptr<ArgusCtx> ctx, OwningOpRef<ModuleOp> module)
       : ctx(std::move(ctx)), module(std::move(module)) {}
 
-  std::string print(bool debugInfo, bool generic) {
+  std::string print(bool debugInfo, bool generic, bool nameLocs,
+                    bool localScope) {
     std::string s;
     llvm::raw_string_ostream os(s);
     OpPrintingFlags flags;
+    // Values named like their source (the DSL's loc("acc"(...))).
+    if (nameLocs)
+      flags.printNameLocAsPrefix();
+    // Locations inline on their op's line (no #loc aliases).
+    if (localScope)
+      flags.useLocalScope();
     if (debugInfo)
       flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
     if (generic)
@@ -544,6 +416,14 @@ py::object mmaInstruction(const std::string &name) {
 
 } // namespace
 
+namespace argus::python {
+py::object wrapModule(std::shared_ptr<ArgusCtx> ctx,
+                      OwningOpRef<ModuleOp> module) {
+  return py::cast(
+      std::make_shared<ArgusMod>(std::move(ctx), std::move(module)));
+}
+} // namespace argus::python
+
 PYBIND11_MODULE(_argus, m) {
   m.doc() = "argus: bindings over the argus MLIR dialect and passes";
 
@@ -572,8 +452,10 @@ PYBIND11_MODULE(_argus, m) {
 
   py::class_<ArgusMod, std::shared_ptr<ArgusMod>>(m, "Module")
       .def("print", &ArgusMod::print, py::arg("debug_info") = false,
-           py::arg("generic") = false)
-      .def("__str__", [](ArgusMod &mod) { return mod.print(false, false); })
+           py::arg("generic") = false, py::arg("name_locs") = false,
+           py::arg("local_scope") = false)
+      .def("__str__",
+           [](ArgusMod &mod) { return mod.print(false, false, false, false); })
       .def("verify", &ArgusMod::verify,
            "Run the op verifiers: returns [Diagnostic] (empty when valid).")
       .def("run_pipeline", &ArgusMod::runPipeline, py::arg("pipeline"),
@@ -643,6 +525,8 @@ PYBIND11_MODULE(_argus, m) {
                     "an int, or 'free') and 'assume' (the assumption it "
                     "comes from); argus.compile.launch_grid evaluates it");
 #endif
+
+  ::argus::python::bindIRBuilder(m);
 
   m.def("has_pass", &hasPass, py::arg("name"),
         "Whether a pass or pass pipeline of this name is registered.");

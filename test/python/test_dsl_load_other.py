@@ -23,7 +23,7 @@ def _kernel(dtype="f32", other=float("-inf"), clipped=True):
     ("f32", float("-inf"), "other 0xFF800000 : f32"),
     ("f16", float("-inf"), "other 0xFC00 : f16"),
     ("bf16", float("-inf"), "other 0xFF80 : bf16"),
-    ("f32", 0.5, "other 0.5 : f32"),
+    ("f32", 0.5, "other 5.000000e-01 : f32"),  # as MLIR prints it
     ("f32", float("inf"), "other 0x7F800000 : f32"),
     ("i32", -1, "other -1 : i32"),
 ])

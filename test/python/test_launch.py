@@ -90,7 +90,7 @@ def test_constexpr_specialises_at_trace_time():
     SEEN.clear()
     src = v.source()
     assert SEEN == [(int, 256)]
-    assert "tile<256xf32, global>" in src
+    assert "<256xf32, global>" in src
     assert [p for p, _ in v.params] == ["X", "Y"]       # constexprs are not kernel arguments
     assert k.specialize(BLOCK=256) is v                 # cached
     assert k.specialize(BLOCK=512) is not v

@@ -41,7 +41,7 @@ from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarri
                      mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async, role,
                      tensor_map, tma_load, tma_store, tma_store_wait, wgmma_commit,
                      wgmma_wait)
-from .kernel import Diagnostic, Kernel, kernel
+from .kernel import Kernel, kernel
 
 # `range` and `abs` are left out of `from argus.dsl import *` so the builtins
 # are not shadowed.
@@ -65,5 +65,5 @@ __all__ = [
     "BarrierSlot", "MBarrier", "TensorMap", "fence_proxy_async", "mbarrier", "mbarrier_arrive",
     "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "role", "tensor_map", "tma_load",
     "tma_store", "tma_store_wait", "wgmma_commit", "wgmma_wait",
-    "Diagnostic", "Kernel", "kernel",
+    "Kernel", "kernel",
 ]

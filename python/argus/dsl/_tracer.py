@@ -1,8 +1,9 @@
 """The bottom layer of the DSL: where each traced op comes from in the user's
 code (:class:`SourceLoc`, ``_user_loc``), errors raised at that line
-(``_err``), and the tracer that builds a kernel's IR text: fresh value names,
-nested blocks, constant scopes and the region and tag-site bookkeeping of the
-kernel being traced (``_current_tracer()``).
+(``_err``), and the tracer that builds a kernel's IR through the C++ builder
+(``_argus.Builder``): value names, open bodies, constant scopes and the
+region and tag-site bookkeeping of the kernel being traced
+(``_current_tracer()``).
 
 Nothing here knows the DSL's types or values; every other module of the
 package is built on this one.
@@ -31,10 +32,6 @@ class SourceLoc:
     file: str
     line: int
     col: int = 1
-
-    def mlir(self) -> str:
-        f = self.file.replace("\\", "\\\\").replace('"', '\\"')
-        return f'loc("{f}":{self.line}:{self.col})'
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
@@ -76,13 +73,6 @@ def _err(cls, msg: str, loc: Optional[SourceLoc] = None, hint: Optional[str] = N
 #===------------------------------------------------------------------------===#
 
 
-@dataclasses.dataclass(frozen=True)
-class _Line:
-    """One line of the generated IR and the Python line it comes from (what
-    a parse error on that line is reported at)."""
-    text: str
-    loc: SourceLoc
-
 _state = threading.local()
 
 
@@ -96,17 +86,19 @@ def _current_tracer() -> "_Tracer":
 
 
 class _Tracer:
-    """The state of one kernel trace: the IR text of the open blocks, value
-    names, constants per block, regions, block ids and the last op a
-    ``tag_assert`` without a subject refers to."""
+    """The state of one kernel trace: the C++ builder of its module (``b``),
+    value names, constants per open body, regions, block ids and the last op
+    a ``tag_assert`` without a subject refers to."""
 
-    def __init__(self, target: str, block: Tuple[int, ...]):
+    def __init__(self, target: str, block: Tuple[int, ...], name: str, loc: SourceLoc):
+        from .. import ir
         self.target = target
         self.block = block
-        self.counter = 0
+        self.b = ir.extension().Builder(ir.context(), name, list(block), target, loc.file,
+                                        loc.line, loc.col)
         self.names: Dict[str, int] = {}
-        self.blocks: List[List[_Line]] = [[]]
-        self.const_scopes: List[Dict[int, Any]] = [{}]  # per block: int -> IndexValue
+        self.depth = 0  # bodies open around the current op (0: the kernel's top level)
+        self.const_scopes: List[Dict[int, Any]] = [{}]  # per body: int -> IndexValue
         self.region_stack: List[Tuple[int, str]] = []
         self.region_ids: Dict[int, str] = {}
         self.next_region_id = 1
@@ -116,6 +108,8 @@ class _Tracer:
         # (sliced layout, shape, dim) -> {(parent shape, parent layout)}: the
         # tiles reductions came from, for broadcast without like=
         self.slices: Dict[Any, set] = {}
+        self._locs: Dict[Any, Any] = {}
+        self._types: Dict[str, Any] = {}
 
     def threads(self) -> int:
         """The threads executing the current op: the block's, or the
@@ -127,7 +121,7 @@ class _Tracer:
             n *= b
         return n
 
-    # -- names and emission ------------------------------------------------
+    # -- names, locations and types ------------------------------------------
     def fresh(self, hint: str = "v") -> str:
         hint = re.sub(r"[^A-Za-z0-9_]", "_", hint) or "v"
         if hint[0].isdigit():
@@ -136,21 +130,39 @@ class _Tracer:
         self.names[hint] = n + 1
         return f"%{hint}" if n == 0 else f"%{hint}_{n}"
 
-    def emit(self, text: str, loc: SourceLoc):
-        self.blocks[-1].append(_Line(f"{text} {loc.mlir()}", loc))
+    def loc(self, sl: SourceLoc, name: str = ""):
+        """The builder location of ``sl``; named ``name`` (a value name such
+        as ``%acc``) when given, which the printed IR uses for the value."""
+        key = (sl.file, sl.line, sl.col, name)
+        l = self._locs.get(key)
+        if l is None:
+            l = self._locs[key] = self.b.loc(sl.file, sl.line, sl.col, name.lstrip("%"))
+        return l
 
-    def emit_nested(self, header: str, body: List[_Line], footer: str, loc: SourceLoc):
-        """An op with one region: ``header {``, the traced body indented,
-        ``} footer``; the header and footer lines come from ``loc``."""
-        b = self.blocks[-1]
-        b.append(_Line(header + " {", loc))
-        b.extend(_Line("  " + l.text, l.loc) for l in body)
-        b.append(_Line("} " + footer, loc))
+    def type(self, text: str, sl: SourceLoc):
+        """The builder type of MLIR type text (parsed once per text)."""
+        t = self._types.get(text)
+        if t is None:
+            t = self._types[text] = self.b.type(text, self.loc(sl))
+        return t
 
-    def push_block(self):
-        self.blocks.append([])
+    # -- building ------------------------------------------------------------
+    def op(self, name: str, operands, result_types, sl: SourceLoc, result=None) -> list:
+        """An op without attributes; ``result`` (a Value) receives the first
+        result and names it."""
+        hs = self.b.op(name, [v.h for v in operands], [self.type(t, sl) for t in result_types],
+                       self.loc(sl, result.name if result is not None else ""))
+        if result is not None:
+            result.h = hs[0]
+        return hs
+
+    def enter(self):
+        """Bookkeeping of a body the builder just entered (begin_for, ...)."""
+        self.depth += 1
         self.const_scopes.append({})
 
-    def pop_block(self) -> List[_Line]:
+    def leave(self) -> list:
+        """Leaves the innermost body; returns its op's results."""
         self.const_scopes.pop()
-        return self.blocks.pop()
+        self.depth -= 1
+        return self.b.end()

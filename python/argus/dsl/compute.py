@@ -10,13 +10,10 @@ tiles) traced indices meet tiles through ``fill`` / ``splat``.
 
 from __future__ import annotations
 
-import math
-import struct
-
 from ..errors import DTypeError, LayoutError, ShapeError, TraceError, UnknownInstructionError
 from ._tracer import _current_tracer, _err, _user_loc
 from .layouts import broadcast_layout, reduce_layout
-from .types import (TileType, _as_layout, _shape, _shs, check_instruction, dtype_of, instruction,
+from .types import (ScalarSpec, TileType, _as_layout, _shape, _shs, check_instruction, dtype_of, instruction,
                     is_float)
 from .values import (IndexValue, ScalarValue, TagInfo, Tile, _need_tile, _new_tile,
                      _not_a_tile_hint, _sugar)
@@ -59,8 +56,7 @@ def mma(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
                 raise _err(ShapeError, f"mma operand {nm} is {_shs(t.shape)}, not a multiple of "
                            f"the instruction's {unit[0]}x{unit[1]}", loc)
     t = _new_tile(tr, "acc", acc.ttype, tags=acc.tags)
-    tr.emit(f'{t.name} = argus.mma "{instr}" {a.name}, {b.name}, {acc.name} : '
-            f"{a.type_str}, {b.type_str}, {acc.type_str}", loc)
+    t.h = tr.b.mma(False, instr, a.h, b.h, acc.h, tr.loc(loc, t.name))
     t.site = ("argus.mma", {"a": a, "b": b, "acc": acc})
     tr.last_site = t.site
     return t
@@ -75,7 +71,6 @@ def _union_tags(a: TagInfo, b: TagInfo) -> TagInfo:
 def _splat(x, like: Tile, loc) -> Tile:
     """A scalar parameter or a traced index as a tile shaped like ``like``."""
     tr = _current_tracer()
-    name, ty = x.name, x.type_str
     if isinstance(x, IndexValue):
         if is_float(like.dtype) or like.dtype == "i1":
             raise _err(DTypeError, f"a traced index cannot meet a {like.dtype} tile (only integer "
@@ -86,11 +81,12 @@ def _splat(x, like: Tile, loc) -> Tile:
                        f"{like.dtype}", loc)
         widen = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
         op = "extf" if widen[x.dtype] < widen[like.dtype] else "truncf"
-        name = tr.fresh(f"{x.pyname}_{like.dtype}")
-        tr.emit(f"{name} = arith.{op} {x.name} : {x.dtype} to {like.dtype}", loc)
-        ty = like.dtype
+        cast = ScalarValue(tr, tr.fresh(f"{x.pyname}_{like.dtype}"), ScalarSpec(like.dtype),
+                           x.pyname)
+        tr.op(f"arith.{op}", [x], [like.dtype], loc, cast)
+        x = cast
     t = _new_tile(tr, "splat", like.ttype, tags={})
-    tr.emit(f"{t.name} = argus.splat {name} : {ty} -> {like.type_str}", loc)
+    tr.op("argus.splat", [x], [like.type_str], loc, t)
     t.site = ("argus.splat", {})
     return t
 
@@ -147,7 +143,7 @@ def _binary(op: str, a, b) -> Tile:
     loc = _user_loc(3)
     a, b = _operands(op, a, b, loc)
     t = _new_tile(tr, op, a.ttype, tags=_union_tags(a.tags, b.tags))
-    tr.emit(f"{t.name} = argus.{op} {a.name}, {b.name} : {a.type_str}", loc)
+    tr.op(f"argus.{op}", [a, b], [a.type_str], loc, t)
     t.site = (f"argus.{op}", {"lhs": a, "rhs": b})
     tr.last_site = t.site
     return t
@@ -174,7 +170,7 @@ def _unary(op: str, x: Tile) -> Tile:
     if x.dtype == "i1" and op != "neg":
         raise _err(DTypeError, f"argus.{op} is not defined on masks (i1 tiles)", loc)
     t = _new_tile(tr, op, x.ttype, tags=x.tags)
-    tr.emit(f"{t.name} = argus.{op} {x.name} : {x.type_str}", loc)
+    tr.op(f"argus.{op}", [x], [x.type_str], loc, t)
     t.site = (f"argus.{op}", {"input": x})
     tr.last_site = t.site
     return t
@@ -218,8 +214,7 @@ def _cmp(pred: str, a, b) -> Tile:
         raise _err(DTypeError, f"masks (i1 tiles) compare with eq or ne only, not {pred}", loc)
     ttype = TileType(a.shape, "i1", "register", a.layout)
     t = _new_tile(tr, "mask", ttype, tags=_union_tags(a.tags, b.tags))
-    tr.emit(f"{t.name} = argus.cmp {pred} {a.name}, {b.name} : {a.type_str} -> {ttype.mlir()}",
-            loc)
+    t.h = tr.b.cmp(pred, a.h, b.h, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     t.site = ("argus.cmp", {"lhs": a, "rhs": b})
     tr.last_site = t.site
     return t
@@ -273,8 +268,7 @@ def _select(mask, a, b, loc) -> Tile:
                    f"values' ({a.layout}); use argus.convert_layout", loc)
     tags = _union_tags(a.tags, b.tags)
     t = _new_tile(tr, "sel", a.ttype, tags=tags)
-    tr.emit(f"{t.name} = argus.select {mask.name}, {a.name}, {b.name} : {mask.type_str}, "
-            f"{a.type_str}", loc)
+    tr.op("argus.select", [mask, a, b], [a.type_str], loc, t)
     t.site = ("argus.select", {"mask": mask, "lhs": a, "rhs": b})
     tr.last_site = t.site
     return t
@@ -318,7 +312,7 @@ def iota(shape, dim: int, layout, dtype="i32") -> Tile:
         raise _err(ShapeError, f"iota dim {dim!r} out of range for a {_shs(shape)} tile", loc)
     ttype = TileType(shape, dt, "register", lay)
     t = _new_tile(tr, "iota", ttype, tags={})
-    tr.emit(f"{t.name} = argus.iota dim {dim} : {ttype.mlir()}", loc)
+    t.h = tr.b.iota(dim, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     t.site = ("argus.iota", {})
     tr.last_site = t.site
     return t
@@ -332,20 +326,13 @@ def splat(value, like: Tile) -> Tile:
     return _as_tile(value, like, "argus.splat", loc)
 
 
-def _f64(v: float) -> str:
-    v = float(v)
-    if math.isfinite(v):
-        return repr(v) if ("e" in repr(v) or "." in repr(v)) else repr(v) + ".0"
-    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", v))[0]
-
-
 def scale(x: Tile, factor: float) -> Tile:
     """Multiply every element by a constant."""
     tr = _current_tracer()
     loc = _user_loc()
     _need_tile(x, "the scaled tile", loc, memory=False)
     t = _new_tile(tr, "scaled", x.ttype, tags=x.tags)
-    tr.emit(f"{t.name} = argus.scale {x.name} by {_f64(factor)} : {x.type_str}", loc)
+    t.h = tr.b.scale(x.h, float(factor), tr.loc(loc, t.name))
     t.site = ("argus.scale", {"input": x})
     tr.last_site = t.site
     return t
@@ -360,7 +347,7 @@ def fill(value: float, shape, dtype, layout) -> Tile:
         raise _err(LayoutError, "a register tile needs a layout", loc)
     ttype = TileType(_shape(shape), dtype_of(dtype), "register", lay)
     t = _new_tile(tr, "fill", ttype, tags={})
-    tr.emit(f"{t.name} = argus.fill {_f64(value)} : {ttype.mlir()}", loc)
+    t.h = tr.b.fill(float(value), tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     t.site = ("argus.fill", {})
     tr.last_site = t.site
     return t
@@ -377,7 +364,7 @@ def convert(x: Tile, dtype) -> Tile:
     _need_tile(x, "the converted tile", loc, memory=False)
     ttype = TileType(x.shape, dtype_of(dtype), "register", x.layout)
     t = _new_tile(tr, "cvt", ttype, tags=x.tags)
-    tr.emit(f"{t.name} = argus.convert {x.name} : {x.type_str} -> {ttype.mlir()}", loc)
+    tr.op("argus.convert", [x], [ttype.mlir()], loc, t)
     t.site = ("argus.convert", {"input": x})
     tr.last_site = t.site
     return t
@@ -390,7 +377,7 @@ def convert_layout(x: Tile, layout) -> Tile:
     _need_tile(x, "the input", loc, memory=False)
     ttype = TileType(x.shape, x.dtype, "register", _as_layout(layout))
     t = _new_tile(tr, "cl", ttype, tags=x.tags)
-    tr.emit(f"{t.name} = argus.convert_layout {x.name} : {x.type_str} -> {ttype.mlir()}", loc)
+    tr.op("argus.convert_layout", [x], [ttype.mlir()], loc, t)
     t.site = ("argus.convert_layout", {"input": x})
     tr.last_site = t.site
     return t
@@ -420,8 +407,7 @@ def reduce(x: Tile, kind: str, dim: int, layout=None) -> Tile:
         tags = {f: frozenset(d - (d > dim) for d in ds) for f, ds in x.tags.items()
                 if dim not in ds}
     t = _new_tile(tr, "red", ttype, tags=tags)
-    tr.emit(f"{t.name} = argus.reduce {kind} {x.name} dim {dim} : {x.type_str} -> "
-            f"{ttype.mlir()}", loc)
+    t.h = tr.b.reduce(False, kind, x.h, dim, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     t.site = ("argus.reduce", {"input": x})
     tr.last_site = t.site
     return t
@@ -450,8 +436,7 @@ def _scan(x: Tile, kind: str, dim: int, loc) -> Tile:
     if x.tags is not None:
         tags = {f: ds for f, ds in x.tags.items() if dim not in ds}
     t = _new_tile(tr, "scan", x.ttype, tags=tags)
-    tr.emit(f"{t.name} = argus.scan {ir_kind} {x.name} dim {dim} : {x.type_str} -> "
-            f"{x.type_str}", loc)
+    t.h = tr.b.reduce(True, ir_kind, x.h, dim, tr.type(x.type_str, loc), tr.loc(loc, t.name))
     t.site = ("argus.scan", {"input": x})
     tr.last_site = t.site
     return t
@@ -532,8 +517,7 @@ def broadcast(x: Tile, dim: int, like: Tile = None, shape=None, layout=None) -> 
     tags = None if x.tags is None else {
         f: frozenset(d + (d >= dim) for d in ds) for f, ds in x.tags.items()}
     t = _new_tile(tr, "bc", ttype, tags=tags)
-    tr.emit(f"{t.name} = argus.broadcast {x.name} dim {dim} : {x.type_str} -> {ttype.mlir()}",
-            loc)
+    t.h = tr.b.broadcast(x.h, dim, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     t.site = ("argus.broadcast", {"input": x})
     tr.last_site = t.site
     return t

@@ -25,12 +25,10 @@ def block_id(dim: str = "x") -> IndexValue:
     tr = _current_tracer()
     if dim not in ("x", "y", "z"):
         raise _err(TraceError, f"block_id dimension must be 'x', 'y' or 'z', got {dim!r}")
-    if dim in tr.block_ids and len(tr.blocks) == 1:
+    if dim in tr.block_ids and tr.depth == 0:
         return tr.block_ids[dim]
-    name = tr.fresh(f"b{dim}")
-    tr.emit(f"{name} = gpu.block_id {dim}", _user_loc(2))
-    v = IndexValue(tr, name)
-    if len(tr.blocks) == 1:
+    v = _launch_index(tr, "block_id", "b", dim)
+    if tr.depth == 0:
         tr.block_ids[dim] = v
     return v
 
@@ -40,17 +38,20 @@ def grid_dim(dim: str = "x") -> IndexValue:
     tr = _current_tracer()
     if dim not in ("x", "y", "z"):
         raise _err(TraceError, f"grid_dim dimension must be 'x', 'y' or 'z', got {dim!r}")
-    name = tr.fresh(f"g{dim}")
-    tr.emit(f"{name} = gpu.grid_dim {dim}", _user_loc(2))
-    return IndexValue(tr, name)
+    return _launch_index(tr, "grid_dim", "g", dim)
 
 
 def thread_id(dim: str = "x") -> IndexValue:
     """``gpu.thread_id x|y|z``."""
-    tr = _current_tracer()
-    name = tr.fresh(f"t{dim}")
-    tr.emit(f"{name} = gpu.thread_id {dim}", _user_loc(2))
-    return IndexValue(tr, name)
+    return _launch_index(_current_tracer(), "thread_id", "t", dim)
+
+
+def _launch_index(tr, kind: str, prefix: str, dim: str) -> IndexValue:
+    """``gpu.block_id`` / ``grid_dim`` / ``thread_id`` along ``dim``."""
+    loc = _user_loc(3)
+    v = IndexValue(tr, tr.fresh(prefix + str(dim)))
+    v.h = tr.b.gpu_index(kind, dim, tr.loc(loc, v.name))
+    return v
 
 
 def assume(cond: "Condition", message: str) -> None:
@@ -61,11 +62,10 @@ def assume(cond: "Condition", message: str) -> None:
     if not isinstance(cond, Condition):
         raise _err(TraceError, "argus.assume takes a comparison of index values "
                    f"(for example K >= 64), got {type(cond).__name__}")
-    if len(tr.blocks) != 1:
+    if tr.depth != 0:
         raise _err(TraceError, "argus.assume states a kernel precondition: call it at the "
                    "top level of the kernel, not inside a loop")
-    msg = str(message).replace("\\", "\\\\").replace('"', '\\"')
-    tr.emit(f'argus.assume {cond.name}, "{msg}"', _user_loc(2))
+    tr.b.assume(cond.h, str(message), tr.loc(_user_loc(2)))
 
 
 def _for_target_name() -> Optional[str]:
@@ -124,10 +124,8 @@ class region:
             raise _err(TraceError, f"region id {self.id} is already used by region "
                        f"'{tr.region_ids[self.id]}'", self._loc)
         tr.region_ids[self.id] = self.name
-        esc = self.name.replace('"', '\\"')
-        tr.emit(f'argus.region.begin "{esc}" id {self.id}', self._loc)
+        tr.b.region_begin(str(self.name), self.id, tr.loc(self._loc))
         tr.region_stack.append((self.id, self.name))
-        self._depth = len(tr.blocks)
         return self
 
     def __exit__(self, et, ev, tb):
@@ -135,7 +133,7 @@ class region:
             return False
         tr = _current_tracer()
         tr.region_stack.pop()
-        tr.emit(f"argus.region.end id {self.id}", _user_loc(2))
+        tr.b.region_end(self.id, tr.loc(_user_loc(2)))
         return False
 
 
@@ -157,17 +155,15 @@ class when:
             raise _err(TraceError, "an argus.when can be entered only once", self._loc)
         self._entered = True
         tr = self._tr = _current_tracer()
-        tr.push_block()
+        tr.b.begin_if(self.cond.h, tr.loc(self._loc))
+        tr.enter()
         self._saved_site = tr.last_site
         return self
 
     def __exit__(self, et, ev, tb):
         tr = self._tr
-        body = tr.pop_block()
+        tr.leave()
         tr.last_site = self._saved_site
-        if et is not None:
-            return False
-        tr.emit_nested(f"scf.if {self.cond.name}", body, self._loc.mlir(), self._loc)
         return False
 
 
@@ -246,7 +242,16 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
             else:
                 a = IndexValue(tr, tr.fresh("ia"))
             self._args.append(a)
-        tr.push_block()
+        # The induction variable's name (a NameLoc) also names the loop in
+        # the verifier's counterexamples; the loop's results are %loop.
+        rname = tr.fresh("loop") if self.init else ""
+        hs = tr.b.begin_for(lo.h, hi.h, st.h, [v.h for v in self.init], tr.loc(self._loc, rname),
+                            tr.loc(self._loc, self.iv_name or ""),
+                            [tr.loc(self._loc, a.name) for a in self._args])
+        iv.h = hs[0]
+        for a, h in zip(self._args, hs[1:]):
+            a.h = h
+        tr.enter()
         saved_site = tr.last_site
         if self._single:
             yield iv, self._args[0]
@@ -258,32 +263,17 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
         if self.init and self._next is None:
             raise _err(TraceError, "the loop carries values but the body never called "
                        "loop.carry(...)", self._loc)
-        types = [a.type_str for a in self._args]
         if self.init:
-            tr.emit(f"scf.yield {', '.join(v.name for v in self._next)} : {', '.join(types)}",
-                    self._loc)
-        body = tr.pop_block()
-        header = ""
+            tr.b.yield_([v.h for v in self._next], tr.loc(self._loc))
+        hs = tr.leave()
         results = []
         if self.init:
-            rname = tr.fresh("loop")
             n = len(self.init)
-            header = f"{rname}:{n} = " if n > 1 else f"{rname} = "
-            for i, (a, nv) in enumerate(zip(self._args, self._next)):
+            for i, (a, nv, h) in enumerate(zip(self._args, self._next, hs)):
                 nm = f"{rname}#{i}" if n > 1 else rname
                 if isinstance(a, Tile):
-                    results.append(Tile(tr, nm, a.ttype, nv.tags))
+                    results.append(Tile(tr, nm, a.ttype, nv.tags, h=h))
                 else:
-                    results.append(IndexValue(tr, nm))
-        ia = ""
-        if self.init:
-            ia = " iter_args(" + ", ".join(f"{a.name} = {v.name}" for a, v in
-                                         zip(self._args, self.init)) + \
-                f") -> ({', '.join(types)})"
-        loc = self._loc.mlir()
-        if self.iv_name:  # a NameLoc: the loop is called like its variable
-            loc = f'loc("{self.iv_name}"({loc[4:-1]}))'
-        tr.emit_nested(f"{header}scf.for {iv.name} = {lo.name} to {hi.name} step {st.name}{ia}",
-                       body, loc, self._loc)
+                    results.append(IndexValue(tr, nm, h=h))
         tr.last_site = saved_site
         self.results = (results[0] if self._single else tuple(results)) if self.init else None

@@ -142,9 +142,7 @@ def tensor_map(tensor: TensorValue, box, swizzle: int = 128,
     _int_attr(swizzle, "the tensor-map swizzle", loc)
     nm = name or tensor.pyname
     m = TensorMap(tr, tr.fresh("tm" + tensor.pyname), tensor, box, swizzle, nm)
-    esc = nm.replace("\\", "\\\\").replace('"', '\\"')
-    tr.emit(f'{m.name} = argus.tensor_map "{esc}" {tensor.name} : {tensor.type_str} -> '
-            f"{m.type_str}", loc)
+    m.h = tr.b.tensor_map(nm, tensor.h, tr.type(m.type_str, loc), tr.loc(loc, m.name))
     return m
 
 
@@ -158,8 +156,7 @@ def tma_load(src: Tile, dst: Tile, tmap: TensorMap, barrier: BarrierSlot) -> Non
     loc = _user_loc(2)
     _bulk_copy_operands("tma_load", src, dst, tmap, loc)
     ring, s = _slot(barrier, "tma_load's barrier", loc)
-    tr.emit(f"argus.tma_load {src.name}, {dst.name}, {tmap.name}, {ring.name}[{s.name}] : "
-            f"{src.type_str}, {dst.type_str}, {tmap.type_str}, {ring.type_str}", loc)
+    tr.op("argus.tma_load", [src, dst, tmap, ring, s], [], loc)
     # The shared tile now holds the source's elements (their tag fields, for
     # the Python-side checks of tag_assert).
     if dst.buffer is not None:
@@ -182,8 +179,7 @@ def tma_store(src: Tile, dst: Tile, tmap: TensorMap) -> None:
     tr = _current_tracer()
     loc = _user_loc(2)
     _bulk_copy_operands("tma_store", src, dst, tmap, loc)
-    tr.emit(f"argus.tma_store {src.name}, {dst.name}, {tmap.name} : "
-            f"{src.type_str}, {dst.type_str}, {tmap.type_str}", loc)
+    tr.op("argus.tma_store", [src, dst, tmap], [], loc)
     tr.last_site = ("argus.tma_store", {"source": src, "dest": dst})
 
 
@@ -195,7 +191,7 @@ def tma_store_wait(pending: int = 0) -> None:
     tr = _current_tracer()
     loc = _user_loc(2)
     _pending_groups(pending, "tma_store_wait", loc)
-    tr.emit(f"argus.tma_store_wait {pending}", loc)
+    tr.b.tma_store_wait(pending, tr.loc(loc))
     tr.last_site = ("argus.tma_store_wait", {})
 
 
@@ -215,9 +211,8 @@ def mbarrier(name: str, stages: int, arrivals: int) -> MBarrier:
     _int_attr(stages, "the number of mbarrier stages", loc)
     _int_attr(arrivals, "the mbarrier arrival count", loc)
     ring = MBarrier(tr, tr.fresh(name or "mbar"), stages, arrivals, name)
-    esc = name.replace("\\", "\\\\").replace('"', '\\"')
-    tr.emit(f'{ring.name} = argus.mbarrier.alloc "{esc}" arrivals {arrivals} : '
-            f"{ring.type_str}", loc)
+    ring.h = tr.b.mbarrier_alloc(name, arrivals, tr.type(ring.type_str, loc),
+                                 tr.loc(loc, ring.name))
     return ring
 
 
@@ -228,7 +223,7 @@ def mbarrier_arrive(barrier: BarrierSlot) -> None:
     tr = _current_tracer()
     loc = _user_loc(2)
     ring, s = _slot(barrier, "mbarrier_arrive", loc)
-    tr.emit(f"argus.mbarrier.arrive {ring.name}[{s.name}] : {ring.type_str}", loc)
+    tr.op("argus.mbarrier.arrive", [ring, s], [], loc)
     tr.last_site = ("argus.mbarrier.arrive", {})
 
 
@@ -239,8 +234,7 @@ def mbarrier_arrive_expect_tx(barrier: BarrierSlot, bytes: int) -> None:  # noqa
     loc = _user_loc(2)
     ring, s = _slot(barrier, "mbarrier_arrive_expect_tx", loc)
     _int_attr(bytes, "the expected transaction bytes", loc)
-    tr.emit(f"argus.mbarrier.arrive_expect_tx {ring.name}[{s.name}], {bytes} : "
-            f"{ring.type_str}", loc)
+    tr.b.arrive_expect_tx(ring.h, s.h, bytes, tr.loc(loc))
     tr.last_site = ("argus.mbarrier.arrive_expect_tx", {})
 
 
@@ -252,7 +246,7 @@ def mbarrier_wait(barrier: BarrierSlot, parity) -> None:
     loc = _user_loc(2)
     ring, s = _slot(barrier, "mbarrier_wait", loc)
     p = _index_or_err(tr, parity, "the mbarrier_wait parity")
-    tr.emit(f"argus.mbarrier.wait {ring.name}[{s.name}], {p.name} : {ring.type_str}", loc)
+    tr.op("argus.mbarrier.wait", [ring, s, p], [], loc)
     tr.last_site = ("argus.mbarrier.wait", {})
 
 
@@ -261,7 +255,7 @@ def fence_proxy_async() -> None:
     writes become visible to later TMA / wgmma reads once a barrier or an
     mbarrier phase orders them."""
     tr = _current_tracer()
-    tr.emit("argus.fence_proxy_async", _user_loc(2))
+    tr.op("argus.fence_proxy_async", [], [], _user_loc(2))
     tr.last_site = ("argus.fence_proxy_async", {})
 
 
@@ -298,7 +292,8 @@ class role:
             raise _err(TraceError, "an argus.role can be entered only once", self._loc)
         self._entered = True
         tr = _current_tracer()
-        tr.push_block()
+        tr.b.begin_role(self.name, self.warps[0], self.warps[1], self.regs, tr.loc(self._loc))
+        tr.enter()
         self._saved_site = tr.last_site
         self._tr = tr
         warp = 64 if tr.target.startswith("gfx") else 32
@@ -308,14 +303,8 @@ class role:
     def __exit__(self, et, ev, tb):
         tr = self._tr
         tr.role_threads.pop()
-        body = tr.pop_block()
         tr.last_site = self._saved_site
-        if et is not None:
-            return False
-        esc = self.name.replace("\\", "\\\\").replace('"', '\\"')
-        regs = f" regs {self.regs}" if self.regs is not None else ""
-        tr.emit_nested(f'argus.role "{esc}" warps {self.warps[0]} to {self.warps[1]}{regs}',
-                       body, self._loc.mlir(), self._loc)
+        tr.leave()
         return False
 
 
@@ -338,9 +327,7 @@ def mma_async(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
     _need_tile(b, "mma_async operand b", loc)
     _need_tile(acc, "the mma_async accumulator", loc, memory=False)
     t = _new_tile(tr, "acc", acc.ttype, tags=acc.tags)
-    esc = instr.replace("\\", "\\\\").replace('"', '\\"')
-    tr.emit(f'{t.name} = argus.mma_async "{esc}" {a.name}, {b.name}, {acc.name} : '
-            f"{a.type_str}, {b.type_str}, {acc.type_str}", loc)
+    t.h = tr.b.mma(True, instr, a.h, b.h, acc.h, tr.loc(loc, t.name))
     t.site = ("argus.mma_async", {"a": a, "b": b, "acc": acc})
     tr.last_site = t.site
     return t
@@ -349,7 +336,7 @@ def mma_async(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
 def wgmma_commit() -> None:
     """Close the current group of ``mma_async`` ops (``wgmma.commit_group``)."""
     tr = _current_tracer()
-    tr.emit("argus.wgmma_commit", _user_loc(2))
+    tr.op("argus.wgmma_commit", [], [], _user_loc(2))
     tr.last_site = ("argus.wgmma_commit", {})
 
 
@@ -366,7 +353,7 @@ def wgmma_wait(pending: int, *values: Tile):
     for i, v in enumerate(values):
         _need_tile(v, f"wgmma_wait value {i}", loc, memory=False)
     if not values:
-        tr.emit(f"argus.wgmma_wait {pending}", loc)
+        tr.b.wgmma_wait(pending, [], tr.loc(loc))
         tr.last_site = ("argus.wgmma_wait", {})
         return None
     base = tr.fresh("ready")
@@ -377,8 +364,8 @@ def wgmma_wait(pending: int, *values: Tile):
         t = Tile(tr, nm, v.ttype, v.tags)
         t.site = ("argus.wgmma_wait", {})
         outs.append(t)
-    header = f"{base}:{n}" if n > 1 else base
-    tr.emit(f"{header} = argus.wgmma_wait {pending}, {', '.join(v.name for v in values)} : "
-            f"{', '.join(v.type_str for v in values)}", loc)
+    for t, h in zip(outs, tr.b.wgmma_wait(pending, [v.h for v in values],
+                                          tr.loc(loc, base))):
+        t.h = h
     tr.last_site = ("argus.wgmma_wait", {})
     return outs[0] if n == 1 else tuple(outs)

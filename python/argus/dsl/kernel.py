@@ -1,13 +1,13 @@
 """Kernels: the ``kernel`` decorator and :class:`Kernel`, which traces the
-function with symbolic arguments into an MLIR module (``source``), parses it
-with errors mapped back to Python lines (``module``, :class:`Diagnostic`),
-and hands it to the verifier and the compiler.
+function with symbolic arguments into an MLIR module built op by op through
+the C++ builder (``module``; every op carries its Python line, so the op
+verifiers' diagnostics point there), and hands it to the verifier and the
+compiler.
 """
 
 from __future__ import annotations
 
 import collections
-import dataclasses
 import inspect
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -18,40 +18,6 @@ from .types import ScalarSpec, TensorSpec, constexpr, index
 from .values import IndexValue, ScalarValue, TensorValue, Value
 
 _TARGETS = ("gfx942", "sm_90a", "sm_90")
-
-
-@dataclasses.dataclass
-class Diagnostic:
-    """A diagnostic (same fields as ``_argus.Diagnostic``)."""
-    severity: str
-    file: str
-    line: int
-    col: int
-    location: str
-    message: str
-    notes: list
-    kind: str = ""
-
-    def __str__(self):
-        s = (f"{self.file}:{self.line}:{self.col}: " if self.file else "") + \
-            f"{self.severity}: {self.message}"
-        for n in self.notes:
-            s += "\n  " + str(n).replace("\n", "\n  ")
-        return s
-
-
-def _map_generated(d, buf: str, line_locs) -> Diagnostic:
-    """``d`` with a position in the generated text ``buf`` moved to the
-    Python line that generated line (or, for a line without one, the next
-    that has one) comes from."""
-    notes = [_map_generated(n, buf, line_locs) for n in getattr(d, "notes", [])]
-    file, line, col = d.file, d.line, d.col
-    if file == buf and line > 0:
-        loc = next((l for l in line_locs[line - 1:] if l is not None), None)
-        if loc is not None:
-            file, line, col = loc.file, loc.line, loc.col
-    return Diagnostic(d.severity, file, line, col, f"{file}:{line}:{col}", d.message, notes,
-                      getattr(d, "kind", ""))
 
 
 class Kernel:
@@ -72,8 +38,8 @@ class Kernel:
             raise ArgusError(f"block must be a positive int or a tuple of them, got {block!r}")
         self.constexprs: Dict[str, Any] = dict(constexprs or {})
         self._source = None
-        self._line_locs: List[Optional[SourceLoc]] = []
         self._module = None
+        self._diagnostics: list = []  # the op verifiers' findings on the traced module
         self._variants: "collections.OrderedDict" = collections.OrderedDict()
         self._compiled: Dict[Any, Any] = {}
         self._is_variant = False  # made by specialize(): compiled forms are cached
@@ -139,12 +105,14 @@ class Kernel:
         return v
 
     # -- tracing --------------------------------------------------------------
-    def _trace(self) -> str:
+    def _trace(self):
+        """Traces the function: the built module and the op verifiers'
+        diagnostics (the module is None when they found errors)."""
         sig = inspect.signature(self.fn)
         code = self.fn.__code__
         def_loc = SourceLoc(code.co_filename, code.co_firstlineno, 1)
-        tr = _Tracer(self.target, self.block)
-        args, decls = [], []
+        tr = _Tracer(self.target, self.block, self.name, def_loc)
+        args = []
         self.params = []
         for p in sig.parameters.values():
             ann = p.annotation
@@ -168,70 +136,69 @@ class Kernel:
                 continue
             nm = tr.fresh(p.name)
             if isinstance(ann, TensorSpec):
-                args.append(TensorValue(tr, nm, ann, p.name))
-                decls.append(f"{nm}: {ann.mlir()} {def_loc.mlir()}")
+                v = TensorValue(tr, nm, ann, p.name)
             elif ann is index or ann is int:
-                args.append(IndexValue(tr, nm))
-                decls.append(f"{nm}: index {def_loc.mlir()}")
+                v = IndexValue(tr, nm)
             elif isinstance(ann, ScalarSpec) or ann is float:
                 if ann is float:
                     ann = ScalarSpec("f32")
-                args.append(ScalarValue(tr, nm, ann, p.name))
-                decls.append(f"{nm}: {ann.mlir()} {def_loc.mlir()}")
+                v = ScalarValue(tr, nm, ann, p.name)
             else:
                 raise ArgusError(f"kernel parameter '{p.name}' needs an annotation: "
                                  "argus.Tensor[(dims...), dtype], argus.index, "
                                  "argus.Scalar[dtype] or argus.constexpr", def_loc.file,
                                  def_loc.line)
+            v.h = tr.b.argument(tr.type(v.type_str, def_loc), tr.loc(def_loc, nm))
+            args.append(v)
             self.params.append((p.name, ann))
         prev = getattr(_state, "tracer", None)
         _state.tracer = tr
         try:
             _shape_relations(tr, [p for p, _ in self.params], args, def_loc)
             self.fn(*args)
+        except _ir.extension().BuildError as e:
+            # An op that could not be built at all (a type or layout that
+            # does not parse, a value of another kernel): at its line.
+            message, diags = e.args
+            raise classify_ir_error(diags)(f"kernel '{self.name}' is not valid argus IR",
+                                           diags) from None
         finally:
             _state.tracer = prev
         if tr.region_stack:
             raise ArgusError(f"region '{tr.region_stack[-1][1]}' is still open at the end of the "
                              "kernel", def_loc.file, def_loc.line)
-        if len(tr.blocks) != 1:
+        if tr.depth != 0:
             raise ArgusError("a loop body was left open (break out of argus.range?)",
                              def_loc.file, def_loc.line)
         self.region_names = dict(tr.region_ids)
-        block = ", ".join(str(b) for b in self.block)
-        lines = ["module {",
-                 f"  func.func @{self.name}({', '.join(decls)}) attributes "
-                 f'{{argus.kernel = #argus.kernel<block = [{block}], target = "{self.target}">}} {{']
-        locs = [None, def_loc]
-        lines += ["    " + l.text for l in tr.blocks[0]]
-        locs += [l.loc for l in tr.blocks[0]]
-        lines.append(f"    return {def_loc.mlir()}")
-        lines.append(f"  }} {def_loc.mlir()}")
-        lines.append("}")
-        locs += [def_loc, def_loc, None]
-        self._line_locs = locs
-        return "\n".join(lines) + "\n"
+        handle, diags = tr.b.finish(tr.loc(def_loc))
+        return _ir.Module(handle, f"<argus:{self.name}>"), list(diags)
+
+    def _built(self) -> _ir.Module:
+        """The traced module (traced once), verified or not."""
+        if self._source is None:
+            self._module, self._diagnostics = self._trace()
+            # Values named as in the Python code, each op with its line.
+            self._source = self._module.text(debug_info=True, name_locs=True,
+                                             local_scope=True)
+        return self._module
 
     def source(self) -> str:
-        """The generated IR text with Python source locations."""
-        if self._source is None:
-            self._source = self._trace()
+        """The kernel's IR as built, values named as in the Python code and
+        every op with its Python location (printed even when the op
+        verifiers reject it)."""
+        self._built()
         return self._source
 
     def module(self) -> _ir.Module:
-        """The parsed, op-verified module (errors map to Python lines)."""
-        if self._module is None:
-            src = self.source()
-            buf = f"<argus-generated:{self.name}>"
-            try:
-                self._module = _ir.parse(src, buf, error_class=IRVerificationError)
-            except IRVerificationError as e:
-                # Errors found while parsing point into the generated text:
-                # map them to the Python line of the op on that line.
-                diags = [_map_generated(d, buf, self._line_locs) for d in e.diagnostics]
-                raise classify_ir_error(diags)(f"kernel '{self.name}' is not valid argus IR", diags,
-                                          src) from None
-        return self._module
+        """The op-verified module; raises IRVerificationError (by the
+        error's kind) at the Python line of the first error otherwise."""
+        mod = self._built()
+        if any(d.severity == "error" for d in self._diagnostics):
+            diags = self._diagnostics
+            raise classify_ir_error(diags)(f"kernel '{self.name}' is not valid argus IR", diags,
+                                          self._source) from None
+        return mod
 
     def ir(self, debug_info: bool = False) -> str:
         """The kernel's IR as MLIR prints it (with locations if asked)."""
@@ -306,10 +273,8 @@ def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
                 first[d] = [a, k, None]
                 continue
             size = a._dim(k, loc)
-            ok = tr.fresh("shape_ok")
-            tr.emit(f"{ok} = arith.cmpi eq, {size.name}, {other.name} : index", loc)
-            msg = f"{p}.dim{k} ({d}) == {what}"
-            tr.emit(f'argus.assume {ok}, "{msg}"', loc)
+            ok = tr.b.cmpi("eq", size.h, other.h, tr.loc(loc, tr.fresh("shape_ok")))
+            tr.b.assume(ok, f"{p}.dim{k} ({d}) == {what}", tr.loc(loc))
 
 
 def kernel(fn=None, *, target: str = "gfx942", block=256, name: Optional[str] = None):

@@ -57,12 +57,8 @@ def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None,
         bnds = [_index_or_err(tr, b, "a view bound") for b in bounds]
     ttype = TileType(shape, tensor.dtype, "global")
     t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
-    nm = name or tensor.pyname
-    clip = " clipped" if clipped else ""
-    if bnds:
-        clip += f" to [{', '.join(b.name for b in bnds)}]"
-    tr.emit(f'{t.name} = argus.view "{nm}" {tensor.name}[{", ".join(o.name for o in offs)}]{clip} : '
-            f"{tensor.type_str} -> {ttype.mlir()}", loc)
+    t.h = tr.b.view(name or tensor.pyname, tensor.h, [o.h for o in offs], bool(clipped),
+                    [b.h for b in bnds], tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     t.site = ("argus.view", {})
     tr.last_site = t.site
     return t
@@ -85,9 +81,8 @@ def gather_view(tensor: TensorValue, indices: Tile, col, shape, name: Optional[s
     c = _index_or_err(tr, col, "the gather column")
     ttype = TileType(shape, tensor.dtype, "global")
     t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
-    tr.emit(f'{t.name} = argus.gather_view "{name or tensor.pyname}" {tensor.name}'
-            f"[{indices.name}, {c.name}] : {tensor.type_str}, {indices.type_str} -> "
-            f"{ttype.mlir()}", loc)
+    t.h = tr.b.gather_view(name or tensor.pyname, tensor.h, indices.h, c.h,
+                           tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     t.site = ("argus.gather_view", {"indices": indices})
     tr.last_site = t.site
     return t
@@ -107,7 +102,7 @@ def alloc(shape, dtype, layout=None, stages: int = 1, name: str = "smem") -> Buf
         raise _err(LayoutError, "a shared-memory buffer needs a memory layout, not a fragment", loc)
     ttype = TileType(shape, dt, "shared", lay)
     buf = Buffer(tr, tr.fresh(name), stages, ttype, name)
-    tr.emit(f'{buf.name} = argus.alloc "{name}" : {buf.type_str}', loc)
+    buf.h = tr.b.alloc(name, tr.type(buf.type_str, loc), tr.loc(loc, buf.name))
     return buf
 
 
@@ -122,7 +117,7 @@ def stage(buf: Buffer, i) -> Tile:
                    f"{buf.stages} stage(s)", loc)
     idx = _index_or_err(tr, i, "a stage index")
     t = _new_tile(tr, buf.pyname + "_s", buf.tile, buffer=buf)
-    tr.emit(f"{t.name} = argus.stage {buf.name}[{idx.name}] : {buf.type_str}", loc)
+    tr.op("argus.stage", [buf, idx], [t.type_str], loc, t)
     t.site = ("argus.stage", {})
     return t
 
@@ -140,8 +135,7 @@ def _copy(kind: str, src: Tile, dst: Tile, threads, loc):
         lay = _as_layout(threads)
     if not isinstance(lay, Layout):
         raise _err(LayoutError, f"the {kind} thread layout must be CuTe notation", loc)
-    tr.emit(f"argus.{kind} {src.name}, {dst.name} threads {lay.mlir()} : "
-            f"{src.type_str}, {dst.type_str}", loc)
+    tr.b.copy(kind == "copy_async", src.h, dst.h, lay.text, tr.loc(loc))
     if dst.buffer is not None:
         st = src.tags
         prev = dst.buffer.tags
@@ -184,7 +178,7 @@ def copy_async(src: Tile, dst: Tile, threads=None) -> None:
 
 def commit_group() -> None:
     tr = _current_tracer()
-    tr.emit("argus.commit_group", _user_loc(2))
+    tr.op("argus.commit_group", [], [], _user_loc(2))
     tr.last_site = ("argus.commit_group", {})
 
 
@@ -193,40 +187,28 @@ def wait_group(pending: int) -> None:
     loc = _user_loc(2)
     if not isinstance(pending, int) or isinstance(pending, bool) or pending < 0:
         raise _err(TraceError, f"wait_group needs a non-negative int, got {pending!r}", loc)
-    tr.emit(f"argus.wait_group {pending}", loc)
+    tr.b.wait_group(pending, tr.loc(loc))
     tr.last_site = ("argus.wait_group", {})
 
 
 def barrier() -> None:
     tr = _current_tracer()
-    tr.emit("argus.barrier", _user_loc(2))
+    tr.op("argus.barrier", [], [], _user_loc(2))
     tr.last_site = ("argus.barrier", {})
 
 
-_HEX_FLOAT = {"f64": ("<d", "<Q", 16), "f32": ("<f", "<I", 8), "f16": ("<e", "<H", 4)}
-
-
-def _typed_constant(value, dtype: str, loc) -> str:
-    """``value`` as an MLIR typed attribute of ``dtype`` (``-inf``, ``nan``
-    and ``inf`` as the type's bit pattern)."""
-    import math
-    import struct
+def _other_value(value, dtype: str, loc):
+    """``value`` as the number ``other=`` fills an integer or float tile of
+    ``dtype`` with (the builder makes it a constant of that type, exactly:
+    ``-inf`` stays ``-inf`` in bf16)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _err(TraceError, f"other= takes a Python number, got {value!r}", loc)
     if dtype.startswith(("i", "u")):
         if not isinstance(value, int) and not float(value).is_integer():
             raise _err(DTypeError, f"other={value!r} is not an integer, but the tile holds "
                        f"{dtype}", loc)
-        return f"{int(value)} : {dtype}"
-    v = float(value)
-    if math.isfinite(v):
-        return f"{v!r} : {dtype}"
-    if dtype == "bf16":  # the upper half of the f32 pattern (inf and nan are exact)
-        bits = struct.unpack("<I", struct.pack("<f", v))[0] >> 16
-        return "0x%04X : bf16" % bits
-    fmt, ufmt, digits = _HEX_FLOAT[dtype]
-    bits = struct.unpack(ufmt, struct.pack(fmt, v))[0]
-    return "0x%0*X : %s" % (digits, bits, dtype)
+        return int(value)
+    return float(value)
 
 
 def load(src: Tile, layout=None, other=None) -> Tile:
@@ -244,10 +226,10 @@ def load(src: Tile, layout=None, other=None) -> Tile:
     lay = _as_layout(layout)
     if lay is None:
         raise _err(LayoutError, "a register tile needs a layout (layout=argus.frag(...))", loc)
-    fill = "" if other is None else f" other {_typed_constant(other, src.dtype, loc)}"
+    fill = None if other is None else _other_value(other, src.dtype, loc)
     ttype = TileType(src.shape, src.dtype, "register", lay)
     t = _new_tile(tr, "r", ttype, tags=src.tags)
-    tr.emit(f"{t.name} = argus.load {src.name}{fill} : {src.type_str} -> {ttype.mlir()}", loc)
+    t.h = tr.b.load(src.h, tr.type(ttype.mlir(), loc), fill, tr.loc(loc, t.name))
     t.site = ("argus.load", {"source": src})
     tr.last_site = t.site
     return t
@@ -261,7 +243,6 @@ def _store(value: Tile, dest: Tile, atomic: Optional[str], loc) -> None:
     _need_tile(value, "the stored value", loc, memory=False)
     _need_tile(dest, "the store destination", loc, memory=True)
     _same_elements(value, dest, "the value", "the destination", loc)
-    suffix = ""
     if atomic is not None:
         if atomic not in _ATOMIC_KINDS:
             raise _err(TraceError, f"atomic must be add, max or min, got {atomic!r}", loc,
@@ -281,9 +262,7 @@ def _store(value: Tile, dest: Tile, atomic: Optional[str], loc) -> None:
                        f"{value.dtype}", loc,
                        hint="reduce floats in registers (argus.reduce) and store the result, "
                        "or accumulate them with atomic add")
-        suffix = f" atomic {atomic}"
-    tr.emit(f"argus.store {value.name}, {dest.name}{suffix} : {value.type_str}, "
-            f"{dest.type_str}", loc)
+    tr.b.store(value.h, dest.h, atomic or "", tr.loc(loc))
     tr.last_site = ("argus.store", {"value": value, "dest": dest})
 
 
@@ -371,7 +350,7 @@ def transpose(x: Tile, layout=None) -> Tile:
     tags = None if x.tags is None else {
         f: frozenset({1 - d for d in ds}) for f, ds in x.tags.items()}
     t = _new_tile(tr, "tr", ttype, tags=tags)
-    tr.emit(f"{t.name} = argus.transpose {x.name} : {x.type_str} -> {ttype.mlir()}", loc)
+    tr.op("argus.transpose", [x], [ttype.mlir()], loc, t)
     t.site = ("argus.transpose", {"input": x})
     tr.last_site = t.site
     return t
@@ -384,7 +363,7 @@ def reinterpret(x: Tile, layout) -> Tile:
     _need_tile(x, "the reinterpreted tile", loc, memory=True)
     ttype = TileType(x.shape, x.dtype, x.space, _as_layout(layout))
     t = _new_tile(tr, "ri", ttype, tags=x.tags, buffer=x.buffer)
-    tr.emit(f"{t.name} = argus.reinterpret {x.name} : {x.type_str} -> {ttype.mlir()}", loc)
+    tr.op("argus.reinterpret", [x], [ttype.mlir()], loc, t)
     t.site = ("argus.reinterpret", {"input": x})
     tr.last_site = t.site
     return t

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from ..errors import ShapeError, TagFieldError, TraceError
 from ._tracer import _current_tracer, _err, _user_loc
@@ -74,20 +74,17 @@ def tag(x: Tile, fn: Callable, fields: Optional[Sequence[str]] = None) -> Tile:
             raise _err(TraceError, f"tag field '{n}' is not an affine expression of the "
                        f"coordinate and traced indices: {e!r}", loc)
         affs.append(a)
-    syms: Dict[str, int] = {}
+    syms: Dict[str, Any] = {}
     rendered = [a.render(syms) for a in affs]
     dims = ", ".join(f"d{i}" for i in range(rank))
     sym_list = ", ".join(f"s{i}" for i in range(len(syms)))
-    amap = f"affine_map<({dims})" + (f"[{sym_list}]" if syms else "") + \
-        f" -> ({', '.join(rendered)})>"
-    sym_names = sorted(syms, key=lambda k: syms[k])
-    field_list = ", ".join(f'"{n}"' for n in names)
+    amap = f"({dims})" + (f"[{sym_list}]" if syms else "") + f" -> ({', '.join(rendered)})"
+    sym_values = [v for _, v in sorted(syms.values(), key=lambda p: p[0])]
     new_tags = {n: a.dims() for n, a in zip(names, affs)}
     base = x.tags
     tags = None if base is None else {**base, **new_tags}
     t = _new_tile(tr, x.name.lstrip("%") + "_t", x.ttype, tags=tags)
-    tr.emit(f"{t.name} = argus.tag {x.name} [{', '.join(sym_names)}] [{field_list}] = {amap} : "
-            f"{x.type_str}", loc)
+    t.h = tr.b.tag(x.h, [v.h for v in sym_values], list(names), amap, tr.loc(loc, t.name))
     t.site = ("argus.tag", {"input": x})
     tr.last_site = t.site
     return t
@@ -137,11 +134,7 @@ def tag_assert(*args) -> None:
             if tags is not None and field not in tags and not own:
                 raise _err(TagFieldError, f"unknown tag field '{field}' of operand '{opnd}' of "
                            f"{op} (its tag fields: {', '.join(sorted(tags)) or 'none'})", loc)
-    esc = pred.replace("\\", "\\\\").replace('"', '\\"')
-    if subject is not None:
-        tr.emit(f'argus.tag_assert {subject.name}, "{esc}" : {subject.type_str}', loc)
-    else:
-        tr.emit(f'argus.tag_assert "{esc}"', loc)
+    tr.b.tag_assert(subject.h if subject is not None else None, pred, tr.loc(loc))
 
 
 def reduced(acc: Tile, field: str, lo, hi) -> None:
@@ -162,5 +155,4 @@ def reduced(acc: Tile, field: str, lo, hi) -> None:
                    hint='the reduced field of A, e.g. "k" or "n"')
     lo_v = _index_or_err(tr, lo, "reduced: the range's start")
     hi_v = _index_or_err(tr, hi, "reduced: the range's end")
-    tr.emit(f'argus.reduced {acc.name} over "{field}" from {lo_v.name} to {hi_v.name} : '
-            f"{acc.type_str}", loc)
+    tr.b.reduced(acc.h, field, lo_v.h, hi_v.h, tr.loc(loc))

@@ -106,10 +106,11 @@ class ASym(AffineExpr):
     def __init__(self, value: "IndexValue"): self.value = value
 
     def render(self, syms):
+        """``syms``: value name -> (symbol number, value), filled in order."""
         name = self.value.name
         if name not in syms:
-            syms[name] = len(syms)
-        return f"s{syms[name]}"
+            syms[name] = (len(syms), self.value)
+        return f"s{syms[name][0]}"
 
 
 class ABin(AffineExpr):
@@ -190,9 +191,10 @@ class Value:
 
     _what = "a traced value"
 
-    def __init__(self, tracer: "_Tracer", name: str):
+    def __init__(self, tracer: "_Tracer", name: str, h=None):
         self._tr = tracer
-        self.name = name
+        self.name = name  # unique in the kernel; the printed IR names the value so
+        self.h = h  # the builder's value (_argus.Value), set when its op is built
 
     @property
     def type_str(self) -> str:
@@ -344,10 +346,10 @@ class IndexValue(Value):
                          "ne": "ne"}[pred], other)
         if o is NotImplemented:
             return o
-        loc = _user_loc(3)
-        name = self._tr.fresh("ok")
-        self._tr.emit(f"{name} = arith.cmpi {pred}, {self.name}, {o.name} : index", loc)
-        return Condition(self._tr, name)
+        tr = self._tr
+        c = Condition(tr, tr.fresh("ok"))
+        c.h = tr.b.cmpi(pred, self.h, o.h, tr.loc(_user_loc(3), c.name))
+        return c
 
     def __lt__(self, o): return self._cmp("ult", o)
     def __le__(self, o): return self._cmp("ule", o)
@@ -384,9 +386,9 @@ class Condition(Value):
                        f"{other!r} (in `{'&' if op == 'andi' else '|'}`)",
                        hint="combine conditions of traced indices (i < n, kt.ne(0)); a Python "
                        "bool is decided at trace time: use Python `if` around the code")
-        name = self._tr.fresh("ok")
-        self._tr.emit(f"{name} = arith.{op} {self.name}, {other.name} : i1", _user_loc(3))
-        return Condition(self._tr, name)
+        c = Condition(self._tr, self._tr.fresh("ok"))
+        self._tr.op(f"arith.{op}", [self, other], ["i1"], _user_loc(3), c)
+        return c
 
     def __and__(self, o): return self._logic("andi", o)
     def __or__(self, o): return self._logic("ori", o)
@@ -488,19 +490,21 @@ class TensorValue(Value):
             raise _err(DTypeError, f"index_at reads an integer tensor (i32 or i64); "
                        f"{self.pyname} holds {self.dtype}", loc)
         idx = _index_or_err(self._tr, i, "the element index")
-        elem = self._tr.fresh(f"{self.pyname}_at")
-        self._tr.emit(f"{elem} = memref.load {self.name}[{idx.name}] : {self.type_str}", loc)
-        name = self._tr.fresh(f"{self.pyname}_index")
-        self._tr.emit(f"{name} = arith.index_cast {elem} : {self.dtype} to index", loc)
-        return IndexValue(self._tr, name)
+        tr = self._tr
+        elem = ScalarValue(tr, tr.fresh(f"{self.pyname}_at"), ScalarSpec(self.dtype),
+                           self.pyname)
+        tr.op("memref.load", [self, idx], [self.dtype], loc, elem)
+        v = IndexValue(tr, tr.fresh(f"{self.pyname}_index"))
+        tr.op("arith.index_cast", [elem], ["index"], loc, v)
+        return v
 
     def _dim(self, k: int, loc) -> IndexValue:
         if isinstance(self.shape[k], int):
             return _const(self._tr, self.shape[k], loc)
-        name = self._tr.fresh(f"{self.pyname}_dim{k}")
-        self._tr.emit(f"{name} = memref.dim {self.name}, {_const(self._tr, k, loc).name} : "
-                      f"{self.type_str}", loc)
-        return IndexValue(self._tr, name)
+        tr = self._tr
+        v = IndexValue(tr, tr.fresh(f"{self.pyname}_dim{k}"))
+        tr.op("memref.dim", [self, _const(tr, k, loc)], ["index"], loc, v)
+        return v
 
     def __repr__(self):
         return f"<tensor {self.pyname} {self.spec.mlir()}>"
@@ -536,8 +540,8 @@ class Tile(Value):
                 "(masks), & | ~ on masks, and the argus math functions")
 
     def __init__(self, tracer, name, ttype: TileType, tags: TagInfo = None,
-                 site=None, buffer: "Buffer" = None):
-        super().__init__(tracer, name)
+                 site=None, buffer: "Buffer" = None, h=None):
+        super().__init__(tracer, name, h)
         self.ttype = ttype
         self._tags = tags
         self.site = site  # (op name, {operand name: Value}) of the defining op
@@ -651,9 +655,8 @@ def _const(tr: _Tracer, v: int, loc: Optional[SourceLoc] = None) -> IndexValue:
     for scope in reversed(tr.const_scopes):
         if v in scope:
             return scope[v]
-    name = tr.fresh(f"c{v}" if v >= 0 else f"cm{-v}")
-    tr.emit(f"{name} = arith.constant {v} : index", loc or _user_loc(3))
-    val = IndexValue(tr, name)
+    val = IndexValue(tr, tr.fresh(f"c{v}" if v >= 0 else f"cm{-v}"))
+    val.h = tr.b.constant_index(v, tr.loc(loc or _user_loc(3), val.name))
     tr.const_scopes[-1][v] = val
     return val
 
@@ -684,10 +687,9 @@ _ARITH_SYM = {"addi": "+", "subi": "-", "muli": "*", "divui": "//", "remui": "%"
 
 
 def _arith(tr: _Tracer, op: str, a: IndexValue, b: IndexValue) -> IndexValue:
-    loc = _user_loc(3)
-    name = tr.fresh("i")
-    tr.emit(f"{name} = arith.{op} {a.name}, {b.name} : index", loc)
-    return IndexValue(tr, name)
+    v = IndexValue(tr, tr.fresh("i"))
+    tr.op(f"arith.{op}", [a, b], ["index"], _user_loc(3), v)
+    return v
 
 
 def index_const(v: int) -> IndexValue:
