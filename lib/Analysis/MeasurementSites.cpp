@@ -171,6 +171,30 @@ Operation *MeasurementSites::nextWait(
   return nullptr;
 }
 
+std::optional<int64_t> MeasurementSites::distance(Operation *issueEnd,
+                                                  Operation *completion) const {
+  if (!completion || completion == issueEnd)
+    return completion ? std::optional<int64_t>(0) : std::nullopt;
+  Operation *loop = enclosingLoop(issueEnd);
+  Operation *waitLoop = enclosingLoop(completion);
+  if (isa<MBarrierWaitOp>(completion))
+    // A phase wait completes the copy of its own iteration: in the same loop
+    // after the issue, or in another role's loop walking the same slabs.
+    return (loop == waitLoop &&
+            position.lookup(completion) < position.lookup(issueEnd))
+               ? std::nullopt
+               : std::optional<int64_t>(0);
+  if (!loop || loop != waitLoop)
+    return std::nullopt;
+  int64_t pending = 0;
+  if (auto w = dyn_cast<WaitGroupOp>(completion))
+    pending = w.getPending();
+  else if (auto w = dyn_cast<WgmmaWaitOp>(completion))
+    pending = w.getPending();
+  bool after = position.lookup(completion) > position.lookup(issueEnd);
+  return pending + (after ? 0 : 1);
+}
+
 std::vector<MeasurementSite> MeasurementSites::collectSites(
     llvm::StringRef name,
     llvm::function_ref<void(Operation *, const SiteAdder &)> visit) const {
@@ -180,14 +204,16 @@ std::vector<MeasurementSite> MeasurementSites::collectSites(
     return out;
   unsigned idx = r - regionList.data();
   llvm::StringMap<unsigned> counters;
-  SiteAdder add = [&](llvm::StringRef kind, Operation *op,
+  SiteAdder add = [&](llvm::StringRef kind, Operation *op, Operation *issueEnd,
                       Operation *completion) {
     MeasurementSite s;
     s.kind = kind.str();
     s.region = name.str();
     s.site = s.kind + "@" + s.region + "#" + std::to_string(counters[kind]++);
     s.op = op;
+    s.issueEnd = issueEnd;
     s.completion = completion;
+    s.distance = distance(issueEnd, completion);
     s.inLoop = r->inLoop || enclosingLoop(op);
     out.push_back(s);
   };
@@ -208,16 +234,16 @@ MeasurementSites::asyncSites(llvm::StringRef name) const {
     else if (isa<MmaAsyncOp>(op) && !wgmmas)
       wgmmas = op;
     else if (isa<CommitGroupOp>(op) && copies) {
-      add("cp.async-group", copies,
+      add("cp.async-group", copies, op,
           nextWait(op, [](Operation *w) { return isa<WaitGroupOp>(w); }));
       copies = nullptr;
     } else if (isa<WgmmaCommitOp>(op) && wgmmas) {
-      add("wgmma-group", wgmmas,
+      add("wgmma-group", wgmmas, op,
           nextWait(op, [](Operation *w) { return isa<WgmmaWaitOp>(w); }));
       wgmmas = nullptr;
     } else if (auto tma = dyn_cast<TmaLoadOp>(op)) {
       Value ring = tma.getBarrier();
-      add("tma", op, nextWait(op, [&](Operation *w) {
+      add("tma", op, op, nextWait(op, [&](Operation *w) {
             auto wait = dyn_cast<MBarrierWaitOp>(w);
             return wait && wait.getBarrier() == ring;
           }));
@@ -230,7 +256,8 @@ MeasurementSites::syncSites(llvm::StringRef name) const {
   // Each barrier or wait completes itself.
   return collectSites(name, [](Operation *op, const SiteAdder &add) {
     if (isa<BarrierOp, WaitGroupOp, WgmmaWaitOp, MBarrierWaitOp>(op))
-      add(op->getName().getStringRef().drop_front(strlen("argus.")), op, op);
+      add(op->getName().getStringRef().drop_front(strlen("argus.")), op, op,
+          op);
   });
 }
 
@@ -243,6 +270,8 @@ llvm::json::Value MeasurementSites::toJSON() const {
     o["at"] = locationJSON(s.op);
     o["completion"] =
         s.completion ? locationJSON(s.completion) : llvm::json::Value(nullptr);
+    o["distance"] = s.distance ? llvm::json::Value(*s.distance)
+                               : llvm::json::Value(nullptr);
     o["in_loop"] = s.inLoop;
     return llvm::json::Value(std::move(o));
   };

@@ -6,12 +6,14 @@
 // records the probe plan on the kernel as `argus_probes`. The markers stay
 // where they are (they have side effects, so no pass moves, merges or drops
 // them); argus-to-gpu turns each probed marker into a timer read and a probe
-// record, and erases the others. Synchronization sites asked for by name
-// (`sync-sites`) first get a region of their own around their op.
+// record, and erases the others. Sites asked for by name (`sync-sites`,
+// `completion-site`, `site-trace`) first get regions of their own
+// (SiteRegions.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "argus/Analysis/MeasurementSites.h"
+#include "SiteRegions.h"
+
 #include "argus/Conversion/ArgusToGPU/TargetInfo.h"
 #include "argus/Dialect/ArgusDialect.h"
 #include "argus/Transforms/Passes.h"
@@ -72,11 +74,26 @@ struct ArgusInsertProbesPass
     for (const std::string &r : regions)
       wanted.insert(r);
     llvm::StringSet<> seen;
-    llvm::StringSet<> forced; // the regions made for sync sites
-    if (!syncSites.empty() && failed(wrapSyncSites(top, forced)))
+    if (completionSites.size() != completionIterations.size())
+      return (void)(fail() << "completion-site and completion-iteration are "
+                              "paired lists: "
+                           << completionSites.size() << " site(s), "
+                           << completionIterations.size() << " iteration(s)");
+    SiteRegionRequest request;
+    request.syncSites.assign(syncSites.begin(), syncSites.end());
+    request.traceSites.assign(traceSites.begin(), traceSites.end());
+    for (auto [site, iteration] :
+         llvm::zip(completionSites, completionIterations)) {
+      if (iteration < 0)
+        return (void)(fail() << "completion-iteration must be >= 0, got "
+                             << iteration);
+      request.completions.emplace_back(site, iteration);
+    }
+    llvm::StringSet<> forced; // the regions made for sites
+    if (!request.empty() && failed(insertSiteRegions(top, request, forced)))
       return signalPassFailure();
-    // No selection means every region; sync sites alone select only theirs.
-    bool all = regions.empty() && syncSites.empty();
+    // No selection means every region; sites alone select only theirs.
+    bool all = regions.empty() && request.empty();
     for (auto &f : forced)
       wanted.insert(f.getKey());
     // The plan is this run's selection: markers a previous run probed and
@@ -143,44 +160,6 @@ struct ArgusInsertProbesPass
       if (!seen.contains(r) && !forced.contains(r))
         return (void)(fail() << "no region named or numbered '" << r
                              << "' in any kernel");
-  }
-
-  /// Wraps each site of `sync-sites` in a region.begin / region.end pair
-  /// named after it, with the next free region ID of its kernel.
-  LogicalResult wrapSyncSites(ModuleOp top, llvm::StringSet<> &forced) {
-    FailureOr<MeasurementSites> sites = MeasurementSites::compute(top);
-    if (failed(sites))
-      return failure();
-    llvm::StringMap<Operation *> byName;
-    for (const MeasuredRegion &r : sites->regions())
-      for (const MeasurementSite &s : sites->syncSites(r.name))
-        byName.try_emplace(s.site, s.op);
-    llvm::DenseMap<Operation *, int64_t> nextId; // per function
-    for (const std::string &name : syncSites) {
-      Operation *op = byName.lookup(name);
-      if (!op)
-        return top.emitError()
-               << "argus-insert-probes: no synchronization site named '" << name
-               << "'; hint: argus-opt --argus-print-sites lists them";
-      if (!forced.insert(name).second)
-        continue;
-      Operation *fn = op->getParentOfType<FunctionOpInterface>();
-      auto [it, fresh] = nextId.try_emplace(fn, 0);
-      if (fresh)
-        fn->walk([&](RegionBeginOp b) {
-          it->second = std::max<int64_t>(it->second, b.getId() + 1);
-        });
-      if (it->second > 0xFFFFFFFFll)
-        return op->emitError() << "argus-insert-probes: no free region ID "
-                                  "below 2^32 for sync site '"
-                               << name << "'";
-      OpBuilder b(op);
-      RegionBeginOp::create(b, op->getLoc(), name, it->second);
-      b.setInsertionPointAfter(op);
-      RegionEndOp::create(b, op->getLoc(), it->second);
-      ++it->second;
-    }
-    return success();
   }
 };
 

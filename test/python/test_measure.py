@@ -69,17 +69,19 @@ def test_reference_run_always_present_and_only_it_checks():
 
 
 def test_prerequisites_added_recursively_and_unavailable_reported():
-    plan = Planner().plan(query(asks=[("issue", "exposed")]))
+    # A compiler without the site-trace option (an older argus-opt).
+    older = caps.KNOWN - {"argus-insert-probes:site-trace"}
+    plan = Planner(capabilities=older).plan(query(asks=[("issue", "exposed")]))
     ops = {t.op for t in plan.tasks.values()}
     assert {"analysis:regions", "analysis:async-sites", "expand"} <= ops
     asks = {u["ask"] for u in plan.unavailable}
     # exposed needs completion which needs the site trace: all three named
     assert {"issue:exposed", "issue:completion", "issue:site-trace"} <= asks
-    comp = [t for t in plan.by_op("instrument") if "completion-site" in t.options["insert_probes"]]
-    assert comp and all(t.unavailable for t in comp)
-    assert "completion-site" in " ".join(u for u in (t.unavailable for t in comp))
-    # with the pending pass options present the same plan is available
-    plan2 = Planner(capabilities=ALL).plan(query(asks=[("issue", "exposed")]))
+    trace = [t for t in plan.by_op("instrument") if "site-trace" in t.options["insert_probes"]]
+    assert trace and all(t.unavailable for t in trace)
+    assert "site-trace" in " ".join(u for u in (t.unavailable for t in trace))
+    # with today's pass options the same plan is available
+    plan2 = Planner().plan(query(asks=[("issue", "exposed")]))
     assert not plan2.unavailable and not any(t.unavailable for t in plan2.tasks.values())
 
 
@@ -457,3 +459,64 @@ def test_sync_signal_end_to_end_with_real_argus_opt(tmp_path):
     from argus.measure.report import text_summary
     text = text_summary(rep)
     assert "sync       wait_group@mainloop#0: mean" in text and "wait       " in text
+
+
+def test_site_trace_pairs_issue_and_wait_per_block():
+    def reg(name, warps):
+        return {"name": name, "timelines": {"warps": warps}}
+    rep = {"probes": {"regions": [
+        reg("issue:S", [{"block": 0, "warp": 0, "intervals": [[100, 150, 3], [900, 950, 4]]},
+                        {"block": 0, "warp": 1, "intervals": [[120, 160, 3]]},
+                        {"block": 1, "warp": 0, "intervals": [[200, 230, 3]]},
+                        {"block": 2, "warp": 0, "intervals": [[50, 60, 3]]}]),
+        reg("wait:S", [{"block": 0, "warp": 4, "intervals": [[400, 900, 3]]},
+                       {"block": 1, "warp": 4, "intervals": [[700, 800, 3]]}])]}}
+    ref = synthesis.site_trace_from_runs([rep], ["S"])
+    # blocks 0 and 1 recorded both (block 2 never waited, iteration 4 has no wait):
+    # slack 300 and 500, per block from the first warp's begin
+    assert set(ref) == {("S", 3)} and ref[("S", 3)]["blocks"] == 2
+    assert ref[("S", 3)]["wait_begin"] - ref[("S", 3)]["issue"] == 400
+    probe = synthesis.completion_from_runs(
+        {"r1": [{"probes": {"regions": [{"name": "completion:S", "per_iteration": {
+            "iterations": [{"iteration": 3, "mean": 900.0}, {"iteration": 4, "mean": 10.0}]}}]}}]},
+        [("r1", "S", 3)])
+    assert probe == {("S", 3): 900.0}
+    j = synthesis.join_completion(probe, ref)
+    assert j["rows"][0]["exposed_latency"]["value"] == 500.0
+    # A wait at the top of the loop completes the previous iteration's group
+    # (distance 1): issue of iteration 3 pairs with the wait of iteration 4.
+    rep["probes"]["regions"][1]["timelines"]["warps"].append(
+        {"block": 0, "warp": 5, "intervals": [[1000, 1100, 4]]})
+    ref1 = synthesis.site_trace_from_runs([rep], ["S"], distance={"S": 1})
+    assert set(ref1) == {("S", 3)} and ref1[("S", 3)]["blocks"] == 1
+    assert ref1[("S", 3)]["wait_begin"] - ref1[("S", 3)]["issue"] == 900
+    assert synthesis.site_trace_from_runs([rep], ["S"], distance={"S": None}) == {}
+
+
+def test_exposed_latency_end_to_end_with_real_argus_opt(tmp_path):
+    """asks=(mainloop, exposed): discovery -> completion-site / site-trace on
+    argus-insert-probes (forced waits and trace regions made by the pass) ->
+    the run specs name the made regions -> the report joins completion and
+    trace by (site, iteration)."""
+    tool = os.environ.get("ARGUS_OPT", os.path.join(ROOT, "build", "bin", "argus-opt"))
+    if not os.path.exists(tool):
+        pytest.skip("argus-opt not built")
+    plan = Planner().plan(query(asks=[("mainloop", "exposed")], scope=Scope(iterations=(0, 2))))
+    assert not plan.unavailable, plan.unavailable
+    store = ArtifactStore(str(tmp_path / "art"))
+    h = fake_handlers([])
+    h["instrument"] = make_handlers({"argus-opt": tool})["instrument"]
+    ex = LocalExecutor(store, workers=1).execute(plan, h)
+    assert ex.ok(), ex.to_json()
+    site = "cp.async-group@mainloop#0"
+    made = set()
+    for t in plan.by_op("instrument"):
+        made |= set(ex.outcomes[t.id].result["probe_regions"].values())
+    assert {f"completion:{site}", f"issue:{site}", f"wait:{site}"} <= made
+    rep = ex.outcomes[plan.by_op("report")[0].id].result
+    rows = rep["regions"]["mainloop"]["exposed"]["rows"]
+    assert {(r["site"], r["iteration"]) for r in rows} == {(site, 0), (site, 1)}
+    for r in rows:
+        lat, slack = r["completion_latency"]["value"], r["overlap"]["value"]
+        assert r["exposed_latency"]["value"] == max(0.0, lat - slack)
+        assert r["exposed_latency"]["provenance"] == "derived"

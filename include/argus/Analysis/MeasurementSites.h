@@ -52,11 +52,21 @@ struct MeasurementSite {
   std::string region;
   /// The first op of the site (the group's first issue).
   Operation *op = nullptr;
+  /// The last op of the issue: the group's commit, the TMA copy itself; a
+  /// synchronization site is its own op.
+  Operation *issueEnd = nullptr;
   /// The op that completes it (the wait after the group's commit, in program
   /// order and around the innermost loop; the mbarrier.wait on a TMA copy's
   /// ring), or null when none follows; a synchronization site completes
   /// itself.
   Operation *completion = nullptr;
+  /// In how many iterations of the innermost loop the completion runs after
+  /// the issue's: wait_group N / wgmma_wait N after the commit in the body
+  /// complete the group N iterations later, before it (the next iteration)
+  /// N + 1; a TMA copy's wait in another warp role's loop is taken to run in
+  /// the same iteration (role loops walk the same k-slabs). None when the
+  /// completion is outside the issue's loop (a drain after it).
+  std::optional<int64_t> distance;
   bool inLoop = false;
 };
 
@@ -81,6 +91,9 @@ public:
 
 private:
   std::vector<MeasuredRegion> regionList;
+  /// MeasurementSite::distance of a site issued up to `issueEnd`.
+  std::optional<int64_t> distance(Operation *issueEnd,
+                                  Operation *completion) const;
   /// Every op of the module in pre-order, and each op's position there.
   std::vector<Operation *> order;
   llvm::DenseMap<Operation *, size_t> position;
@@ -90,8 +103,9 @@ private:
 
   bool inRegion(Operation *op, unsigned region) const;
   /// Adds a site of `kind` at `op`, completed by `completion`.
-  using SiteAdder = std::function<void(llvm::StringRef kind, Operation *op,
-                                       Operation *completion)>;
+  using SiteAdder =
+      std::function<void(llvm::StringRef kind, Operation *op,
+                         Operation *issueEnd, Operation *completion)>;
   /// The sites of region `name`: `visit` sees its ops (nested regions
   /// included) in program order and adds the sites it recognises, named
   /// `kind@region#n` in that order.

@@ -35,7 +35,25 @@ def ArgusInsertProbes : Pass<"argus-insert-probes", "::mlir::ModuleOp"> {
     only their own regions (no selection at all selects every region). The
     site's own op is not moved. Each run's selection replaces an earlier
     run's (markers it does not select lose `argus_probe`).
+
+    `completion-site` / `completion-iteration` (paired lists) force the
+    completion of asynchronous sites (`cp.async-group`, `wgmma-group`, `tma`
+    sites of `--argus-print-sites`): right after the site's issue (a group's
+    commit, the TMA copy) a wait for it (`wait_group 0`, `wgmma_wait 0`, the
+    `mbarrier.wait` on the phase the copy completes, derived from its stage
+    index `x mod S` as parity `(x / S) mod 2`) runs in the listed iterations
+    of the innermost loop only; region `completion:SITE` spans the issue and
+    the forced wait and is probed per iteration. `site-trace` gives each
+    listed site's issue a probed region `issue:SITE` and the op that
+    completes it (the wait after the commit, the `mbarrier.wait` on the
+    copy's ring) a probed region `wait:SITE`, forcing nothing: the reference
+    trace that completion intervals of the same operation and iteration are
+    joined to. Made regions take the kernel's next free IDs and are probed
+    whatever `regions` and `signals` select.
   }];
+  // Forced completion waits are built from arith and scf ops.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
   let options = [
     ListOption<"regions", "regions", "std::string",
                "region names or numeric IDs to probe (default: all)">,
@@ -50,6 +68,15 @@ def ArgusInsertProbes : Pass<"argus-insert-probes", "::mlir::ModuleOp"> {
     ListOption<"syncSites", "sync-sites", "std::string",
                "synchronization sites (kind@region#n, --argus-print-sites) "
                "to time, each in a new probed region of its name">,
+    ListOption<"completionSites", "completion-site", "std::string",
+               "asynchronous sites (kind@region#n) whose completion to "
+               "force and time, paired with completion-iteration">,
+    ListOption<"completionIterations", "completion-iteration", "int64_t",
+               "the innermost loop's iteration (0, 1, ...) of each "
+               "completion-site in which its completion is forced">,
+    ListOption<"traceSites", "site-trace", "std::string",
+               "asynchronous sites whose issue and completing op to time "
+               "(regions issue:SITE and wait:SITE), without forcing waits">,
     Option<"capacity", "capacity", "int64_t", "4096",
            "records per warp the host should allocate (recorded on the kernel)">,
     Option<"clock", "clock", "std::string", "\"default\"",

@@ -15,19 +15,13 @@ import subprocess
 from typing import FrozenSet, Iterable, Optional
 
 INSERT_PROBES_OPTIONS = ("regions", "signals", "scope-warps", "scope-blocks",
-                         "iteration-window", "sync-sites", "capacity", "clock")
+                         "iteration-window", "sync-sites", "completion-site",
+                         "completion-iteration", "site-trace", "capacity", "clock")
 PIPELINE_OPTIONS = ("probes", "probe-regions", "probe-signals", "clock", "format", "dump",
                     "toolkit", "ldmatrix", "min-blocks-per-sm", "chip")
 
 #: Options of passes that do not exist yet (issue 16, later steps).
 PENDING = {
-    "argus-insert-probes:completion-site":
-        "forced completion wait right after one asynchronous site's issue, timed",
-    "argus-insert-probes:completion-iteration":
-        "the iteration whose issue the completion wait targets (TMA: its barrier phase)",
-    "argus-insert-probes:site-trace":
-        "issue and wait timestamps of the discovered sites without forcing waits "
-        "(the reference trace that completion intervals are joined to)",
     "argus-to-nvptx:probe-scope":
         "scope-warps / scope-blocks / iteration-window carried through the lowering "
         "pipeline (today --argus-to-nvptx re-runs argus-insert-probes without them)",

@@ -75,10 +75,15 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
         for c in cmds:
             _run(c)
         # Every region of the instrumented module by ID, the regions made
-        # for sync sites included (their IDs are chosen by the pass).
+        # for sites included (their IDs are chosen by the pass).
         regions = {str(i.id): name for name, i in Program.load(probed).regions().items()}
+        # In how many iterations each asynchronous site's wait follows its
+        # issue (MeasurementSites): the site trace pairs them by it.
+        sites = Program.load(ctx.task.options["source"]).sites()
+        distance = {s["site"]: s.get("distance") for v in sites["async_sites"].values()
+                    for s in v}
         return {"module": "module.ptx", "probed": "probed.mlir", "commands": cmds,
-                "probe_regions": regions}
+                "probe_regions": regions, "site_distance": distance}
 
     class ArgusRun(CommandHandler):
         def prepare(self, ctx):
@@ -88,8 +93,10 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
 
         def finish(self, ctx, codes):
             with open(os.path.join(ctx.workdir, "report.json")) as f:
+                src = ctx.task.inputs[0]
                 return {"report": json.load(f), "spec": "spec.json",
-                        "run": ctx.task.options["run"]}
+                        "run": ctx.task.options["run"],
+                        "site_distance": (ctx.inputs[src] or {}).get("site_distance", {})}
 
     class NcuRun(CommandHandler):
         def prepare(self, ctx):
@@ -123,7 +130,7 @@ def write_spec(ctx):
         regions = {int(k): v for k, v in t.options.get("regions", {}).items()}
         made = (ctx.inputs[src] or {}).get("probe_regions", {})
         for rid, name in made.items():
-            if name in t.options.get("sync_sites", ()):
+            if name in t.options.get("made_regions", ()):
                 regions[int(rid)] = name
         probes = collect.probes_section(template, regions,
                                         t.options.get("capacity", 4096),

@@ -304,11 +304,11 @@ class _Ctx:
                                binding=self.binding(run[0].region if len({i.region for i in run}) == 1 else None),
                                unavailable="; ".join(missing) or None))
         probed = [r for r in opts.get("regions", "").split(",") if r]
-        # The regions argus-insert-probes makes for sync sites get their IDs
+        # The regions argus-insert-probes makes for sites get their IDs
         # there; the run's spec takes them from the instrumented module.
         self.add_collections(rid, t.id, run, "", probes=True,
                              regions={self.regions[r].id: r for r in probed},
-                             sync_sites=[it.site for it in run if it.kind == "sync"],
+                             made_regions=made_regions(run),
                              capacity=self.planner.capacity, clock=clock)
 
     def add_hw_run(self, run: List[ProbeItem], why: Dict):
@@ -352,6 +352,18 @@ class _Ctx:
             self.plan.add_input(self.synth, tid)
         else:
             self.early.append(tid)
+
+
+def made_regions(run: List[ProbeItem]) -> List[str]:
+    """The regions argus-insert-probes makes for the run's site items
+    (SiteRegions.cpp): ``SITE`` for a sync site, ``completion:SITE``, and
+    ``issue:SITE`` / ``wait:SITE`` for the site trace."""
+    out: List[str] = []
+    for it in run:
+        names = {"sync": [it.site], "completion": [f"completion:{it.site}"],
+                 "site-trace": [f"issue:{it.site}", f"wait:{it.site}"]}.get(it.kind, [])
+        out += [n for n in names if n not in out]
+    return out
 
 
 def _inside(regions, name, outer) -> bool:

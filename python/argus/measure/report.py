@@ -3,7 +3,7 @@ its text summary."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from . import synthesis as S
 
@@ -19,6 +19,7 @@ def synthesize_task(ctx) -> dict:
     t = ctx.task
     plan_runs: Dict[str, List[dict]] = {}
     regions_info = {}
+    distance: Dict[str, int] = {}
     missing = []
     for tid, res in ctx.inputs.items():
         st = ctx.input_status[tid]
@@ -30,12 +31,16 @@ def synthesize_task(ctx) -> dict:
         elif isinstance(res, dict) and "report" in res:
             run = res.get("run")
             plan_runs.setdefault(run, []).append(res["report"])
+            distance.update(res.get("site_distance") or {})
     return build(t.options, regions_info, plan_runs, t.options.get("runs_items", {}),
-                 missing, t.binding)
+                 missing, t.binding, distance)
 
 
 def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
-          run_items: Dict[str, List[str]], missing: List[dict], binding: dict) -> dict:
+          run_items: Dict[str, List[str]], missing: List[dict], binding: dict,
+          distance: Optional[Dict[str, int]] = None) -> dict:
+    """``distance``: per asynchronous site, in how many iterations its wait
+    follows its issue (the instrument task's MeasurementSites)."""
     scope = options.get("scope") or {}
     window = scope.get("iterations")
     out_regions: Dict[str, dict] = {}
@@ -55,6 +60,8 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
                      if lab.startswith(f"sync:{region}:")] if src else []
             r[signal] = _sync(signal, reports, sites, window) if sites else \
                 {"missing": "not collected (see unavailable)"}
+        elif signal in ("completion", "site-trace", "exposed"):
+            r[signal] = _async(signal, region, runs, run_items, window, distance or {})
         else:
             r[signal] = {"missing": "not collected (see unavailable)"}
     ref = runs.get("reference", [])
@@ -78,6 +85,52 @@ def _sync(signal, reports, sites, window):
             total[it["iteration"]] = total.get(it["iteration"], 0.0) + it["mean"]
     return {"sites": sites, "per_iteration": {"provenance": "derived", "iterations": [
         {"iteration": i, "wait": v} for i, v in sorted(total.items())]}}
+
+
+def _items(kind, region, run_items):
+    """(run, site, iteration or None) of the ``kind`` items of ``region``."""
+    out = []
+    for rid, labels in run_items.items():
+        for lab in labels:
+            k, _, rest = lab.partition(":")
+            reg, _, site = rest.partition(":")
+            if k != kind or reg != region or not site:
+                continue
+            it = None
+            if kind == "completion":
+                site, _, n = site.rpartition("@")
+                it = int(n)
+            out.append((rid, site, it))
+    return out
+
+
+def _async(signal, region, runs, run_items, window, distance):
+    """``completion``: latency per (site, iteration) from the runs that forced
+    it; ``site-trace``: issue and wait begin per (site, iteration) of the
+    reference trace; ``exposed``: the two joined by operation and iteration."""
+    comp = _items("completion", region, run_items)
+    trace = _items("site-trace", region, run_items)
+    probe = S.completion_from_runs(runs, comp)
+    ref: Dict = {}
+    for rid in sorted({r for r, _, _ in trace}):
+        ref.update(S.site_trace_from_runs(runs.get(rid, []), [s for r, s, _ in trace if r == rid],
+                                          window, distance))
+    if signal == "completion":
+        if not comp:
+            return {"missing": "not collected (see unavailable)"}
+        return {"rows": [{"site": s, "iteration": i, "completion_latency": S.field(v, "derived")}
+                         for (s, i), v in sorted(probe.items())],
+                "unmatched": [[s, i] for _, s, i in comp if (s, i) not in probe]}
+    if signal == "site-trace":
+        if not trace:
+            return {"missing": "not collected (see unavailable)"}
+        return {"rows": [{"site": s, "iteration": i,
+                          "issue": S.field(v["issue"], "observed"),
+                          "wait_begin": S.field(v["wait_begin"], "observed"),
+                          "blocks": v["blocks"]} for (s, i), v in sorted(ref.items())]}
+    if not comp or not trace:
+        return {"missing": "needs completion and site-trace runs (see unavailable)"}
+    return S.join_completion(probe, ref)
 
 
 def _run_for(region, signal, run_items):
@@ -130,6 +183,13 @@ def text_summary(rep: dict) -> str:
                 lines.append(f"  {region:12s} {sig:10s} {len(its)} iterations over "
                              f"{len(v['sites'])} sites"
                              + (f", first {its[0]['wait']:.1f}" if its else ""))
+            elif sig in ("completion", "exposed", "site-trace"):
+                key = {"completion": "completion_latency", "exposed": "exposed_latency",
+                       "site-trace": None}[sig]
+                rows = v.get("rows", [])
+                vals = [r[key]["value"] for r in rows] if key else []
+                lines.append(f"  {region:12s} {sig:10s} {len(rows)} (site, iteration) rows"
+                             + (f", mean {sum(vals) / len(vals):.1f}" if vals else ""))
             elif sig == "timeline":
                 for name, tl in v.items():
                     its = tl["per_iteration"]["iterations"]

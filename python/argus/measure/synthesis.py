@@ -133,6 +133,61 @@ def timeline_from_runs(reports: List[dict], regions: Sequence[str],
     return out
 
 
+def completion_from_runs(runs: Dict[str, List[dict]],
+                         items: Iterable[Tuple[str, str, int]]) -> Dict[Tuple[str, int], float]:
+    """Completion latency per (site, iteration): the mean duration of region
+    ``completion:<site>`` at that iteration in the run (``items``: run, site,
+    iteration) that forced it, over its repeats."""
+    out = {}
+    for run, site, it in items:
+        vals = []
+        for rep in runs.get(run, []):
+            r = region_from_report(rep, f"completion:{site}")
+            for x in ((r or {}).get("per_iteration") or {}).get("iterations", []):
+                if x.get("iteration") == it:
+                    vals.append(x["mean"])
+        if vals:
+            out[(site, it)] = sum(vals) / len(vals)
+    return out
+
+
+def site_trace_from_runs(reports: List[dict], sites: Sequence[str],
+                         window: Optional[Sequence[int]] = None,
+                         distance: Optional[Dict[str, Optional[int]]] = None
+                         ) -> Dict[Tuple[str, int], dict]:
+    """The reference trace per (site, iteration of the issue): when the issue
+    began (region ``issue:<site>``) and when the wait for that operation
+    began (``wait:<site>`` in iteration + ``distance[site]``: a wait at the
+    top of the loop completes the previous iteration's group), both from one
+    run. Per block, the first warp's begin of each; blocks that recorded
+    both are averaged (so ``wait_begin - issue`` is the mean of the
+    per-block differences). A site whose distance is unknown (None; its wait
+    lies outside the issue's loop) is left out."""
+    distance = distance or {}
+    acc: Dict[Tuple[str, int], List[Tuple[float, float]]] = {}
+    for rep in reports:
+        for site in sites:
+            d = distance.get(site, 0)
+            if d is None:
+                continue
+            first = {}
+            for kind, shift in (("issue", 0), ("wait", d)):
+                r = region_from_report(rep, f"{kind}:{site}")
+                for w in ((r or {}).get("timelines") or {}).get("warps", []):
+                    for b, _, it in w.get("intervals", []):
+                        if it is None or (window and not
+                                          window[0] + shift <= it < window[1] + shift):
+                            continue
+                        k = (kind, w.get("block"), it)
+                        first[k] = min(first.get(k, b), b)
+            for (kind, blk, it), b in first.items():
+                if kind == "issue" and ("wait", blk, it + d) in first:
+                    acc.setdefault((site, it), []).append((b, first[("wait", blk, it + d)]))
+    return {k: {"issue": sum(p[0] for p in v) / len(v),
+                "wait_begin": sum(p[1] for p in v) / len(v), "blocks": len(v)}
+            for k, v in acc.items()}
+
+
 def join_completion(probe: Dict[Tuple[str, int], float],
                     reference: Dict[Tuple[str, int], dict]) -> dict:
     """Join completion latencies (probe runs, keyed by (site, iteration))

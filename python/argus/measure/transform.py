@@ -21,11 +21,11 @@ The reference run lowers the unprobed kernel: ``--argus-to-nvptx="probes=0
 dump=module.ptx"`` (markers erased: the PTX is byte-identical to the kernel
 without markers, docs/Lowering.md).
 
-Sync items become ``sync-sites=S1,S2``: argus-insert-probes wraps each site
-in a probed region of its name, which the pipeline then selects by name.
-Completion items use options of passes that do not exist yet
-(capabilities.PENDING): ``completion-site=S1,S2 completion-iteration=I1,I2``
-(paired lists), ``site-trace=S1,S2``.
+Site items become options that make regions (SiteRegions.cpp), which the
+pipeline then selects by name: ``sync-sites=S1,S2`` (region ``S``),
+``completion-site=S1,S2 completion-iteration=I1,I2`` (paired lists; region
+``completion:S``) and ``site-trace=S1,S2`` (regions ``issue:S`` and
+``wait:S``).
 """
 
 from __future__ import annotations
@@ -100,15 +100,19 @@ def pipeline_options(opts: Dict[str, str], dump: str, probes: bool = True,
     ``probes=False``, the reference) module."""
     out = {"probes": "1" if probes else "0"}
     if probes:
-        # The regions argus-insert-probes made for sync sites are selected
-        # by their names, with both signals (per iteration inside a loop).
+        # The regions argus-insert-probes made for sites are selected by
+        # their names, with both signals (per iteration inside a loop).
         regions = [r for r in opts.get("regions", "").split(",") if r]
         signals = [s for s in opts.get("signals", "").split(",") if s]
-        syncs = [s for s in opts.get("sync-sites", "").split(",") if s]
-        if syncs:
+        made: List[str] = []
+        for opt, prefixes in (("sync-sites", ("",)), ("completion-site", ("completion:",)),
+                              ("site-trace", ("issue:", "wait:"))):
+            for site in (s for s in opts.get(opt, "").split(",") if s):
+                made += [p + site for p in prefixes if p + site not in made]
+        if made:
             signals += [s for s in ("duration", "timeline") if s not in signals]
-        if regions or syncs:
-            out["probe-regions"] = "|".join(regions + syncs)
+        if regions or made:
+            out["probe-regions"] = "|".join(regions + made)
             out["probe-signals"] = "|".join(signals)
         out["clock"] = opts.get("clock", "default")
     out["format"] = fmt

@@ -15,7 +15,10 @@
 // CPASYNC: "completion": {
 // CPASYNC: "line": 105,
 // CPASYNC-NEXT: "op": "argus.wait_group"
-// CPASYNC: "in_loop": true,
+// It completes one iteration after its issue (wait_group 0 before the
+// issue in the body).
+// CPASYNC: "distance": 1,
+// CPASYNC-NEXT: "in_loop": true,
 // CPASYNC-NEXT: "kind": "cp.async-group",
 // CPASYNC-NEXT: "region": "issue",
 // CPASYNC-NEXT: "site": "cp.async-group@issue#0"
