@@ -33,13 +33,12 @@ ITERATIONS = 16
 
 def kernels(size):
     s = {"M": size, "N": size, "K": size}
-    gemm_check = {"kind": "gemm", "A": 0, "B": 3, "C": 6, "M": size, "N": size, "K": size,
-                  "atol": 0.05, "rtol": 0.02}
-    # (tag, kernel, measured region, sizes, grid, check, records per warp)
+    # (tag, kernel, measured region, sizes, grid, records per warp). No host
+    # check: argus-run's reference GEMM on the CPU takes minutes at 4096^3
+    # (the kernels' outputs are checked by bench/hopper and bench/lowering).
     yield ("cpasync2", pipelined_gemm.make_pipelined_gemm(2), "mainloop", s,
-           [size // 64, size // 64, 1], None, 1024)
-    yield ("tma_ws", gemm_tma_ws.make_gemm_tma_ws(regions=True), "produce", s, ["sms"],
-           gemm_check, 2048)
+           [size // 64, size // 64, 1], 1024)
+    yield ("tma_ws", gemm_tma_ws.make_gemm_tma_ws(regions=True), "produce", s, ["sms"], 2048)
 
 
 def lowered(kernel, options):
@@ -64,7 +63,7 @@ def main():
     gen = os.path.join(HERE, "gen")
     os.makedirs(gen, exist_ok=True)
     index = {}
-    for tag, k, region, sizes, grid, check, capacity in kernels(a.size):
+    for tag, k, region, sizes, grid, capacity in kernels(a.size):
         sites_info = k.module().measurement_sites()
         sites = [s["site"] for s in sites_info["async_sites"][region]]
         depth = sites_info["pipeline_depth"]
@@ -83,7 +82,6 @@ def main():
             with open(os.path.join(gen, name + ".ptx"), "wb") as f:
                 f.write(ck.binary)
             spec = ck.launch_spec(name + ".ptx", sizes, grid, name=name,
-                                  check=check if vname == "ref" else None,
                                   outputs=["C"], repetitions=a.reps, warmup=5,
                                   probe_capacity=capacity)
             if "probes" in spec:

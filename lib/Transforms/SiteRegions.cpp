@@ -8,7 +8,8 @@
 // its issue and its completing op are wrapped separately (the reference
 // trace the completion intervals are joined to). The forced wait runs only
 // in the selected iterations of the innermost loop; for a TMA copy it waits
-// for the barrier phase that copy completes.
+// for the barrier phase that copy completes, after the other copies of that
+// phase (their bytes complete it together).
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,12 +124,34 @@ LogicalResult forceCompletion(OpBuilder &b, const MeasurementSite &site) {
   return success();
 }
 
+/// Where the forced wait goes: after the issue, or for a TMA copy after the
+/// last copy of its block that completes on the same barrier slot (the
+/// phase completes only when all of their bytes have arrived: a wait
+/// between them would never return).
+Operation *forcedWaitPoint(const MeasurementSite &site) {
+  auto tma = dyn_cast<TmaLoadOp>(site.issueEnd);
+  if (!tma)
+    return site.issueEnd;
+  Operation *last = tma;
+  for (Operation *op = tma->getNextNode(); op; op = op->getNextNode()) {
+    if (auto next = dyn_cast<TmaLoadOp>(op))
+      if (next.getBarrier() == tma.getBarrier() &&
+          next.getStage() == tma.getStage())
+        last = op;
+    // The slot's next phase starts with its next expect_tx.
+    if (auto tx = dyn_cast<MBarrierArriveExpectTxOp>(op))
+      if (tx.getBarrier() == tma.getBarrier())
+        break;
+  }
+  return last;
+}
+
 /// Region `completion:<site>` from the issue to a forced completion wait in
 /// `iterations` of the innermost loop.
 LogicalResult insertCompletion(const MeasurementSite &site,
                                ArrayRef<int64_t> iterations, RegionIds &ids,
                                llvm::StringSet<> &made) {
-  Operation *end = site.issueEnd;
+  Operation *end = forcedWaitPoint(site);
   OpBuilder b(end->getContext());
   b.setInsertionPointAfter(end);
   Location loc = end->getLoc();

@@ -5,6 +5,7 @@
 // the issue and the op that completes it, nothing forced.
 // RUN: argus-opt %examples/gemm_pipelined_2stage.mlir --argus-insert-probes="completion-site=cp.async-group@mainloop#0,cp.async-group@mainloop#0 completion-iteration=3,11" | FileCheck %s --check-prefix=CPASYNC
 // RUN: argus-opt %examples/sm90a/gemm_tma_ws.mlir --argus-insert-probes="completion-site=tma@produce#1 completion-iteration=5" | FileCheck %s --check-prefix=TMA
+// RUN: argus-opt %examples/sm90a/gemm_tma_ws.mlir --argus-insert-probes="completion-site=tma@produce#0 completion-iteration=5" | FileCheck %s --check-prefix=TMA0
 // RUN: argus-opt %examples/sm90a/gemm_tma_ws.mlir --argus-insert-probes="completion-site=wgmma-group@consume#0 completion-iteration=0" | FileCheck %s --check-prefix=WGMMA
 // RUN: argus-opt %examples/sm90a/gemm_tma_ws.mlir --argus-insert-probes="site-trace=tma@produce#0,tma@produce#1" | FileCheck %s --check-prefix=TRACE
 // RUN: argus-opt %examples/sm90a/gemm_tma_ws.mlir --argus-insert-probes="completion-site=tma@produce#0 completion-iteration=2" | argus-opt --argus-to-nvptx="probes=1 probe-regions=completion:tma@produce#0 probe-signals=timeline format=isa dump=%t.ptx" -o /dev/null
@@ -53,6 +54,16 @@
 // TMA-NEXT: argus.mbarrier.wait %[[FULL]][%[[S]]], %[[P]]
 // TMA-NEXT: }
 // TMA-NEXT: argus.region.end id 3 {argus_probe}
+
+// The first copy's phase completes only with the second copy's bytes: the
+// forced wait follows both (a wait between them would never return).
+// TMA0: argus.region.begin "completion:tma@produce#0" id 3 {argus_probe}
+// TMA0-NEXT: argus.tma_load
+// TMA0-NEXT: argus.tma_load
+// TMA0: scf.if
+// TMA0: argus.mbarrier.wait
+// TMA0-NEXT: }
+// TMA0-NEXT: argus.region.end id 3 {argus_probe}
 
 // WGMMA: argus.region.begin "completion:wgmma-group@consume#0" id 3 {argus_probe}
 // WGMMA-NEXT: argus.mma_async
