@@ -38,6 +38,12 @@ InFlightDiagnostic mlir::argus::emitOpErrorOfKind(Operation *op,
   return diag;
 }
 
+llvm::ArrayRef<ErrorKind> mlir::argus::allErrorKinds() {
+  static const ErrorKind kinds[] = {ErrorKind::Shape, ErrorKind::Instruction,
+                                    ErrorKind::TagField};
+  return kinds;
+}
+
 std::optional<ErrorKind> mlir::argus::errorKindOf(Location loc) {
   std::optional<ErrorKind> kind;
   loc->walk([&](Location l) {
@@ -47,8 +53,7 @@ std::optional<ErrorKind> mlir::argus::errorKindOf(Location loc) {
     if (!tag || !tag.getValue().starts_with(kPrefix))
       return WalkResult::advance();
     llvm::StringRef name = tag.getValue().drop_front(kPrefix.size());
-    for (ErrorKind k :
-         {ErrorKind::Shape, ErrorKind::Instruction, ErrorKind::TagField})
+    for (ErrorKind k : allErrorKinds())
       if (name == stringifyErrorKind(k))
         kind = k;
     return WalkResult::interrupt();

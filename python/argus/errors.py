@@ -100,6 +100,8 @@ def classify_ir_error(diagnostics) -> type:
     return _IR_ERROR_BY_KIND.get(kind, IRVerificationError)
 
 
+# One class per kind of argus/Dialect/ErrorKinds.h (``_argus.error_kinds``;
+# test_bindings checks that the two lists agree).
 _IR_ERROR_BY_KIND = {"tag_field": TagFieldIRError, "instruction": InstructionIRError,
                      "shape": ShapeIRError}
 

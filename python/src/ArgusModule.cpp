@@ -540,6 +540,10 @@ PYBIND11_MODULE(_argus, m) {
       t.push_back(c.str());
     return t;
   });
+  std::vector<std::string> kinds;
+  for (mlir::argus::ErrorKind k : mlir::argus::allErrorKinds())
+    kinds.push_back(mlir::argus::stringifyErrorKind(k).str());
+  m.attr("error_kinds") = kinds;
   m.def("mma_instruction", &mmaInstruction, py::arg("name"));
   m.def("known_mma_instructions", &::argus::layout::knownMmaInstrNames);
   m.def("closest_mma_instruction", [](const std::string &name) {

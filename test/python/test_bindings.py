@@ -138,3 +138,12 @@ def test_error_kinds_come_from_the_verifier_not_the_message():
     assert ei.value.diagnostics[0].kind == ""
     assert classify_ir_error(ei.value.diagnostics) is IRVerificationError
     assert InstructionIRError is not None
+
+
+def test_every_error_kind_of_the_verifier_has_an_exception_class():
+    """The kinds are defined once, in C++ (ErrorKinds.h); Python maps each to
+    its exception class and may not miss or invent one."""
+    from argus.errors import _IR_ERROR_BY_KIND
+    ext = argus.ir.extension()
+    assert list(ext.error_kinds) == ["shape", "instruction", "tag_field"]
+    assert set(_IR_ERROR_BY_KIND) == set(ext.error_kinds)

@@ -31,6 +31,10 @@ enum class ErrorKind {
 
 llvm::StringRef stringifyErrorKind(ErrorKind kind);
 
+/// Every kind, in declaration order (the Python bindings export their names:
+/// the one list Python's exception classes are mapped from).
+llvm::ArrayRef<ErrorKind> allErrorKinds();
+
 /// As `op->emitOpError()`, with `kind` attached to the diagnostic.
 InFlightDiagnostic emitOpErrorOfKind(Operation *op, ErrorKind kind);
 
