@@ -520,3 +520,35 @@ def test_exposed_latency_end_to_end_with_real_argus_opt(tmp_path):
         lat, slack = r["completion_latency"]["value"], r["overlap"]["value"]
         assert r["exposed_latency"]["value"] == max(0.0, lat - slack)
         assert r["exposed_latency"]["provenance"] == "derived"
+
+
+def test_perfetto_trace_lanes_per_warp_role_and_completion_on_the_reference():
+    from argus.measure import perfetto
+    rep = {"schema": "argus.measure_report/1", "program_version": "v1", "regions": {
+        "produce": {
+            "timeline": {"load": {"timelines": {"warps": [
+                {"block": 0, "warp": 0, "intervals": [[1000, 3000, 0], [4000, 5000, 1]]},
+                {"block": 1, "warp": 4, "intervals": [[2000, 2500, 0]]}]}}},
+            "site-trace": {"rows": [{"site": "tma@produce#0", "iteration": 0,
+                                     "issue": {"value": 1000.0}, "wait_begin": {"value": 1800.0},
+                                     "blocks": 2}]},
+            "exposed": {"rows": [{"site": "tma@produce#0", "iteration": 0,
+                                  "completion_latency": {"value": 1200.0},
+                                  "overlap": {"value": 800.0},
+                                  "exposed_latency": {"value": 400.0}},
+                                 {"site": "tma@produce#0", "iteration": 7,   # no reference
+                                  "completion_latency": {"value": 900.0}}]}}}}
+    tr = perfetto.to_trace(rep, {0: "producer", 4: "consumer"})
+    json.dumps(tr)  # serialisable
+    ev = tr["traceEvents"]
+    spans = [e for e in ev if e["ph"] == "X" and e.get("cat") == "region"]
+    assert [(e["pid"], e["tid"], e["ts"], e["dur"]) for e in spans] == \
+        [(0, 0, 1.0, 2.0), (0, 0, 4.0, 1.0), (1, 4, 2.0, 0.5)]
+    names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in ev if e["ph"] == "M"}
+    assert names[(0, 0)] == "warp 0 (producer)" and names[(1, 4)] == "warp 4 (consumer)"
+    assert names[(0, None)] == "block 0"
+    comp = [e for e in ev if e.get("cat") == "completion"]
+    # drawn from the reference issue of the same operation and iteration only
+    assert len(comp) == 1 and comp[0]["ts"] == 1.0 and comp[0]["dur"] == 1.2
+    assert comp[0]["args"]["exposed_latency"] == 400.0
+    assert len([e for e in ev if e.get("cat") == "site-trace"]) == 2

@@ -43,6 +43,9 @@ def main(argv=None) -> int:
             p.add_argument("--artifacts", required=True)
             p.add_argument("--argus-run", default="argus-run")
             p.add_argument("--ncu", default="ncu")
+            p.add_argument("--perfetto", metavar="TRACE.json", default=None,
+                           help="also write the report as a Perfetto / chrome://tracing "
+                                "trace (one lane per warp, named by its role)")
             p.add_argument("--devices", default="0")
             p.add_argument("--workers", type=int, default=2)
             p.add_argument("--timeout", type=float, default=600)
@@ -85,6 +88,10 @@ def main(argv=None) -> int:
     ex = executor.execute(plan, handlers)
     rep = ex.outcomes[plan.by_op("report")[0].id].result
     out = {"report": rep, "execution": ex.to_json(), "plan": plan.to_json()}
+    if a.perfetto and rep:
+        from . import perfetto
+        from .program import Program
+        perfetto.write(rep, a.perfetto, perfetto.warp_roles(Program.load(a.program).regions()))
     if a.json:
         print(json.dumps(out, indent=1))
     else:
