@@ -1,8 +1,9 @@
 """A user policy for the argus agent loop that asks a language model.
 
-The policy formats each record's feedback (verification results with
-counterexamples: thread, element, tags, program point with the Python line;
-compile errors; time) as text, hands it to ``llm`` -- any callable from a
+The policy formats each record's feedback with argus.agent.format_feedback
+(verification results with counterexamples: thread, element, tags, program
+point with the Python line; compile errors; time; the region report of a
+measured variant) as text, hands it to ``llm`` -- any callable from a
 prompt string to a reply string (no network access is made here: plug in your
 own client) -- and parses the reply as a JSON object of knob changes.
 
@@ -14,34 +15,7 @@ own client) -- and parses the reply as a JSON object of knob changes.
 import json
 from typing import Callable, List, Optional
 
-from argus.agent import Policy, Variant
-
-
-def format_feedback(record: dict) -> str:
-    """A record as text for a model."""
-    lines = [f"attempt {record['step']}: {record['summary']} -> {record['status']}"]
-    ver = record.get("verification") or {}
-    if ver.get("summary"):
-        lines.append(f"  verification: {ver['summary']}")
-    for c in record.get("violations", []):
-        lines.append(f"  VIOLATED {c['kind']}: {c['predicate']}")
-        lines.append(f"    at {c['op']} ({c['location']})")
-        for cx in c.get("counterexamples", [])[:1]:
-            blk = cx.get("block", {})
-            lines.append(f"    thread {cx.get('thread')} (warp {cx.get('warp')}, lane "
-                         f"{cx.get('lane')}), slot {cx.get('slot')}, block {blk}")
-            for l in cx.get("loops", []):
-                lines.append(f"    loop {l.get('loop')} iteration {l.get('iv')}")
-            for e in cx.get("elements", []):
-                lines.append(f"    element {e.get('operand')} {e.get('tile_coords')} "
-                             f"{e.get('memory', '')} tags {e.get('tags')}")
-            for n in cx.get("notes", []):
-                lines.append(f"    note: {n}")
-    for e in record.get("errors", []):
-        lines.append(f"  error: {e.splitlines()[0]}")
-    if record.get("time_ms"):
-        lines.append(f"  time {record['time_ms']:.4f} ms, correct={record.get('correct')}")
-    return "\n".join(lines)
+from argus.agent import Policy, Variant, format_feedback  # noqa: F401 (the feedback text)
 
 
 PROMPT = """You tune a GEMM kernel. Knobs: {knobs}.

@@ -107,3 +107,25 @@ def test_build_errors_are_records():
     r = AgentLoop(GemmTask(), KnowledgeBasePolicy(start=Variant(split_k=2)), Budget(steps=1),
                   measure="none").run()[0]
     assert r["status"] == "unsupported"
+
+
+def test_feedback_shows_where_the_time_goes():
+    from argus.agent import format_feedback
+    rec = {"step": 3, "summary": "stages=2", "status": "measured", "time_ms": 0.91,
+           "correct": True, "violations": [], "errors": [],
+           "regions": [
+               {"id": 2, "name": "mainloop", "unit": "ns", "mean": {"value": 80000.0},
+                "count": {"value": 4}, "total": {"value": 320000.0}},
+               {"id": 3, "name": "wait", "unit": "ns", "mean": {"value": 198.0},
+                "count": {"value": 512}, "total": {"value": 101376.0},
+                "per_iteration": {"iterations": [{"iteration": 0, "mean": 410.0},
+                                                 {"iteration": 127, "mean": 190.0}]}},
+               {"id": 4, "name": "empty", "mean": None, "count": {"value": 0}}]}
+    text = format_feedback(rec)
+    lines = text.splitlines()
+    assert lines[2].startswith("  region mainloop: mean 80000 ns over 4 intervals, 76%")
+    assert lines[3].startswith("  region wait: mean 198 ns over 512 intervals, 24%")
+    assert "iteration 0: 410, iteration 127: 190" in lines[3]
+    assert "empty" not in text
+    rec["regions"] = None
+    assert "region" not in format_feedback(rec)

@@ -442,3 +442,67 @@ def format_table(records: List[dict]) -> str:
     for row in rows:
         out.append("  ".join(c.ljust(w[i]) for i, c in enumerate(row[:-1])) + "  " + row[-1])
     return "\n".join(out)
+
+
+def _field(x):
+    return x.get("value") if isinstance(x, dict) else x
+
+
+def format_regions(regions: Optional[List[dict]], limit: int = 8) -> List[str]:
+    """The region report of a measured variant (argus-run's ``probes.regions``)
+    as lines for a model or a person: each region's mean interval, how many
+    intervals, and its share of the probed time (nested regions count in
+    their parents too), the largest first; regions inside loops also give
+    their first and last iteration's mean."""
+    rows = []
+    for r in regions or []:
+        mean, count = _field(r.get("mean")), _field(r.get("count"))
+        if mean is None or not count:
+            continue
+        total = _field(r.get("total"))
+        rows.append((total if total is not None else mean * count, r, mean, count))
+    if not rows:
+        return []
+    whole = sum(t for t, *_ in rows) or 1.0
+    out = []
+    for total, r, mean, count in sorted(rows, key=lambda x: -x[0])[:limit]:
+        line = (f"  region {r.get('name')}: mean {mean:.0f} {r.get('unit', '')} over {count} "
+                f"intervals, {total / whole:.0%} of the probed time")
+        its = (r.get("per_iteration") or {}).get("iterations") or []
+        if len(its) > 1:
+            line += (f"; iteration {its[0]['iteration']}: {its[0]['mean']:.0f}, "
+                     f"iteration {its[-1]['iteration']}: {its[-1]['mean']:.0f}")
+        out.append(line)
+    return out
+
+
+def format_feedback(record: dict) -> str:
+    """One step record as text for a model: the status, the verification
+    results with one counterexample per violation (thread, slot, block,
+    loop iterations, elements with their tags, the program point), errors,
+    the time, and where the time goes (the variant's region report, when it
+    was measured with probes)."""
+    lines = [f"attempt {record['step']}: {record['summary']} -> {record['status']}"]
+    ver = record.get("verification") or {}
+    if ver.get("summary"):
+        lines.append(f"  verification: {ver['summary']}")
+    for c in record.get("violations", []):
+        lines.append(f"  VIOLATED {c['kind']}: {c['predicate']}")
+        lines.append(f"    at {c['op']} ({c['location']})")
+        for cx in c.get("counterexamples", [])[:1]:
+            blk = cx.get("block", {})
+            lines.append(f"    thread {cx.get('thread')} (warp {cx.get('warp')}, lane "
+                         f"{cx.get('lane')}), slot {cx.get('slot')}, block {blk}")
+            for l in cx.get("loops", []):
+                lines.append(f"    loop {l.get('loop')} iteration {l.get('iv')}")
+            for e in cx.get("elements", []):
+                lines.append(f"    element {e.get('operand')} {e.get('tile_coords')} "
+                             f"{e.get('memory', '')} tags {e.get('tags')}")
+            for n in cx.get("notes", []):
+                lines.append(f"    note: {n}")
+    for e in record.get("errors", []):
+        lines.append(f"  error: {e.splitlines()[0]}")
+    if record.get("time_ms"):
+        lines.append(f"  time {record['time_ms']:.4f} ms, correct={record.get('correct')}")
+    lines += format_regions(record.get("regions"))
+    return "\n".join(lines)
