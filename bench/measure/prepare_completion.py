@@ -13,7 +13,7 @@ them). Each with its argus-run spec (bench/measure/gen/*.json); the region
 IDs come from the probe plan the lowering recorded.
 
     PYTHONPATH=build/python:python:examples/python python3 bench/measure/prepare_completion.py
-    # device: sh bench/measure/run_h200.sh  (carry runtime/third_party, bench/measure/gen)
+    # device: sh bench/measure/run_specs_h200.sh completion_index.json table_completion.py
 """
 import argparse
 import json

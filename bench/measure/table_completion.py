@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of bench/measure/run_completion_h200.sh: per kernel and
+"""The table of bench/measure/run_specs_h200.sh for completion_index.json: per kernel and
 asynchronous site, the completion latency of 16 iterations (forced-wait
 runs), the reference trace's overlap (issue -> the wait for the same
 operation, same run) and the exposed latency, joined by (site, iteration)
