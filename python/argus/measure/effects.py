@@ -15,7 +15,11 @@ Effects (docs/Measure.md, "Effects"):
   +27% to +96% kernel time with every region probed), so a timeline item
   shares its run with nothing but itself;
 * ``boundary`` probes cost one pair per warp and launch (+0.3% to +1.6%):
-  they batch with each other;
+  they batch with each other. Measured on the H200 (bench/measure/
+  RESULTS.md): long regions batched stay within 1% of their isolated
+  values, but short ones (under ~1 us per warp) move by up to -37% / +91%
+  when any other region is probed; isolating them needs an adaptive plan
+  (not done);
 * a ``completion`` item forces a wait right after an issue: it perturbs the
   overlap of everything in flight, i.e. the iterations ``i .. i + depth``
   (``depth`` = pipeline stages) and every region timing. Two completion
