@@ -118,3 +118,39 @@ def test_op_verifier_errors_point_at_the_python_line():
         bad.module()
     assert ei.value.line == _line(bad.fn, "# HERE")
     assert "argus.tag_assert" in bad.source()  # the rejected module still prints
+
+
+def test_builder_fuzz_never_crashes():
+    """Random text where the builder parses (types, layouts, tag maps, op
+    names): a BuildError with a location, or a value; never a crash."""
+    import random
+    rng = random.Random(7)
+    alphabet = 'abcdefxyz0123456789!<>()[]{}:,;"#%@ -+*/.=?\\\n'
+    seeds = ['!argus.tile<16x16xf32, register, "(64,4):(4,1)">', "(4,8):(8,1)",
+             "(d0, d1)[s0] -> (d0 + s0, d1)", "argus.barrier", "index"]
+    b = _argus.Builder(argus.ir.context(), "fz", [64], "sm_90a", "fz.py", 1, 1)
+    at = b.loc("fz.py", 2, 1)
+    n = b.argument(b.type("index", at), at)
+    buf = b.alloc("s", b.type('!argus.buffer<1 x <8x8xf32, shared, "(8,8):(8,1)">>', at), at)
+    tile = b.op("argus.stage", [buf, n], [b.type('!argus.tile<8x8xf32, shared, "(8,8):(8,1)">',
+                                                  at)], at)[0]
+    for i in range(400):
+        s = rng.choice(seeds)
+        chars = list(s)
+        for _ in range(rng.randint(1, 4)):
+            pos = rng.randrange(len(chars) + 1)
+            if rng.random() < 0.5 and chars:
+                del chars[min(pos, len(chars) - 1)]
+            else:
+                chars.insert(pos, rng.choice(alphabet))
+        text = "".join(chars)
+        for call in (lambda: b.type(text, at),
+                     lambda: b.copy(False, tile, tile, text, at),
+                     lambda: b.tag(tile, [n], ["m", "n"], text, at),
+                     lambda: b.op(text, [], [], at)):
+            try:
+                call()
+            except _argus.BuildError as e:
+                message, diags = e.args
+                assert message and diags and diags[0].file == "fz.py"
+    b.finish(at)  # the module holds whatever was built; the verifiers judge it
