@@ -116,7 +116,8 @@ def test_plan_json_and_text():
     j = json.loads(plan.dumps())
     assert j["schema"] == "argus.measure_plan/1"
     kinds = {t["kind"] for t in j["tasks"]}
-    assert kinds == {"transform", "collect", "synthesize"}
+    # control: the refinement of the batched boundary run (short regions alone)
+    assert kinds == {"transform", "collect", "synthesize", "control"}
     assert "reference" in plan.to_text()
     plan.check_acyclic()
 
@@ -552,3 +553,42 @@ def test_perfetto_trace_lanes_per_warp_role_and_completion_on_the_reference():
     assert len(comp) == 1 and comp[0]["ts"] == 1.0 and comp[0]["dur"] == 1.2
     assert comp[0]["args"]["exposed_latency"] == 400.0
     assert len([e for e in ev if e.get("cat") == "site-trace"]) == 2
+
+
+def test_short_boundary_regions_of_a_batched_run_are_measured_again_alone(tmp_path):
+    """A batched boundary run measures prologue short (300 ns) and epilogue
+    long: the refine control task adds a run with prologue alone, and the
+    report takes prologue from it (the batched value is perturbed: 300 there,
+    200 alone), epilogue from the batched run."""
+    plan = Planner().plan(query(asks=[("prologue", "duration"), ("epilogue", "duration")]))
+    refine = plan.by_op("refine")
+    assert len(refine) == 1 and refine[0].expands
+    batched = [rid for rid, r in plan.runs.items() if len(r["items"]) == 2][0]
+    assert refine[0].inputs == plan.runs[batched]["collects"]
+
+    def run(ctx):
+        from argus.measure.handlers import write_spec
+        spec = json.load(open(write_spec(ctx)[0]))
+        names = list((spec.get("probes") or {}).get("regions", {}).values())
+        alone = len(names) == 1
+        regs = [{"id": i + 1, "name": n, "unit": "ns",
+                 "mean": {"value": {"prologue": 200.0 if alone else 300.0}.get(n, 50000.0)},
+                 "count": {"value": 4}, "min": {"value": 1}, "max": {"value": 1},
+                 "p50": {"value": 1}} for i, n in enumerate(names)]
+        return {"report": {"timing": {"median": 0.5}, "check": {"passed": True},
+                           "probes": {"regions": regs} if regs else None},
+                "run": ctx.task.options["run"]}
+
+    h = fake_handlers([])
+    h["argus-run"] = run
+    ex = LocalExecutor(ArtifactStore(str(tmp_path)), workers=1).execute(plan, h)
+    assert ex.ok(), ex.to_json()
+    assert ex.outcomes[refine[0].id].result["targets"] == ["prologue"]
+    alone = [rid for rid, r in plan.runs.items() if r["items"] == ["boundary:prologue"]]
+    assert len(alone) == 1
+    rep = ex.outcomes[plan.by_op("report")[0].id].result
+    assert rep["regions"]["prologue"]["duration"]["mean"]["value"] == 200.0
+    assert rep["regions"]["epilogue"]["duration"]["mean"]["value"] == 50000.0
+    # never with isolate_below_ns=None
+    assert not Planner(isolate_below_ns=None).plan(
+        query(asks=[("prologue", "duration"), ("epilogue", "duration")])).by_op("refine")

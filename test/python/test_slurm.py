@@ -29,6 +29,8 @@ sys.path.insert(0, HERE)
 
 from test_measure import fake_report, query  # noqa: E402
 from argus.measure import Planner  # noqa: E402
+# These tests count the collections of a plan: the refinement that measures
+# short boundary regions again alone (test_measure covers it) is off here.
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +114,7 @@ def events(ex, kind):
 def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path):
     run, log = stand_in(tmp_path, sleep=1.0, canned=canned_report(tmp_path), real=False)
     store = ArtifactStore(str(tmp_path / "art"))
-    plan = Planner().plan(query())
+    plan = Planner(isolate_below_ns=None).plan(query())
     collects = [t.id for t in plan.tasks.values() if t.device]
     assert len(collects) == 4
     # A generous batch_wait: the four collections become ready as the CPU
@@ -172,7 +174,7 @@ def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path):
     # resume: the same plan over the same artifact directory submits nothing
     n = len(lines(log, "start"))
     ex2 = SlurmExecutor(store, config(), progress_stream=open(os.devnull, "w")).execute(
-        Planner().plan(query()), measure_ref(run))
+        Planner(isolate_below_ns=None).plan(query()), measure_ref(run))
     assert ex2.ok() and ex2.info["jobs"] == 0
     assert ex2.count("cached") == len(plan.tasks)
     assert len(lines(log, "start")) == n
@@ -186,7 +188,7 @@ def test_failed_collection_retried_then_reported(cluster, tmp_path):
     bad.write_text(f"#!/bin/sh\necho \"start $PWD\" >> {tmp_path}/log.txt\n"
                    "echo 'no GPU driver found' >&2\nexit 3\n")
     bad.chmod(0o755)
-    plan = Planner().plan(query(asks=[("wait", "duration")]))
+    plan = Planner(isolate_below_ns=None).plan(query(asks=[("wait", "duration")]))
     ex = SlurmExecutor(store, config(), progress_stream=open(os.devnull, "w")).execute(
         plan, measure_ref(str(bad)))
     cols = [t.id for t in plan.tasks.values() if t.device]
@@ -253,7 +255,7 @@ from argus.execution import ArtifactStore
 from argus.execution.slurm import SlurmExecutor
 ex = SlurmExecutor(ArtifactStore(sys.argv[2]), config(gpu_batch=2), episode="ctrlc")
 try:
-    ex.execute(Planner().plan(query()), measure_ref(sys.argv[3]))
+    ex.execute(Planner(isolate_below_ns=None).plan(query()), measure_ref(sys.argv[3]))
 except KeyboardInterrupt:
     print("INTERRUPTED", flush=True)
     sys.exit(130)
@@ -298,7 +300,7 @@ def test_ctrl_c_cancels_jobs_and_rerun_resumes(cluster, tmp_path):
     finished = set(lines(log, "end"))
     # rerun over the same artifacts: the finished collections are taken, not rerun
     ex = SlurmExecutor(ArtifactStore(art), config(), progress_stream=open(os.devnull, "w")) \
-        .execute(Planner().plan(query()), measure_ref(run))
+        .execute(Planner(isolate_below_ns=None).plan(query()), measure_ref(run))
     assert ex.ok(), ex.to_json()
     ends = lines(log, "end")
     assert len(ends) == len(set(ends)) == 4
@@ -312,11 +314,11 @@ def test_ctrl_c_cancels_jobs_and_rerun_resumes(cluster, tmp_path):
 def test_local_executor_process_pool_with_handler_ref(tmp_path):
     run, log = stand_in(tmp_path, canned=canned_report(tmp_path), real=False)
     store = ArtifactStore(str(tmp_path / "art"))
-    plan = Planner().plan(query())
+    plan = Planner(isolate_below_ns=None).plan(query())
     ex = LocalExecutor(store, workers=2).execute(plan, measure_ref(run))
     assert ex.ok(), ex.to_json()
     assert len(lines(log, "end")) == 4
-    ex2 = LocalExecutor(store, workers=2).execute(Planner().plan(query()), measure_ref(run))
+    ex2 = LocalExecutor(store, workers=2).execute(Planner(isolate_below_ns=None).plan(query()), measure_ref(run))
     assert ex2.count("cached") == len(plan.tasks) and len(lines(log, "end")) == 4
 
 

@@ -304,7 +304,8 @@ class DagExecutor(Executor):
         ready: List[str] = []
         for tid in list(plan.tasks):
             out.setdefault(tid, TaskOutcome())
-        for tid, t in plan.tasks.items():
+        # A snapshot: a cached control task expands the plan during the walk.
+        for tid, t in list(plan.tasks.items()):
             o = out[tid]
             if o.status != "planned" or tid in busy:
                 continue
@@ -333,6 +334,12 @@ class DagExecutor(Executor):
                 rec = self.store.load(o.key)
                 o.status, o.result = "cached", rec["result"]
                 progressed = True
+                if t.expands:
+                    # Expand now, as after a run: tasks that take the new
+                    # ones as inputs (the synthesis) see them still planned.
+                    self.finished(plan, tid, out)
+                    for new in plan.tasks:
+                        out.setdefault(new, TaskOutcome())
                 continue
             if t.op not in ops:
                 o.status = "failed"

@@ -35,6 +35,9 @@ def main(argv=None) -> int:
         p.add_argument("--iterations", default="", help="lo:hi")
         p.add_argument("--repeats", type=int, default=1)
         p.add_argument("--max-batch", type=int, default=8)
+        p.add_argument("--isolate-below-ns", type=float, default=5000.0,
+                       help="after a batched run of region durations, measure the regions "
+                            "shorter than this again, each alone (0: never)")
         p.add_argument("--argus-opt", default=None,
                        help="detect capabilities from this argus-opt's --help")
         p.add_argument("--json", action="store_true")
@@ -63,7 +66,8 @@ def main(argv=None) -> int:
                   scope=Scope.parse(a.roles, a.warps, a.blocks, a.iterations),
                   launch=launch, repeats=a.repeats)
         caps = capabilities.detect(a.argus_opt) if a.argus_opt else None
-        plan = Planner(capabilities=caps, max_batch=a.max_batch).plan(q)
+        plan = Planner(capabilities=caps, max_batch=a.max_batch,
+                       isolate_below_ns=a.isolate_below_ns or None).plan(q)
     except (ValueError, OSError) as e:
         print(f"argus-measure: {e}", file=sys.stderr)
         return 2

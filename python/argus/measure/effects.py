@@ -18,8 +18,8 @@ Effects (docs/Measure.md, "Effects"):
   they batch with each other. Measured on the H200 (bench/measure/
   RESULTS.md): long regions batched stay within 1% of their isolated
   values, but short ones (under ~1 us per warp) move by up to -37% / +91%
-  when any other region is probed; isolating them needs an adaptive plan
-  (not done);
+  when any other region is probed: the planner measures the regions a
+  batched run found short again alone (``Planner.isolate_below_ns``);
 * a ``completion`` item forces a wait right after an issue: it perturbs the
   overlap of everything in flight, i.e. the iterations ``i .. i + depth``
   (``depth`` = pipeline stages) and every region timing. Two completion

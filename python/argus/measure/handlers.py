@@ -25,7 +25,7 @@ import subprocess
 from typing import Dict, Optional
 
 from ..execution.executor import Command, CommandHandler
-from . import collect, report, transform
+from . import collect, report, synthesis, transform
 from .program import Program
 
 
@@ -57,6 +57,22 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
     def expand(ctx):
         disc = next(iter(ctx.inputs.values())) or {}
         return {"targets": disc.get("targets", [])}
+
+    def refine(ctx):
+        """The regions of a batched run whose mean duration (over its repeats)
+        is below the threshold: the executor measures them again alone."""
+        below = ctx.task.options["below_ns"]
+        means = {}
+        for res in ctx.inputs.values():
+            for name in ctx.task.options["regions"]:
+                r = synthesis.region_from_report((res or {}).get("report"), name)
+                mean = (r or {}).get("mean")
+                mean = mean.get("value") if isinstance(mean, dict) else mean
+                if mean is not None:
+                    means.setdefault(name, []).append(mean)
+        short = [n for n in ctx.task.options["regions"]
+                 if n in means and sum(means[n]) / len(means[n]) < below]
+        return {"targets": short, "means": {n: sum(v) / len(v) for n, v in means.items()}}
 
     def lower(ctx):
         module = os.path.join(ctx.workdir, "module.ptx")
@@ -113,7 +129,7 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
     return {"analysis:regions": regions,
             "analysis:async-sites": sites("async_sites"),
             "analysis:sync-sites": sites("sync_sites"),
-            "expand": expand, "lower": lower, "instrument": instrument,
+            "expand": expand, "refine": refine, "lower": lower, "instrument": instrument,
             "argus-run": ArgusRun(), "ncu": NcuRun(), "report": report.synthesize_task}
 
 

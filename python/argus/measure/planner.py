@@ -48,12 +48,18 @@ def discover(program: Program, analysis: str, region: str) -> List[Target]:
 
 class Planner:
     def __init__(self, capabilities=None, registry: Dict[str, Recipe] = None,
-                 max_batch: int = 8, capacity: int = 4096, eager: bool = True):
+                 max_batch: int = 8, capacity: int = 4096, eager: bool = True,
+                 isolate_below_ns: Optional[float] = 5000.0):
         self.capabilities = frozenset(caps_mod.KNOWN if capabilities is None else capabilities)
         self.registry = dict(REGISTRY if registry is None else registry)
         self.max_batch = max_batch
         self.capacity = capacity
         self.eager = eager
+        # Boundary probes batch, but a short region moves when any other
+        # region is probed (bench/measure/RESULTS.md: up to +91% under
+        # ~1 us per warp): after a batched run, the regions it measured
+        # shorter than this are measured again alone (None: never).
+        self.isolate_below_ns = isolate_below_ns
 
     # -- closure ----------------------------------------------------------
     def closure(self, asks: Sequence[Tuple[str, str]]) -> List[Tuple[str, str]]:
@@ -203,9 +209,14 @@ class Planner:
         discovery's targets): adds the probe runs and feeds them to the
         synthesis."""
         ctx: _Ctx = plan._ctx
+        before = set(plan.tasks)
+        if task.op == "refine":
+            # The short regions of a batched run, each in a run of its own.
+            for region in targets:
+                ctx.add_item_runs([(ProbeItem("boundary", region), task.unavailable)])
+            return [plan.tasks[i] for i in plan.tasks if i not in before]
         sig, region = task.options["signal"], task.options["region"]
         tg = [Target(**t) if isinstance(t, dict) else t for t in targets]
-        before = set(plan.tasks)
         why = task.unavailable
         ctx.control_of[sig, region] = task.id
         ctx.add_item_runs([(it, why) for it in ctx.expand_items(sig, region, tg,
@@ -306,10 +317,23 @@ class _Ctx:
         probed = [r for r in opts.get("regions", "").split(",") if r]
         # The regions argus-insert-probes makes for sites get their IDs
         # there; the run's spec takes them from the instrumented module.
-        self.add_collections(rid, t.id, run, "", probes=True,
-                             regions={self.regions[r].id: r for r in probed},
-                             made_regions=made_regions(run),
-                             capacity=self.planner.capacity, clock=clock)
+        collects = self.add_collections(rid, t.id, run, "", probes=True,
+                                        regions={self.regions[r].id: r for r in probed},
+                                        made_regions=made_regions(run),
+                                        capacity=self.planner.capacity, clock=clock)
+        boundary = [it.region for it in run if it.kind == "boundary"]
+        below = self.planner.isolate_below_ns
+        if below is not None and len(boundary) > 1:
+            # Decided at execution, from this run's durations.
+            ctl = self.plan.add(Task(self.plan.new_id("control", f"refine-{rid}"), "control",
+                                     "refine", inputs=collects,
+                                     options={"regions": boundary, "below_ns": below,
+                                              "summary": f"regions of {rid} shorter than "
+                                                         f"{below:g} ns again, each alone"},
+                                     binding=self.binding(None),
+                                     unavailable=self.plan.tasks[t.id].unavailable))
+            ctl.expands = True
+            self._feed(ctl.id)
 
     def add_hw_run(self, run: List[ProbeItem], why: Dict):
         miss = sorted({why[it.key] for it in run if it.key in why})
@@ -341,6 +365,7 @@ class _Ctx:
         self.plan.runs[rid] = {"items": [it.label() for it in run], "collects": ids,
                                "why": why or _why_separate(run)}
         self._sync_runs()
+        return ids
 
     def _sync_runs(self):
         if self.synth is not None:

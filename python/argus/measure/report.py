@@ -134,14 +134,19 @@ def _async(signal, region, runs, run_items, window, distance):
 
 
 def _run_for(region, signal, run_items):
+    """The run that measured ``signal`` of ``region``: of those that probed
+    it, the one with the fewest items (a region measured again alone after
+    a batched run takes that run)."""
     kinds = {"duration": ("boundary", "timeline"), "timeline": ("timeline",),
              "sync": ("sync",), "wait": ("sync",)}.get(signal, ())
+    found = []
     for rid, labels in run_items.items():
         for lab in labels:
             k, _, rest = lab.partition(":")
             if k in kinds and rest.split(":")[0] == region:
-                return rid
-    return None
+                found.append((len(labels), rid))
+                break
+    return min(found)[1] if found else None
 
 
 def _inside(info, name, outer):
