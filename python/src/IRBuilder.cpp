@@ -72,8 +72,22 @@ public:
     module = ModuleOp::create(loc);
     b.setInsertionPointToEnd(module->getBody());
     func = func::FuncOp::create(b, loc, name, b.getFunctionType({}, {}));
-    func->setAttr("argus.kernel",
-                  mlir::argus::KernelAttr::get(mctx, block, target));
+    // The attribute's own verifier (block shape, known target) judges the
+    // launch, with the kernel's location.
+    std::vector<PyDiagnostic> diags;
+    bool valid;
+    {
+      DiagnosticCollector collect(mctx);
+      valid = succeeded(mlir::argus::KernelAttr::verify(
+          [&] { return emitError(loc); }, block, target));
+      diags = collect.take();
+    }
+    if (!valid)
+      raiseBuildError("invalid kernel launch" +
+                          (diags.empty() ? "" : ": " + diags.front().message),
+                      diags);
+    auto kernel = mlir::argus::KernelAttr::get(mctx, block, target);
+    func->setAttr("argus.kernel", kernel);
     b.setInsertionPointToEnd(func.addEntryBlock());
   }
 

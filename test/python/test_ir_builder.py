@@ -82,6 +82,11 @@ def test_the_verifier_names_loops_after_their_python_variable(need_verifier):
 
 
 def test_builder_rejects_what_it_cannot_build():
+    for block, target, why in (([], "sm_90a", "1 to 3 dimensions"),
+                               ([0], "sm_90a", "positive"), ([64], "sm_77", "unknown")):
+        with pytest.raises(_argus.BuildError, match=why) as ei:
+            _argus.Builder(argus.ir.context(), "k", block, target, "k.py", 4, 1)
+        assert ei.value.args[1][0].line == 4
     b = _argus.Builder(argus.ir.context(), "k", [128], "sm_90a", "k.py", 1, 1)
     at = b.loc("k.py", 3, 5)
     with pytest.raises(_argus.BuildError) as ei:
