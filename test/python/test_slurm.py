@@ -246,7 +246,11 @@ def test_agent_episode_on_slurm_and_resume(cluster, tmp_path, need_verifier):
 # --- Ctrl-C cancels the episode's jobs; the rerun resumes -------------------------
 
 DRIVER = r"""
-import sys, json
+import sys, json, signal
+# A shell that starts the suite in the background (nohup ... &) hands its
+# children SIGINT ignored, and Python then installs no KeyboardInterrupt
+# handler: the Ctrl-C this test sends would be lost.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path[:0] = json.loads(sys.argv[1])
 from test_slurm import config, measure_ref
 from test_measure import query
