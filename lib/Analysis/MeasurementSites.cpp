@@ -173,8 +173,10 @@ Operation *MeasurementSites::nextWait(
 
 std::optional<int64_t> MeasurementSites::distance(Operation *issueEnd,
                                                   Operation *completion) const {
-  if (!completion || completion == issueEnd)
-    return completion ? std::optional<int64_t>(0) : std::nullopt;
+  if (!completion)
+    return std::nullopt;
+  if (completion == issueEnd)
+    return 0;
   Operation *loop = enclosingLoop(issueEnd);
   Operation *waitLoop = enclosingLoop(completion);
   if (isa<MBarrierWaitOp>(completion))

@@ -72,14 +72,6 @@ LogicalResult wrap(Operation *first, Operation *last, StringRef name,
   return success();
 }
 
-scf::ForOp innermostLoop(Operation *op) {
-  for (Operation *p = op->getParentOp(); p && !isa<FunctionOpInterface>(p);
-       p = p->getParentOp())
-    if (auto loop = dyn_cast<scf::ForOp>(p))
-      return loop;
-  return {};
-}
-
 Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -155,7 +147,8 @@ LogicalResult insertCompletion(const MeasurementSite &site,
   OpBuilder b(end->getContext());
   b.setInsertionPointAfter(end);
   Location loc = end->getLoc();
-  scf::ForOp loop = innermostLoop(site.op);
+  // The loop whose iteration the probe records count (ProbeEmission.cpp).
+  auto loop = site.op->getParentOfType<scf::ForOp>();
   Operation *last;
   if (!loop) {
     if (llvm::any_of(iterations, [](int64_t i) { return i != 0; }))

@@ -51,6 +51,20 @@ py::object &buildErrorType() {
   return *type;
 }
 
+/// Runs `fn` with the context's diagnostics collected into `diags`.
+template <typename Fn>
+auto collected(MLIRContext *ctx, std::vector<PyDiagnostic> &diags, Fn fn) {
+  DiagnosticCollector collect(ctx);
+  auto result = fn();
+  diags = collect.take();
+  return result;
+}
+
+/// ": <the first diagnostic's message>", or "" without one.
+std::string firstReason(const std::vector<PyDiagnostic> &diags) {
+  return diags.empty() ? "" : ": " + diags.front().message;
+}
+
 /// Raises BuildError(message, diagnostics).
 [[noreturn]] void raiseBuildError(const std::string &message,
                                   std::vector<PyDiagnostic> diags) {
@@ -75,17 +89,11 @@ public:
     // The attribute's own verifier (block shape, known target) judges the
     // launch, with the kernel's location.
     std::vector<PyDiagnostic> diags;
-    bool valid;
-    {
-      DiagnosticCollector collect(mctx);
-      valid = succeeded(mlir::argus::KernelAttr::verify(
-          [&] { return emitError(loc); }, block, target));
-      diags = collect.take();
-    }
-    if (!valid)
-      raiseBuildError("invalid kernel launch" +
-                          (diags.empty() ? "" : ": " + diags.front().message),
-                      diags);
+    if (failed(collected(mctx, diags, [&] {
+          return mlir::argus::KernelAttr::verify([&] { return emitError(loc); },
+                                                 block, target);
+        })))
+      raiseBuildError("invalid kernel launch" + firstReason(diags), diags);
     auto kernel = mlir::argus::KernelAttr::get(mctx, block, target);
     func->setAttr("argus.kernel", kernel);
     b.setInsertionPointToEnd(func.addEntryBlock());
@@ -108,16 +116,10 @@ public:
     if (it != types.end())
       return it->second;
     std::vector<PyDiagnostic> inner;
-    Type t;
-    {
-      DiagnosticCollector collect(ctx->get());
-      t = mlir::parseType(text, ctx->get());
-      inner = collect.take();
-    }
-    if (!t) {
-      std::string why = inner.empty() ? "" : ": " + inner.front().message;
-      fail(at, "invalid type '" + text + "'" + why);
-    }
+    Type t = collected(ctx->get(), inner,
+                       [&] { return mlir::parseType(text, ctx->get()); });
+    if (!t)
+      fail(at, "invalid type '" + text + "'" + firstReason(inner));
     types[text] = t;
     return t;
   }
@@ -378,16 +380,12 @@ public:
     checkOperands({x}, at);
     checkOperands(symbols, at);
     std::vector<PyDiagnostic> inner;
-    Attribute parsed;
-    {
-      DiagnosticCollector collect(ctx->get());
-      parsed = mlir::parseAttribute("affine_map<" + map + ">", ctx->get());
-      inner = collect.take();
-    }
-    auto mapAttr = dyn_cast_or_null<AffineMapAttr>(parsed);
+    auto mapAttr =
+        dyn_cast_or_null<AffineMapAttr>(collected(ctx->get(), inner, [&] {
+          return mlir::parseAttribute("affine_map<" + map + ">", ctx->get());
+        }));
     if (!mapAttr)
-      fail(at, "invalid tag map '" + map + "'" +
-                   (inner.empty() ? "" : ": " + inner.front().message));
+      fail(at, "invalid tag map '" + map + "'" + firstReason(inner));
     SmallVector<StringRef> names(fields.begin(), fields.end());
     return mlir::argus::TagOp::create(b, at, x.getType(), x, symbols,
                                       b.getStrArrayAttr(names), mapAttr);
@@ -488,11 +486,7 @@ public:
         b.getFunctionType(func.getBody().front().getArgumentTypes(), {}));
     finished = true;
     std::vector<PyDiagnostic> diags;
-    {
-      DiagnosticCollector collect(ctx->get());
-      (void)mlir::verify(*module);
-      diags = collect.take();
-    }
+    (void)collected(ctx->get(), diags, [&] { return mlir::verify(*module); });
     return py::make_tuple(wrapModule(ctx, std::move(module)), diags);
   }
 
@@ -504,11 +498,10 @@ private:
 
   [[noreturn]] void fail(Location at, const std::string &message) {
     std::vector<PyDiagnostic> diags;
-    {
-      DiagnosticCollector collect(ctx->get());
+    (void)collected(ctx->get(), diags, [&] {
       emitError(at) << message;
-      diags = collect.take();
-    }
+      return true;
+    });
     raiseBuildError(message, diags);
   }
 
