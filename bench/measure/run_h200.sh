@@ -4,10 +4,7 @@
 # and print the table (bench/measure/table.py). Carry runtime/third_party.
 set -u
 cd "$(dirname "$0")/../.."
-gen=Ninja; command -v ninja >/dev/null || gen="Unix Makefiles"
-cmake -S runtime -B /tmp/argus-rt -G "$gen" -DCMAKE_BUILD_TYPE=Release >/tmp/cmake.log 2>&1 &&
-  cmake --build /tmp/argus-rt -j "$(nproc)" >>/tmp/cmake.log 2>&1 ||
-  { tail -30 /tmp/cmake.log; exit 1; }
+sh bench/measure/build_runtime.sh || exit 1
 out=${OUT:-/tmp/measure-out}
 mkdir -p "$out"
 for pass in 1 2; do

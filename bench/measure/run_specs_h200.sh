@@ -8,10 +8,7 @@ set -u
 index=$1 table=$2
 cd "$(dirname "$0")/../.."
 echo "$(date +%T) building the runtime"
-gen=Ninja; command -v ninja >/dev/null || gen="Unix Makefiles"
-cmake -S runtime -B /tmp/argus-rt -G "$gen" -DCMAKE_BUILD_TYPE=Release >/tmp/cmake.log 2>&1 &&
-  cmake --build /tmp/argus-rt -j "$(nproc)" >>/tmp/cmake.log 2>&1 ||
-  { tail -30 /tmp/cmake.log; exit 1; }
+sh bench/measure/build_runtime.sh || exit 1
 out=${OUT:-/tmp/measure-out}
 mkdir -p "$out"
 specs=$(python3 -c "import json, sys; i = json.load(open(sys.argv[1])); print(' '.join(r['spec'] for k in i.values() for r in k['runs']))" "bench/measure/gen/$index")

@@ -444,22 +444,19 @@ def format_table(records: List[dict]) -> str:
     return "\n".join(out)
 
 
-def _field(x):
-    return x.get("value") if isinstance(x, dict) else x
-
-
 def format_regions(regions: Optional[List[dict]], limit: int = 8) -> List[str]:
     """The region report of a measured variant (argus-run's ``probes.regions``)
     as lines for a model or a person: each region's mean interval, how many
     intervals, and its share of the probed time (nested regions count in
     their parents too), the largest first; regions inside loops also give
     their first and last iteration's mean."""
+    from ..compile import _value
     rows = []
     for r in regions or []:
-        mean, count = _field(r.get("mean")), _field(r.get("count"))
+        mean, count = _value(r.get("mean")), _value(r.get("count"))
         if mean is None or not count:
             continue
-        total = _field(r.get("total"))
+        total = _value(r.get("total"))
         rows.append((total if total is not None else mean * count, r, mean, count))
     if not rows:
         return []

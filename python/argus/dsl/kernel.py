@@ -12,7 +12,7 @@ import inspect
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import ir as _ir
-from ..errors import ArgusError, IRVerificationError, TraceError, classify_ir_error
+from ..errors import ArgusError, TraceError, classify_ir_error
 from ._tracer import SourceLoc, _Tracer, _state
 from .types import ScalarSpec, TensorSpec, constexpr, index
 from .values import IndexValue, ScalarValue, TensorValue, Value

@@ -61,18 +61,14 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
     def refine(ctx):
         """The regions of a batched run whose mean duration (over its repeats)
         is below the threshold: the executor measures them again alone."""
-        below = ctx.task.options["below_ns"]
+        reports = [(res or {}).get("report") for res in ctx.inputs.values()]
         means = {}
-        for res in ctx.inputs.values():
-            for name in ctx.task.options["regions"]:
-                r = synthesis.region_from_report((res or {}).get("report"), name)
-                mean = (r or {}).get("mean")
-                mean = mean.get("value") if isinstance(mean, dict) else mean
-                if mean is not None:
-                    means.setdefault(name, []).append(mean)
-        short = [n for n in ctx.task.options["regions"]
-                 if n in means and sum(means[n]) / len(means[n]) < below]
-        return {"targets": short, "means": {n: sum(v) / len(v) for n, v in means.items()}}
+        for name in ctx.task.options["regions"]:
+            d = synthesis.duration_from_runs(reports, name)
+            if d is not None:
+                means[name] = d["mean"]["value"]
+        short = [n for n, m in means.items() if m < ctx.task.options["below_ns"]]
+        return {"targets": short, "means": means}
 
     def lower(ctx):
         module = os.path.join(ctx.workdir, "module.ptx")
