@@ -1062,7 +1062,10 @@ CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
       os << " (with a gap or a repeat between the " << loopName(loop)
          << " and the mma after it)";
     os << ", but argus.reduced declares [" << wantLo << ", " << wantHi << ")";
-    if (to < wantHi && from == wantLo)
+    if (from >= to && wantLo < wantHi)
+      os << ": the values " << wantLo << " .. " << wantHi - 1
+         << " are never accumulated";
+    else if (to < wantHi && from == wantLo)
       os << ": the values " << to << " .. " << wantHi - 1
          << " are never accumulated";
     else if (from > wantLo && to == wantHi)
