@@ -392,7 +392,8 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
         const z3::expr &a2 = ps[j].first, &p2 = ps[j].second;
         out.push_back(z3::implies(
             z3::ult(a1, a2) && z3::bvmul_no_overflow(a2, d, false),
-            z3::bvadd_no_overflow(p1, d, false) && z3::ule(p1 + d, p2)));
+            z3::bvmul_no_overflow(a1, d, false) &&
+                z3::bvadd_no_overflow(p1, d, false) && z3::ule(p1 + d, p2)));
         // (L11) congruence, which the abstraction of products as fresh
         // variables (KernelVerifier::abstractNonlinear) forgets.
         if (i < j)

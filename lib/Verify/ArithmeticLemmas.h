@@ -40,7 +40,8 @@ namespace argus::verify::detail {
 ///                  =>  x / d == q / k && x % d == (q % k) * C + r
 ///   (L8) two such dividends  =>  (x1 % d == x2 % d  <=>
 ///                                 q1 % k == q2 % k && r1 == r2)
-///   (L9) a1 < a2, a2 * d does not wrap  =>  a1 * d + d <= a2 * d
+///   (L9) a1 < a2, a2 * d does not wrap  =>  a1 * d does not wrap and
+///                                            a1 * d + d <= a2 * d
 ///   (L10) d != 0, a < x / d  =>  a * d + d does not wrap and is <= x
 ///   (L11) a1 == a2  =>  a1 * d == a2 * d
 ///   (L12) d != 0  =>  (x / d) * d <= x && x - (x / d) * d < d
