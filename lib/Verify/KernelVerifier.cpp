@@ -57,6 +57,50 @@ static bool isNonlinear(const z3::expr &e) {
   }
 }
 
+namespace {
+/// Rewrites Z3's internal division ops (bvudiv_i, bvurem_i, which its
+/// simplifier produces) to bvudiv and bvurem. They are the same functions
+/// (Z3 interprets division by zero as SMT-LIB does, x / 0 = all ones and
+/// x % 0 = x, in both), but are different terms: the abstraction of
+/// nonlinear terms would make them two unrelated variables and the
+/// arithmetic lemmas, written with bvudiv and bvurem, would miss them.
+class DivisionNormalizer {
+public:
+  z3::expr operator()(const z3::expr &e) {
+    if (!e.is_app() || e.num_args() == 0)
+      return e;
+    auto it = memo.find(e.id());
+    if (it != memo.end())
+      return it->second.second;
+    z3::expr_vector args(e.ctx());
+    bool changed = false;
+    for (unsigned i = 0; i < e.num_args(); ++i) {
+      z3::expr a = (*this)(e.arg(i));
+      changed = changed || !z3::eq(a, e.arg(i));
+      args.push_back(a);
+    }
+    z3::expr r = e;
+    switch (e.decl().decl_kind()) {
+    case Z3_OP_BUDIV_I:
+      r = z3::udiv(args[0], args[1]);
+      break;
+    case Z3_OP_BUREM_I:
+      r = z3::urem(args[0], args[1]);
+      break;
+    default:
+      if (changed)
+        r = e.decl()(args);
+    }
+    memo.emplace(e.id(), std::make_pair(e, r));
+    return r;
+  }
+
+private:
+  // The original term is kept alive so that its id stays its own.
+  std::map<unsigned, std::pair<z3::expr, z3::expr>> memo;
+};
+} // namespace
+
 /// With ARGUS_VERIFY_DUMP_DIR set: one line of queries.log per solver call,
 /// its answer and time.
 static void logQuery(const std::string &what, z3::check_result r,
@@ -140,10 +184,17 @@ z3::check_result KernelVerifier::abstractNonlinear(z3::solver &full,
   limitSolver(s, limit ? std::min(limit, 8000u) : 8000u);
   for (unsigned i = 0; i < as.size(); ++i)
     s.add(as[i].substitute(from, to));
-  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR"))
-    std::ofstream(std::string(dumpDir) + "/q" + std::to_string(queries) +
-                  ".abstract.smt2")
-        << s.to_smt2();
+  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR")) {
+    std::ofstream out(std::string(dumpDir) + "/q" + std::to_string(queries) +
+                      ".abstract.smt2");
+    // Which term each fresh variable stands for.
+    for (unsigned i = 0; i < from.size(); ++i) {
+      std::string t = from[i].to_string();
+      std::replace(t.begin(), t.end(), '\n', ' ');
+      out << "; " << to[i] << " := " << t << "\n";
+    }
+    out << s.to_smt2();
+  }
   auto start = std::chrono::steady_clock::now();
   z3::check_result r = s.check();
   logQuery("q" + std::to_string(queries) + " abstracted", r, start, s);
@@ -158,13 +209,14 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   z3::solver s(ctx, "QF_BV");
   limitSolver(s,
               timeoutMs ? std::min(timeoutMs, opts.timeoutMs) : opts.timeoutMs);
+  DivisionNormalizer norm;
   for (auto &c : q->cons)
-    s.add(c);
+    s.add(norm(c));
   for (size_t i = 0; i < q->obligations.size(); ++i)
     if (static_cast<int>(i) != skip)
-      s.add(z3::implies(q->obligations[i].guard, q->obligations[i].cond));
+      s.add(norm(z3::implies(q->obligations[i].guard, q->obligations[i].cond)));
   for (auto &c : extra)
-    s.add(c);
+    s.add(norm(c));
   // Facts of symbolic divisions and products the bit-blaster cannot find
   // in time (valid, so they change no answer).
   for (auto &l : arithmeticLemmas(ctx, s.assertions()))
