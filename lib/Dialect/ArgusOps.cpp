@@ -45,6 +45,29 @@ static void printLayoutString(OpAsmPrinter &printer, Operation *,
   printer << "\"" << attr.getText() << "\"";
 }
 
+/// One tile type written for several operands and results that share it
+/// (the elementwise ops): parsed once, assigned to each; printed without
+/// its dialect prefix, as ODS prints a type the format names.
+template <typename... Rest>
+static ParseResult parseSharedType(OpAsmParser &parser, Type &first,
+                                   Rest &...rest) {
+  TileType tile;
+  if (parser.parseCustomTypeWithFallback(tile))
+    return failure();
+  first = tile;
+  ((rest = tile), ...);
+  return success();
+}
+
+template <typename... Rest>
+static void printSharedType(OpAsmPrinter &printer, Operation *, Type first,
+                            Rest...) {
+  if (auto tile = dyn_cast<TileType>(first))
+    printer.printStrippedAttrOrType(tile);
+  else
+    printer << first;
+}
+
 #define GET_OP_CLASSES
 #include "argus/Dialect/ArgusOps.cpp.inc"
 
@@ -58,7 +81,7 @@ static LogicalResult verifySameElements(Operation *op, TileType from,
            << formatShape(from.getShape()) << " but " << toName << " is "
            << formatShape(to.getShape());
   if (from.getElementType() != to.getElementType())
-    return op->emitOpError()
+    return emitOpErrorOfKind(op, ErrorKind::ElementType)
            << "element type mismatch: " << fromName << " holds "
            << from.getElementType() << " but " << toName << " holds "
            << to.getElementType() << "; hint: use argus.convert first";
@@ -166,6 +189,75 @@ LogicalResult mlir::argus::verifyRegisterTilesFitBlock(Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The tiles `values` (named as the op's documentation names them) have one
+/// type; the error says what differs first: shape, element type or layout.
+static LogicalResult
+verifyOneTileType(Operation *op,
+                  ArrayRef<std::pair<std::string, TileType>> values) {
+  if (values.empty())
+    return success();
+  const auto &[firstName, first] = values.front();
+  for (const auto &[name, tile] : values.drop_front()) {
+    if (tile.getShape() != first.getShape())
+      return emitOpErrorOfKind(op, ErrorKind::Shape)
+             << "shapes differ: " << firstName << " is "
+             << formatShape(first.getShape()) << " but " << name << " is "
+             << formatShape(tile.getShape());
+    if (tile.getElementType() != first.getElementType())
+      return emitOpErrorOfKind(op, ErrorKind::ElementType)
+             << "element types differ: " << firstName << " holds "
+             << first.getElementType() << " but " << name << " holds "
+             << tile.getElementType() << "; hint: argus.convert one of them";
+    if (tile != first)
+      return emitOpErrorOfKind(op, ErrorKind::Layout)
+             << "layouts differ: " << firstName << " is " << first << " but "
+             << name << " is " << tile << "; hint: use argus.convert_layout";
+  }
+  return success();
+}
+
+LogicalResult mlir::argus::verifySameTileTypes(Operation *op) {
+  // Elementwise ops: lhs and rhs, or one input, then the result.
+  SmallVector<std::pair<std::string, TileType>> values;
+  unsigned n = op->getNumOperands();
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto tile = dyn_cast<TileType>(operand.get().getType()))
+      values.push_back(
+          {n == 1 ? std::string("the input")
+           : n == 2
+               ? std::string(operand.getOperandNumber() == 0 ? "lhs" : "rhs")
+               : "operand #" + std::to_string(operand.getOperandNumber()),
+           tile});
+  for (OpResult result : op->getResults())
+    if (auto tile = dyn_cast<TileType>(result.getType()))
+      values.push_back({"the result", tile});
+  return verifyOneTileType(op, values);
+}
+
+LogicalResult mlir::argus::verifyFloatTiles(Operation *op) {
+  for (Value v : op->getOperands())
+    if (auto tile = dyn_cast<TileType>(v.getType());
+        tile && !isa<FloatType>(tile.getElementType()))
+      return emitOpErrorOfKind(op, ErrorKind::ElementType)
+             << "needs a float tile, got " << tile.getElementType()
+             << " elements; hint: argus.convert it first";
+  return success();
+}
+
+LogicalResult mlir::argus::verifyNoMaskTiles(Operation *op) {
+  for (Value v : op->getOperands())
+    if (auto tile = dyn_cast<TileType>(v.getType());
+        tile && tile.getElementType().isInteger(1))
+      return emitOpErrorOfKind(op, ErrorKind::ElementType)
+             << "is not defined on masks (i1 tiles); hint: argus.select "
+                "between numbers first";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
 
@@ -177,31 +269,31 @@ LogicalResult ViewOp::verify() {
                          << stringifyMemorySpace(tile.getMemorySpace())
                          << " tile";
   if (tensor.getRank() != tile.getRank())
-    return emitOpError() << "tensor of rank " << tensor.getRank()
-                         << " cannot be viewed as a rank-" << tile.getRank()
-                         << " tile";
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "tensor of rank " << tensor.getRank()
+           << " cannot be viewed as a rank-" << tile.getRank() << " tile";
   if (static_cast<int64_t>(getOffsets().size()) != tile.getRank())
-    return emitOpError() << "expected " << tile.getRank()
-                         << " offsets (one per dimension), got "
-                         << getOffsets().size();
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "has " << getOffsets().size() << " offsets for a rank-"
+           << tile.getRank() << " tile (one per dimension)";
   if (tensor.getElementType() != tile.getElementType())
-    return emitOpError() << "tensor holds " << tensor.getElementType()
-                         << " but the tile holds " << tile.getElementType();
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "tensor holds " << tensor.getElementType()
+           << " but the tile holds " << tile.getElementType();
   if (!getBounds().empty() && !getClipped())
     return emitOpError() << "bounds clip a view, but the view is not "
                             "'clipped'; hint: write 'clipped to [...]'";
   if (!getBounds().empty() &&
       static_cast<int64_t>(getBounds().size()) != tile.getRank())
-    return emitOpError() << "expected " << tile.getRank()
-                         << " bounds (one per dimension), got "
-                         << getBounds().size();
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "has " << getBounds().size() << " bounds for a rank-"
+           << tile.getRank() << " tile (one per dimension)";
   for (int64_t i = 0; i < tile.getRank() && !getClipped(); ++i)
     if (!tensor.isDynamicDim(i) && tensor.getDimSize(i) < tile.getShape()[i])
-      return emitOpError() << "tile dimension " << i << " ("
-                           << tile.getShape()[i]
-                           << ") is larger than the tensor's ("
-                           << tensor.getDimSize(i)
-                           << "); hint: a boundary tile is a 'clipped' view";
+      return emitOpErrorOfKind(*this, ErrorKind::Shape)
+             << "tile dimension " << i << " (" << tile.getShape()[i]
+             << ") is larger than the tensor's (" << tensor.getDimSize(i)
+             << "); hint: a boundary tile is a 'clipped' view";
   return success();
 }
 
@@ -212,16 +304,24 @@ LogicalResult GatherViewOp::verify() {
   if (tile.getMemorySpace() != MemorySpace::Global)
     return emitOpError() << "gather views are global tiles";
   if (tensor.getRank() != 2 || tile.getRank() != 2)
-    return emitOpError() << "gather views take a 2-D tensor to a 2-D tile";
-  if (indices.getRank() != 1 || !indices.getElementType().isInteger())
-    return emitOpError() << "row indices must be a 1-D integer tile, got "
-                         << indices;
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "gather views take a 2-D tensor to a 2-D tile";
+  if (indices.getRank() != 1)
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "row indices must be a 1-D integer tile, got " << indices;
+  if (!indices.getElementType().isSignlessInteger(32) &&
+      !indices.getElementType().isSignlessInteger(64))
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "row indices must be a 1-D integer tile (i32 or i64), got "
+           << indices.getElementType() << " elements";
   if (indices.getShape()[0] != tile.getShape()[0])
-    return emitOpError() << "gathers " << tile.getShape()[0] << " rows but "
-                         << "has " << indices.getShape()[0] << " row indices";
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "gathers " << tile.getShape()[0] << " rows but "
+           << "has " << indices.getShape()[0] << " row indices";
   if (tensor.getElementType() != tile.getElementType())
-    return emitOpError() << "tensor holds " << tensor.getElementType()
-                         << " but the tile holds " << tile.getElementType();
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "tensor holds " << tensor.getElementType()
+           << " but the tile holds " << tile.getElementType();
   return success();
 }
 
@@ -250,9 +350,9 @@ LogicalResult StageOp::verify() {
   if (auto cst = getIndex().getDefiningOp<arith::ConstantIndexOp>()) {
     int64_t stages = getBuffer().getType().getStages();
     if (cst.value() < 0 || cst.value() >= stages)
-      return emitOpError() << "stage " << cst.value()
-                           << " is out of range for a buffer of " << stages
-                           << " stages";
+      return emitOpErrorOfKind(*this, ErrorKind::Shape)
+             << "stage " << cst.value() << " is out of range for a buffer of "
+             << stages << " stages";
   }
   return success();
 }
@@ -309,15 +409,17 @@ LogicalResult StoreOp::verify() {
   bool isInt = e.isInteger(32) || e.isInteger(64);
   bool isFloat = e.isF32() || e.isF64();
   if (*kind == AtomicKind::Add && !isInt && !isFloat)
-    return emitOpError() << "atomic add accumulates i32, i64, f32 or f64, not "
-                         << e << "; hint: argus.convert the value and use a "
-                         << "tensor of f32";
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "atomic add accumulates i32, i64, f32 or f64, not " << e
+           << "; hint: argus.convert the value and use a "
+           << "tensor of f32";
   if (*kind != AtomicKind::Add && !isInt)
-    return emitOpError() << "atomic " << stringifyAtomicKind(*kind)
-                         << " accumulates signed i32 or i64, not " << e
-                         << "; hint: reduce floats in registers "
-                            "(argus.reduce) and store the result, or "
-                            "accumulate them with atomic add";
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "atomic " << stringifyAtomicKind(*kind)
+           << " accumulates signed i32 or i64, not " << e
+           << "; hint: reduce floats in registers "
+              "(argus.reduce) and store the result, or "
+              "accumulate them with atomic add";
   return success();
 }
 
@@ -334,13 +436,14 @@ static LogicalResult verifyCopy(Operation *op, TileType source, TileType dest,
            << stringifyMemorySpace(dest.getMemorySpace());
   ::argus::layout::SwizzledLayout l = threads.getLayout();
   if (l.layout.rank() != 2)
-    return op->emitOpError() << "copy thread layout \"" << l.str()
-                             << "\" must have two modes (thread, slot)";
+    return emitOpErrorOfKind(op, ErrorKind::Layout)
+           << "copy thread layout \"" << l.str()
+           << "\" must have two modes (thread, slot)";
   // Every element is moved by exactly one (thread, slot).
   if (l.swizzle || l.cosize() != source.getNumElements() ||
       l.size() != source.getNumElements() ||
       !::argus::layout::isBijective(l.layout))
-    return op->emitOpError()
+    return emitOpErrorOfKind(op, ErrorKind::Layout)
            << "copy thread layout \"" << l.str()
            << "\" must map (thread, slot) one-to-one onto the "
            << source.getNumElements() << " elements of the "
@@ -401,10 +504,10 @@ static LogicalResult verifyMatrixProduct(Operation *op, StringRef instrName,
                     (o.role == MmaOperand::A && instr->aFromShared));
     Type want = getOperandElementType(getContext(), *instr, o.role);
     if (want && want != o.type.getElementType())
-      return emitOpError() << getInstr() << " operand '" << o.name << "' takes "
-                           << want << " elements, got "
-                           << o.type.getElementType()
-                           << "; hint: argus.convert it first";
+      return emitOpErrorOfKind(op, ErrorKind::ElementType)
+             << getInstr() << " operand '" << o.name << "' must be " << want
+             << ", got " << o.type.getElementType()
+             << "; hint: argus.convert it first";
     if (fromShared) {
       if (o.type.getMemorySpace() != MemorySpace::Shared)
         return emitOpError()
@@ -419,20 +522,26 @@ static LogicalResult verifyMatrixProduct(Operation *op, StringRef instrName,
                               "it with a fragment layout";
     auto frag = dyn_cast<FragmentAttr>(o.type.getLayout());
     if (!frag || frag.getInstr() != getInstr() || frag.getOperand() != o.role)
-      return emitOpError() << "operand '" << o.name
-                           << "' must have layout #argus.frag<\"" << getInstr()
-                           << "\", " << stringifyMmaOperand(o.role)
-                           << ", warps = [...]>, got "
-                           << (o.type.getLayout() ? o.type.getLayout()
-                                                  : Attribute())
-                           << "; hint: load it with that fragment layout";
+      return emitOpErrorOfKind(op, ErrorKind::Layout)
+             << "operand '" << o.name << "' must have layout #argus.frag<\""
+             << getInstr() << "\", " << stringifyMmaOperand(o.role)
+             << ", warps = [...]>, got "
+             << (o.type.getLayout() ? o.type.getLayout() : Attribute())
+             << "; hint: load it with that fragment layout";
     if (warps.empty())
       warps = frag.getWarps();
     else if (frag.getWarps() != warps)
-      return emitOpError() << "operand '" << o.name
-                           << "' is spread over warps [" << frag.getWarps()
-                           << "] but an earlier operand over [" << warps << "]";
+      return emitOpErrorOfKind(op, ErrorKind::Layout)
+             << "operand '" << o.name << "' is spread over warps ["
+             << frag.getWarps() << "] but an earlier operand over [" << warps
+             << "]";
   }
+  for (const Operand &o : operands)
+    if (o.type.getRank() != 2)
+      return emitOpErrorOfKind(op, ErrorKind::Shape)
+             << "operand '" << o.name << "' is a "
+             << formatShape(o.type.getShape())
+             << " tile; matrix products take 2-D tiles";
   ArrayRef<int64_t> a = aVal.getType().getShape();
   ArrayRef<int64_t> b = bVal.getType().getShape();
   ArrayRef<int64_t> c = accVal.getType().getShape();
@@ -532,8 +641,9 @@ LogicalResult FillOp::verify() {
   Type elt = getResult().getType().getElementType();
   double v = getValue().convertToDouble();
   if (elt.isInteger() && v != static_cast<double>(static_cast<int64_t>(v)))
-    return emitOpError() << "fill value " << v
-                         << " is not an integer but the tile holds " << elt;
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "fill value " << v << " is not an integer but the tile holds "
+           << elt;
   return success();
 }
 
@@ -542,9 +652,10 @@ LogicalResult SplatOp::verify() {
   Type elt = getResult().getType().getElementType();
   if (scalar == elt || (scalar.isIndex() && elt.isSignlessInteger()))
     return success();
-  return emitOpError() << "cannot splat a " << scalar << " onto a tile of "
-                       << elt << "; hint: the scalar must have the tile's "
-                       << "element type (or be an index for an integer tile)";
+  return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+         << "cannot splat a " << scalar << " onto a tile of " << elt
+         << "; hint: the scalar must have the tile's "
+         << "element type (or be an index for an integer tile)";
 }
 
 /// The mask of a cmp or select covers the same elements, held by the same
@@ -558,7 +669,7 @@ static LogicalResult verifyMaskMatches(Operation *op, TileType mask,
            << formatShape(mask.getShape()) << " and " << valueName << " "
            << formatShape(value.getShape());
   if (mask.getLayout() != value.getLayout())
-    return op->emitOpError()
+    return emitOpErrorOfKind(op, ErrorKind::Layout)
            << "layout mismatch: " << maskName << " and " << valueName
            << " must have the same register layout; hint: use "
               "argus.convert_layout";
@@ -566,14 +677,27 @@ static LogicalResult verifyMaskMatches(Operation *op, TileType mask,
 }
 
 LogicalResult CmpOp::verify() {
+  if (failed(verifyOneTileType(
+          *this, {{"lhs", getLhs().getType()}, {"rhs", getRhs().getType()}})))
+    return failure();
   if (getLhs().getType().getElementType().isInteger(1) &&
       getPredicate() != CmpPredicate::Eq && getPredicate() != CmpPredicate::Ne)
-    return emitOpError() << "masks (i1 tiles) compare with eq or ne only";
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "masks (i1 tiles) compare with eq or ne only, not "
+           << stringifyCmpPredicate(getPredicate());
   return verifyMaskMatches(*this, getResult().getType(), getLhs().getType(),
                            "the result", "the operands");
 }
 
 LogicalResult SelectOp::verify() {
+  if (!getMask().getType().getElementType().isInteger(1))
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "the mask must be an i1 tile (argus.cmp makes one), got "
+           << getMask().getType().getElementType() << " elements";
+  if (failed(verifyOneTileType(*this, {{"lhs", getLhs().getType()},
+                                       {"rhs", getRhs().getType()},
+                                       {"the result", getResult().getType()}})))
+    return failure();
   return verifyMaskMatches(*this, getMask().getType(), getLhs().getType(),
                            "the mask", "the values");
 }
@@ -582,20 +706,22 @@ LogicalResult IotaOp::verify() {
   TileType t = getResult().getType();
   if (!t.getElementType().isSignlessInteger() ||
       t.getElementType().isInteger(1))
-    return emitOpError() << "gives coordinates, so its tile holds integers "
-                            "(i32 or i64), not "
-                         << t.getElementType()
-                         << "; hint: argus.convert the result to a float";
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "gives coordinates, so its tile holds integers "
+              "(i32 or i64), not "
+           << t.getElementType()
+           << "; hint: argus.convert the result to a float";
   int64_t dim = getDim();
   if (dim >= t.getRank())
-    return emitOpError() << "dimension " << dim
-                         << " is out of range for a rank-" << t.getRank()
-                         << " tile";
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "dimension " << dim << " is out of range for a rank-"
+           << t.getRank() << " tile";
   int64_t extent = t.getShape()[dim];
   unsigned width = t.getElementType().getIntOrFloatBitWidth();
   if (width < 64 && extent - 1 > (int64_t(1) << (width - 1)) - 1)
-    return emitOpError() << "coordinates up to " << extent - 1
-                         << " do not fit in " << t.getElementType();
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "coordinates up to " << extent - 1 << " do not fit in "
+           << t.getElementType();
   return success();
 }
 
@@ -603,9 +729,9 @@ LogicalResult ReduceOp::verify() {
   TileType in = getInput().getType(), out = getResult().getType();
   int64_t dim = getDim();
   if (dim >= in.getRank())
-    return emitOpError() << "reduction dimension " << dim
-                         << " is out of range for a rank-" << in.getRank()
-                         << " tile";
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "reduction dimension " << dim << " is out of range for a rank-"
+           << in.getRank() << " tile";
   SmallVector<int64_t> expected(in.getShape());
   expected.erase(expected.begin() + dim);
   if (expected.empty())
@@ -616,8 +742,8 @@ LogicalResult ReduceOp::verify() {
            << formatShape(in.getShape()) << " gives " << formatShape(expected)
            << ", not " << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType())
-    return emitOpError() << "reduction keeps the element type "
-                         << in.getElementType();
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "reduction keeps the element type " << in.getElementType();
   return success();
 }
 
@@ -625,9 +751,9 @@ LogicalResult ScanOp::verify() {
   TileType in = getInput().getType(), out = getResult().getType();
   int64_t dim = getDim();
   if (dim >= in.getRank())
-    return emitOpError() << "scan dimension " << dim
-                         << " is out of range for a rank-" << in.getRank()
-                         << " tile; hint: dimensions count from 0";
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "scan dimension " << dim << " is out of range for a rank-"
+           << in.getRank() << " tile; hint: dimensions count from 0";
   if (in != out)
     return emitOpErrorOfKind(*this, ErrorKind::Shape)
            << "result type " << out << " differs from the input type " << in
@@ -636,8 +762,9 @@ LogicalResult ScanOp::verify() {
               "argus.convert the result afterwards)";
   Type e = in.getElementType();
   if (e.isInteger(1))
-    return emitOpError() << "cannot scan a mask (i1 tile); hint: "
-                            "argus.select between integer tiles first";
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "cannot scan a mask (i1 tile); hint: "
+              "argus.select between integer tiles first";
   return success();
 }
 
@@ -657,8 +784,8 @@ LogicalResult BroadcastOp::verify() {
            << " along dimension " << dim << " cannot give "
            << formatShape(out.getShape());
   if (in.getElementType() != out.getElementType())
-    return emitOpError() << "broadcast keeps the element type "
-                         << in.getElementType();
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "broadcast keeps the element type " << in.getElementType();
   return success();
 }
 
@@ -771,8 +898,8 @@ LogicalResult TagAssertOp::verify() {
     if (!target) {
       InFlightDiagnostic diag = emitOpErrorOfKind(*this, ErrorKind::TagField);
       diag << "predicate names '" << ref->operand << "' (column " << ref->column
-           << ") but '" << site->getName()
-           << "' has no such operand; hint: use ";
+           << ") but '" << site->getName() << "' has no operand '"
+           << ref->operand << "'; hint: use ";
       llvm::interleaveComma(named, diag,
                             [&](auto &p) { diag << "'" << p.first << "'"; });
       diag << (named.empty() ? "'result'" : " or 'result'");
@@ -788,9 +915,9 @@ LogicalResult TagAssertOp::verify() {
         fields && !ownValue) {
       if (!fields->count(ref->field)) {
         InFlightDiagnostic diag = emitOpErrorOfKind(*this, ErrorKind::TagField);
-        diag << "tag field '" << ref->field << "' of '" << ref->operand
+        diag << "unknown tag field '" << ref->field << "' of '" << ref->operand
              << "' (column " << ref->column
-             << ") is not defined by any argus.tag reaching it";
+             << "): no argus.tag reaching it defines it";
         if (fields->empty())
           diag << "; hint: the value carries no tags";
         else {

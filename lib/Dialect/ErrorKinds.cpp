@@ -19,10 +19,16 @@ llvm::StringRef mlir::argus::stringifyErrorKind(ErrorKind kind) {
   switch (kind) {
   case ErrorKind::Shape:
     return "shape";
+  case ErrorKind::ElementType:
+    return "element_type";
+  case ErrorKind::Layout:
+    return "layout";
   case ErrorKind::Instruction:
     return "instruction";
   case ErrorKind::TagField:
     return "tag_field";
+  case ErrorKind::Region:
+    return "region";
   }
   return "";
 }
@@ -39,8 +45,9 @@ InFlightDiagnostic mlir::argus::emitOpErrorOfKind(Operation *op,
 }
 
 llvm::ArrayRef<ErrorKind> mlir::argus::allErrorKinds() {
-  static const ErrorKind kinds[] = {ErrorKind::Shape, ErrorKind::Instruction,
-                                    ErrorKind::TagField};
+  static const ErrorKind kinds[] = {ErrorKind::Shape,    ErrorKind::ElementType,
+                                    ErrorKind::Layout,   ErrorKind::Instruction,
+                                    ErrorKind::TagField, ErrorKind::Region};
   return kinds;
 }
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/ErrorKinds.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -67,11 +68,11 @@ LogicalResult RegionBeginOp::verify() {
     if (end.getId() == id) {
       if (!open.empty())
         return emitOpError()
-                   << "region \"" << getName() << "\" (id " << id
-                   << ") ends while region id " << open.back()
-                   << " opened inside it is still open; hint: regions nest "
-                      "and never cross, close the inner region first"
-                   << "";
+               << "region \"" << getName() << "\" (id " << id
+               << ") ends while region id " << open.back()
+               << " opened inside it is still open; hint: regions nest "
+                  "and never cross, close the inner region first"
+               << "";
       matched = true;
       continue;
     }
@@ -83,19 +84,20 @@ LogicalResult RegionBeginOp::verify() {
                         << end.getId()
                         << " before its own end; hint: regions nest and "
                            "never cross";
-      diag.attachNote(end.getLoc()) << "region id " << end.getId()
-                                     << " ends here";
+      diag.attachNote(end.getLoc())
+          << "region id " << end.getId() << " ends here";
       return diag;
     }
     // An inner region closing out of order; its own verifier reports it.
     llvm::erase(open, end.getId());
   }
   if (!matched)
-    return emitOpError() << "region \"" << getName() << "\" (id " << id
-                         << ") has no matching 'argus.region.end id " << id
-                         << "' later in the same block; hint: a region must "
-                            "begin and end in the same block (inside the "
-                            "same loop body)";
+    return emitOpErrorOfKind(*this, ErrorKind::Region)
+           << "region \"" << getName() << "\" (id " << id
+           << ") has no matching 'argus.region.end id " << id
+           << "' later in the same block; hint: a region must "
+              "begin and end in the same block (inside the "
+              "same loop body)";
 
   // Unique IDs: report on every begin after the first with this ID.
   Operation *first = nullptr;
@@ -107,9 +109,11 @@ LogicalResult RegionBeginOp::verify() {
   });
   if (first && first != getOperation()) {
     InFlightDiagnostic diag =
-        emitOpError() << "duplicate region id " << id << " (region \""
-                      << getName() << "\"); hint: region IDs must be unique "
-                                      "within a kernel";
+        emitOpErrorOfKind(*this, ErrorKind::Region)
+        << "region id " << id << " of region \"" << getName()
+        << "\" is already used by region \""
+        << cast<RegionBeginOp>(first).getName()
+        << "\"; hint: region IDs must be unique within a kernel";
     diag.attachNote(first->getLoc())
         << "id " << id << " first used by region \""
         << cast<RegionBeginOp>(first).getName() << "\" here";
@@ -141,7 +145,8 @@ LogicalResult RegionEndOp::verify() {
     // Another open region; nesting errors are reported by its begin.
     llvm::erase(closed, begin.getId());
   }
-  return emitOpError() << "region end id " << id
-                       << " has no matching 'argus.region.begin' earlier in "
-                          "the same block";
+  return emitOpErrorOfKind(*this, ErrorKind::Region)
+         << "region end id " << id
+         << " has no matching 'argus.region.begin' earlier in "
+            "the same block";
 }

@@ -73,6 +73,7 @@ class MLIRError(ArgusError):
         full = message + (":\n" + detail if detail else "")
         ArgusError.__init__(self, full, None, None)
         self.file, self.line, self.col = file, line, col
+        self.hint = (getattr(first, "hint", "") or None) if first is not None else None
 
 
 class IRVerificationError(MLIRError):
@@ -92,18 +93,39 @@ class InstructionIRError(IRVerificationError, UnknownInstructionError):
     """MLIR's verifier rejected an instruction."""
 
 
-def classify_ir_error(diagnostics) -> type:
+class DTypeIRError(IRVerificationError, DTypeError):
+    """MLIR's verifier found an element type that does not fit."""
+
+
+class LayoutIRError(IRVerificationError, LayoutError):
+    """MLIR's verifier found a layout that does not fit."""
+
+
+class KernelIRError(IRVerificationError, TraceError):
+    """MLIR's verifier rejected an op a DSL kernel built, with no more
+    specific kind: a misuse of the DSL all the same (the op verifiers are
+    the DSL's checks of what an op accepts)."""
+
+
+class RegionIRError(IRVerificationError, TraceError):
+    """MLIR's verifier found region markers that do not pair up, or a region
+    ID used twice."""
+
+
+def classify_ir_error(diagnostics, default: type = IRVerificationError) -> type:
     """The most specific IRVerificationError subclass for the first error,
-    by the kind the C++ verifier attached to it (``Diagnostic.kind``)."""
+    by the kind the C++ verifier attached to it (``Diagnostic.kind``);
+    ``default`` when it has none."""
     first = next((d for d in diagnostics if d.severity == "error"), None)
     kind = getattr(first, "kind", "") if first is not None else ""
-    return _IR_ERROR_BY_KIND.get(kind, IRVerificationError)
+    return _IR_ERROR_BY_KIND.get(kind, default)
 
 
 # One class per kind of argus/Dialect/ErrorKinds.h (``_argus.error_kinds``;
 # test_bindings checks that the two lists agree).
 _IR_ERROR_BY_KIND = {"tag_field": TagFieldIRError, "instruction": InstructionIRError,
-                     "shape": ShapeIRError}
+                     "shape": ShapeIRError, "element_type": DTypeIRError,
+                     "layout": LayoutIRError, "region": RegionIRError}
 
 
 class PipelineError(MLIRError):

@@ -434,9 +434,12 @@ PYBIND11_MODULE(_argus, m) {
       .def_readonly("col", &PyDiagnostic::col)
       .def_readonly("location", &PyDiagnostic::location)
       .def_readonly("message", &PyDiagnostic::message)
+      .def_readonly("hint", &PyDiagnostic::hint,
+                    "what to write instead (the message's '; hint: ...'), "
+                    "or ''")
       .def_readonly("kind", &PyDiagnostic::kind,
-                    "the error's kind: 'shape', 'instruction', 'tag_field' "
-                    "or '' (argus/Dialect/ErrorKinds.h)")
+                    "the error's kind, one of error_kinds, or '' "
+                    "(argus/Dialect/ErrorKinds.h)")
       .def_readonly("notes", &PyDiagnostic::notes)
       .def("__str__", &PyDiagnostic::str)
       .def("__repr__", [](const PyDiagnostic &d) {
@@ -527,6 +530,7 @@ PYBIND11_MODULE(_argus, m) {
 #endif
 
   ::argus::python::bindIRBuilder(m);
+  ::argus::python::bindLayouts(m);
 
   m.def("has_pass", &hasPass, py::arg("name"),
         "Whether a pass or pass pipeline of this name is registered.");

@@ -79,6 +79,10 @@ PyDiagnostic convertDiagnostic(Diagnostic &diag) {
   PyDiagnostic d;
   d.severity = severityName(diag.getSeverity());
   d.message = diag.str();
+  // Argus diagnostics end with what to write instead, "...; hint: ..."
+  // (docs/Dialect.md, Diagnostics).
+  if (size_t at = d.message.rfind("; hint: "); at != std::string::npos)
+    d.hint = d.message.substr(at + 8);
   {
     llvm::raw_string_ostream os(d.location);
     diag.getLocation().print(os);

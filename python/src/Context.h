@@ -33,8 +33,10 @@ struct PyDiagnostic {
   int64_t col = 0;
   std::string location; // the location as MLIR prints it
   std::string message;
-  /// The error's kind (ErrorKinds.h: "shape", "instruction", "tag_field"),
-  /// or empty.
+  /// What to write instead: the text after the message's "; hint: ", or
+  /// empty.
+  std::string hint;
+  /// The error's kind (ErrorKinds.h, stringifyErrorKind), or empty.
   std::string kind;
   std::vector<PyDiagnostic> notes;
 
@@ -75,6 +77,9 @@ pybind11::object wrapModule(std::shared_ptr<ArgusCtx> ctx,
 /// Registers `_argus.Builder` and its value, type and location handles
 /// (IRBuilder.cpp).
 void bindIRBuilder(pybind11::module_ &m);
+
+/// Registers `_argus.Layout` and `_argus.register_layout` (Layouts.cpp).
+void bindLayouts(pybind11::module_ &m);
 
 } // namespace argus::python
 

@@ -21,6 +21,7 @@
 #include "Context.h"
 
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/TagFields.h"
 #include "argus/Layout/Parse.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -400,6 +401,17 @@ public:
                                      b.getStringAttr(predicate));
   }
 
+  /// The tag fields `value` carries as the tag-assertion verifier infers
+  /// them (inferTagFields), or None when they cannot be determined.
+  std::optional<std::vector<std::string>> tagFields(Value value) {
+    live();
+    std::optional<std::set<std::string>> fields =
+        mlir::argus::inferTagFields(value);
+    if (!fields)
+      return std::nullopt;
+    return std::vector<std::string>(fields->begin(), fields->end());
+  }
+
   void reduced(Value acc, const std::string &field, Value lo, Value hi,
                Location at) {
     checkOperands({acc, lo, hi}, at);
@@ -641,6 +653,7 @@ void bindIRBuilder(py::module_ &m) {
       .def("region_end", &B::regionEnd)
       .def("tag", &B::tag)
       .def("tag_assert", &B::tagAssert)
+      .def("tag_fields", &B::tagFields)
       .def("reduced", &B::reduced)
       .def("begin_for", &B::beginFor)
       .def("begin_if", &B::beginIf)

@@ -111,8 +111,9 @@ def test_fuzz_never_crashes(examples_dir):
 
 
 def test_error_kinds_come_from_the_verifier_not_the_message():
-    from argus.errors import (IRVerificationError, ShapeIRError, TagFieldIRError,
-                              InstructionIRError, classify_ir_error)
+    from argus.errors import (DTypeIRError, IRVerificationError, LayoutIRError, RegionIRError,
+                              ShapeIRError, TagFieldIRError, InstructionIRError,
+                              classify_ir_error)
     tile = '!argus.tile<16x16xf32, register, "(64,4):(4,1)">'
     other = '!argus.tile<16x8xf32, register, "(64,2):(2,1)">'
     kernel = ('func.func @k() attributes {argus.kernel = #argus.kernel<block = [64], '
@@ -124,17 +125,30 @@ def test_error_kinds_come_from_the_verifier_not_the_message():
         "tag_field": ('  %a = argus.fill 0.0 : ' + tile + '\n'
                       '  %t = argus.tag %a [] ["m", "m"] = affine_map<(d0, d1) -> (d0, d1)> : '
                       + tile, TagFieldIRError),
+        # an elementwise op whose operands differ in element type, or layout
+        "element_type": ('  %a = argus.fill 0.0 : ' + tile + '\n'
+                         '  %b = argus.fill 0.0 : !argus.tile<16x16xf16, register, "(64,4):(4,1)">'
+                         '\n  %c = "argus.add"(%a, %b) : (' + tile + ', !argus.tile<16x16xf16, '
+                         'register, "(64,4):(4,1)">) -> ' + tile, DTypeIRError),
+        "layout": ('  %a = argus.fill 0.0 : ' + tile + '\n'
+                   '  %b = argus.fill 0.0 : !argus.tile<16x16xf32, register, "(64,4):(1,64)">'
+                   '\n  %c = "argus.max"(%a, %b) : (' + tile + ', !argus.tile<16x16xf32, '
+                   'register, "(64,4):(1,64)">) -> ' + tile, LayoutIRError),
+        "region": ('  argus.region.begin "a" id 1\n  argus.region.end id 1\n'
+                   '  argus.region.begin "b" id 1\n  argus.region.end id 1', RegionIRError),
     }
     for kind, (body, cls) in cases.items():
         with pytest.raises(argus.MLIRError) as ei:
             argus.parse(kernel % body, "k.mlir")
         d = next(d for d in ei.value.diagnostics if d.severity == "error")
         assert d.kind == kind, (kind, d.message)
-        assert d.file == "k.mlir" and d.line == 3   # the op's own location
+        line = 3 if kind in ("shape", "tag_field") else 4
+        assert d.file == "k.mlir" and d.line == line   # the op's own location
         assert classify_ir_error(ei.value.diagnostics) is cls
     # A message that merely mentions a shape is not a shape error.
     with pytest.raises(argus.MLIRError) as ei:
-        argus.parse('func.func @f() {\n  argus.region.end id 3\n  return\n}\n', "v.mlir")
+        argus.parse('func.func @f() {\n  %s = argus.alloc "" : !argus.buffer<1 x '
+                    '!argus.tile<4x4xf32, shared, "(4,4):(4,1)">>\n  return\n}\n', "v.mlir")
     assert ei.value.diagnostics[0].kind == ""
     assert classify_ir_error(ei.value.diagnostics) is IRVerificationError
     assert InstructionIRError is not None
@@ -145,5 +159,6 @@ def test_every_error_kind_of_the_verifier_has_an_exception_class():
     its exception class and may not miss or invent one."""
     from argus.errors import _IR_ERROR_BY_KIND
     ext = argus.ir.extension()
-    assert list(ext.error_kinds) == ["shape", "instruction", "tag_field"]
+    assert list(ext.error_kinds) == ["shape", "element_type", "layout", "instruction",
+                                     "tag_field", "region"]
     assert set(_IR_ERROR_BY_KIND) == set(ext.error_kinds)

@@ -123,7 +123,7 @@ def test_error_wrong_dtype_and_target():
         argus.mma("v_mfma_f32_32x32x8_f16", a, b, argus.zeros((128, 128), "f32", FC))  # BAD
     with pytest.raises(argus.DTypeError) as ei:
         k.ir()
-    assert ei.value.line == _line_of(k.fn, "# BAD") and "must be f16" in str(ei.value)
+    assert ei.value.line == _line_of(k.fn, "# BAD") and "must be 'f16'" in str(ei.value)
 
     @argus.kernel(target="sm_90a", block=256)
     def k2(A: argus.Tensor[("M", "K"), "f16"]):
@@ -165,16 +165,14 @@ def test_error_unknown_tag_field_and_operand():
 
 
 def test_unknown_tag_field_found_by_mlir_is_a_tag_field_error():
-    """When Python cannot know the fields (a loop-carried value with no
-    tags), MLIR's verifier finds the unknown field; the error is still a
-    TagFieldError at the Python line."""
+    """The tag fields are the C++ verifier's to check (the DSL keeps no
+    copy of them); the error is still a TagFieldError at the Python line."""
     FC = argus.frag("v_mfma_f32_32x32x8_f16", "c", warps=(2, 2))
 
     @argus.kernel(target="gfx942", block=256)
     def k(A: argus.Tensor[("M", "K"), "f16"]):
         x = argus.tag(argus.zeros((128, 128), "f32", FC), lambda m, n: (m, n))
         y = x + x
-        y._tags = None  # pretend Python lost track of the fields
         argus.tag_assert(y, "result.q == lhs.m")  # HERE
     with pytest.raises(argus.TagFieldError) as ei:
         k.ir()
@@ -287,3 +285,22 @@ def test_dsl_fuzz_never_crashes():
             k.ir()
         except argus.ArgusError:
             pass
+
+
+def test_tag_fields_are_what_the_verifier_infers():
+    """Tile.tag_fields asks the C++ inference (inferTagFields) while tracing:
+    tags flow through elementwise ops and loads; a reduce keeps them only
+    when the verifier can name them."""
+    seen = {}
+    FC = argus.frag("v_mfma_f32_32x32x8_f16", "c", warps=(2, 2))
+
+    @argus.kernel(target="gfx942", block=256)
+    def k(A: argus.Tensor[("M", "K"), "f16"]):
+        x = argus.tag(argus.zeros((128, 128), "f32", FC), lambda m, n: (m, n))
+        y = argus.tag(x + x, lambda m, n: {"q": m + n})
+        g = argus.view(A, (0, 0), (128, 32))
+        seen["x"], seen["y"], seen["g"] = x.tag_fields, y.tag_fields, g.tag_fields
+    k.ir()
+    assert {"m", "n"} <= set(seen["x"]) and "q" not in seen["x"]
+    assert {"m", "n", "q", "lhs.m", "rhs.n"} <= set(seen["y"])
+    assert seen["g"] == ["tensor"]

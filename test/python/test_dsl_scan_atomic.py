@@ -65,9 +65,12 @@ def test_scan_drops_fields_of_the_scanned_dim():
         y = argus.cumsum(argus.load(gx), 1)
         gy = argus.tag(argus.view(Y, (0, 0), (16, 128)), lambda m, n: (m, n))
         argus.store(y, gy)
-        argus.tag_assert("value.n == dest.n")
-    with pytest.raises(argus.TagFieldError):
-        k.ir()
+        argus.tag_assert("value.n == dest.n")  # ASSERT
+    # The field exists (the C++ field inference is structural); the
+    # verifier says the assertion depends on the scanned dimension.
+    r = k.verify(raise_on_violation=False)
+    bad = [c for c in r.checks if c.status != "proved"]
+    assert bad and all("reduced dimension" in c.reason for c in bad)
 
 
 def _accumulate(atomic, dtype="f32", space="global", kind="store"):

@@ -300,9 +300,9 @@ def test_tag_assert_names_mma_async_operands():
         x = argus.mma_async(W, sa[0], sb[0], acc)
         argus.tag_assert(x, "lhs.m == acc.m")
     with pytest.raises(argus.TagFieldError) as ei:
-        k.source()
+        k.ir()
     assert ei.value.line == _line_of(k.fn, "lhs.m == acc.m")
-    assert "operands: a, b, acc" in str(ei.value)
+    assert "'a', 'b', 'acc' or 'result'" in str(ei.value)
 
 
 #===------------------------------------------------------------------------===#

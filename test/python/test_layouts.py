@@ -2,8 +2,8 @@
 reduce / broadcast layouts, checked over whole small domains against what
 they must compute. Layouts are evaluated by the C++ layout algebra where it
 is reachable (``argus-layout --table``, ``_argus.parse_layout`` for size and
-cosize) and by the Python evaluator, which is itself checked against the
-C++ one here."""
+cosize) and through the bindings (``_argus.Layout``, which the DSL's
+builders evaluate with), checked against the CLI here."""
 
 import itertools
 import math
@@ -50,7 +50,7 @@ def tv_table(text, shape, threads):
 
 
 def threads_of(text):
-    return L.layout_threads(text, (math.prod(L._size(m) for m in L._Parsed(text).modes()),))
+    return L.layout_threads(text, (math.prod(L._size(m) for m in L._parsed(text).modes()),))
 
 
 #===------------------------------------------------------------------------===#

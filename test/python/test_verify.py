@@ -288,7 +288,7 @@ def test_view_bounds_misuse_is_reported_at_its_line():
     def one_bound(C: argus.Tensor[("M", "N"), "f32"]):
         argus.view(C, (0, 0), (64, 4), clipped=True, bounds=(8,))  # ONE BOUND
     with pytest.raises(argus.ShapeError) as e:
-        one_bound.source()
+        one_bound.ir()
     assert "1 bounds" in str(e.value) and e.value.line == _line_of(test_view_bounds_misuse_is_reported_at_its_line, "# ONE BOUND")
 
 

@@ -56,12 +56,48 @@ std::optional<int64_t> getExecutingThreads(Operation *op);
 /// `op` is nested in a function (a kernel body), not at a module's top level.
 LogicalResult verifyInFunction(Operation *op);
 
+/// All tile operands and results of `op` have one type. The error names the
+/// first two values that differ and what differs, with the kind of
+/// ErrorKinds.h (shape, element_type or layout).
+LogicalResult verifySameTileTypes(Operation *op);
+
+/// All tile operands and results of `op` hold floats (element_type error).
+LogicalResult verifyFloatTiles(Operation *op);
+
+/// No tile operand of `op` is an i1 mask (element_type error).
+LogicalResult verifyNoMaskTiles(Operation *op);
+
 /// Op traits every argus op carries (Argus_Op in ArgusDialect.td).
 template <typename ConcreteType>
 class InFunction : public OpTrait::TraitBase<ConcreteType, InFunction> {
 public:
   static LogicalResult verifyTrait(Operation *op) {
     return verifyInFunction(op);
+  }
+};
+
+/// Op traits of the elementwise ops (ArgusOps.td).
+template <typename ConcreteType>
+class SameTileTypes : public OpTrait::TraitBase<ConcreteType, SameTileTypes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifySameTileTypes(op);
+  }
+};
+
+template <typename ConcreteType>
+class FloatTiles : public OpTrait::TraitBase<ConcreteType, FloatTiles> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyFloatTiles(op);
+  }
+};
+
+template <typename ConcreteType>
+class NoMaskTiles : public OpTrait::TraitBase<ConcreteType, NoMaskTiles> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyNoMaskTiles(op);
   }
 };
 

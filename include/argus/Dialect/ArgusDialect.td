@@ -59,6 +59,22 @@ def Argus_InFunction : NativeOpTrait<"InFunction"> {
   let cppNamespace = "::mlir::argus";
 }
 
+// Every tile operand and result of the op has one type; a mismatch is an
+// error of kind shape, element_type or layout (verifySameTileTypes).
+def Argus_SameTileTypes : NativeOpTrait<"SameTileTypes"> {
+  let cppNamespace = "::mlir::argus";
+}
+
+// Every tile operand and result holds floats (verifyFloatTiles).
+def Argus_FloatTiles : NativeOpTrait<"FloatTiles"> {
+  let cppNamespace = "::mlir::argus";
+}
+
+// No tile operand or result is an i1 mask (verifyNoMaskTiles).
+def Argus_NoMaskTiles : NativeOpTrait<"NoMaskTiles"> {
+  let cppNamespace = "::mlir::argus";
+}
+
 class Argus_Op<string mnemonic, list<Trait> traits = []>
     : Op<Argus_Dialect, mnemonic,
          !listconcat(traits, [Argus_InFunction, Argus_RegisterTilesFitBlock])>;

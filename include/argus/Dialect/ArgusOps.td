@@ -283,11 +283,17 @@ def Argus_MmaOp : Argus_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+// Elementwise ops print one type for their operands and result
+// (custom<SharedType>) and check that they share it with Argus_SameTileTypes,
+// whose errors say what differs (shape, element type or layout) by kind.
 class Argus_BinaryOp<string mnemonic>
-    : Argus_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Argus_Op<mnemonic, [Pure, Argus_SameTileTypes]> {
   let arguments = (ins Argus_RegTile:$lhs, Argus_RegTile:$rhs);
   let results = (outs Argus_RegTile:$result);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:`
+    custom<SharedType>(type($lhs), type($rhs), type($result))
+  }];
 }
 
 def Argus_AddOp : Argus_BinaryOp<"add"> { let summary = "elementwise add"; }
@@ -297,29 +303,31 @@ def Argus_DivOp : Argus_BinaryOp<"div"> { let summary = "elementwise divide"; }
 def Argus_MaxOp : Argus_BinaryOp<"max"> { let summary = "elementwise maximum"; }
 def Argus_MinOp : Argus_BinaryOp<"min"> { let summary = "elementwise minimum"; }
 
-class Argus_UnaryOp<string mnemonic>
-    : Argus_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+class Argus_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Argus_Op<mnemonic, !listconcat([Pure, Argus_SameTileTypes], traits)> {
   let arguments = (ins Argus_RegTile:$input);
   let results = (outs Argus_RegTile:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
-}
-
-def Argus_ExpOp : Argus_UnaryOp<"exp"> { let summary = "elementwise e^x"; }
-def Argus_Exp2Op : Argus_UnaryOp<"exp2"> { let summary = "elementwise 2^x"; }
-def Argus_NegOp : Argus_UnaryOp<"neg"> { let summary = "elementwise negation"; }
-def Argus_AbsOp : Argus_UnaryOp<"abs"> { let summary = "elementwise |x|"; }
-def Argus_ReluOp : Argus_UnaryOp<"relu"> {
-  let summary = "elementwise max(x, 0)";
+  let assemblyFormat = [{
+    $input attr-dict `:` custom<SharedType>(type($input), type($result))
+  }];
 }
 
 /// Transcendental functions: float tiles only. f16 and bf16 elements are
 /// computed in f32 by the lowering (docs/Lowering.md says how each is
 /// computed per target).
 class Argus_FloatUnaryOp<string mnemonic>
-    : Argus_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
-  let arguments = (ins Argus_FloatRegTile:$input);
-  let results = (outs Argus_FloatRegTile:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
+    : Argus_UnaryOp<mnemonic, [Argus_FloatTiles]>;
+
+def Argus_ExpOp : Argus_FloatUnaryOp<"exp"> { let summary = "elementwise e^x"; }
+def Argus_Exp2Op : Argus_FloatUnaryOp<"exp2"> {
+  let summary = "elementwise 2^x";
+}
+def Argus_NegOp : Argus_UnaryOp<"neg"> { let summary = "elementwise negation"; }
+def Argus_AbsOp : Argus_UnaryOp<"abs", [Argus_NoMaskTiles]> {
+  let summary = "elementwise |x|";
+}
+def Argus_ReluOp : Argus_UnaryOp<"relu", [Argus_NoMaskTiles]> {
+  let summary = "elementwise max(x, 0)";
 }
 
 def Argus_SqrtOp : Argus_FloatUnaryOp<"sqrt"> {
@@ -367,7 +375,7 @@ def Argus_SplatOp : Argus_Op<"splat", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Argus_CmpOp : Argus_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+def Argus_CmpOp : Argus_Op<"cmp", [Pure]> {
   let summary = "elementwise comparison giving an i1 mask tile";
   let description = [{
     Floats compare ordered (`lt le gt ge eq` are false when either side is
@@ -383,13 +391,13 @@ def Argus_CmpOp : Argus_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
                        Argus_RegTile:$rhs);
   let results = (outs Argus_MaskTile:$result);
   let assemblyFormat = [{
-    $predicate $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+    $predicate $lhs `,` $rhs attr-dict `:`
+    custom<SharedType>(type($lhs), type($rhs)) `->` type($result)
   }];
   let hasVerifier = 1;
 }
 
-def Argus_SelectOp : Argus_Op<"select",
-    [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+def Argus_SelectOp : Argus_Op<"select", [Pure]> {
   let summary = "elementwise choice by a mask: mask ? lhs : rhs";
   let description = [{
     The mask is an i1 tile of the same shape and layout as the values
@@ -399,11 +407,12 @@ def Argus_SelectOp : Argus_Op<"select",
     %r = argus.select %m, %x, %neg_inf : !argus.tile<64x64xi1, register, "...">, !argus.tile<64x64xf32, register, "...">
     ```
   }];
-  let arguments = (ins Argus_MaskTile:$mask, Argus_RegTile:$lhs,
+  let arguments = (ins Argus_RegTile:$mask, Argus_RegTile:$lhs,
                        Argus_RegTile:$rhs);
   let results = (outs Argus_RegTile:$result);
   let assemblyFormat = [{
-    $mask `,` $lhs `,` $rhs attr-dict `:` type($mask) `,` type($result)
+    $mask `,` $lhs `,` $rhs attr-dict `:` type($mask) `,`
+    custom<SharedType>(type($lhs), type($rhs), type($result))
   }];
   let hasVerifier = 1;
 }

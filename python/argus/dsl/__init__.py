@@ -28,7 +28,7 @@ from .types import (Frag, Layout, Scalar, ScalarSpec, Tensor, TensorSpec, TileTy
 from .layouts import (TiledMMA, broadcast_layout, copy_layout, reduce_layout, thread_values,
                       tiled_mma, tv_layout)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
-                     ScalarValue, TagInfo, TensorValue, Tile, Value, cdiv, index_const)
+                     ScalarValue, TensorValue, Tile, Value, cdiv, index_const)
 from .memory import (alloc, atomic_add, barrier, commit_group, copy, copy_async, gather_view, load,
                      reinterpret, stage, store, transpose, view, wait_group)
 from .compute import (abs, add, broadcast, cmp, convert, convert_layout, cummax, cummin, cumprod,
@@ -52,7 +52,7 @@ __all__ = [
     "TiledMMA", "broadcast_layout", "copy_layout", "reduce_layout", "thread_values",
     "tiled_mma", "tv_layout",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
-    "ScalarValue", "TagInfo", "TensorValue", "Tile", "Value", "cdiv", "index_const",
+    "ScalarValue", "TensorValue", "Tile", "Value", "cdiv", "index_const",
     "alloc", "atomic_add", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
     "reinterpret", "stage", "store", "transpose", "view", "wait_group",
     "add", "broadcast", "cmp", "convert", "convert_layout", "div", "eq", "exp", "exp2",

@@ -2,7 +2,7 @@
 code (:class:`SourceLoc`, ``_user_loc``), errors raised at that line
 (``_err``), and the tracer that builds a kernel's IR through the C++ builder
 (``_argus.Builder``): value names, open bodies, constant scopes and the
-region and tag-site bookkeeping of the kernel being traced
+region bookkeeping of the kernel being traced
 (``_current_tracer()``).
 
 Nothing here knows the DSL's types or values; every other module of the
@@ -102,7 +102,6 @@ class _Tracer:
         self.region_stack: List[Tuple[int, str]] = []
         self.region_ids: Dict[int, str] = {}
         self.next_region_id = 1
-        self.last_site = None
         self.block_ids: Dict[str, Any] = {}  # dim -> IndexValue at the top level
         self.role_threads: List[int] = []  # threads of the enclosing argus.role bodies
         # (sliced layout, shape, dim) -> {(parent shape, parent layout)}: the

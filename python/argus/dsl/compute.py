@@ -10,17 +10,13 @@ tiles) traced indices meet tiles through ``fill`` / ``splat``.
 
 from __future__ import annotations
 
-from ..errors import DTypeError, LayoutError, ShapeError, TraceError, UnknownInstructionError
+from ..errors import DTypeError, LayoutError, ShapeError, TraceError
 from ._tracer import _current_tracer, _err, _user_loc
 from .layouts import broadcast_layout, reduce_layout
-from .types import (ScalarSpec, TileType, _as_layout, _shape, _shs, check_instruction, dtype_of, instruction,
+from .types import (ScalarSpec, TileType, _as_layout, _shape, _shs, check_instruction, dtype_of,
                     is_float)
-from .values import (IndexValue, ScalarValue, TagInfo, Tile, _need_tile, _new_tile,
+from .values import (IndexValue, ScalarValue, Tile, _need_tile, _new_tile,
                      _not_a_tile_hint, _sugar)
-
-
-def _target_family(t: str) -> str:
-    return "gfx942" if t.startswith("gfx") else "sm_90a"
 
 
 def mma(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
@@ -31,41 +27,11 @@ def mma(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
     _need_tile(a, "mma operand a", loc)
     _need_tile(b, "mma operand b", loc)
     _need_tile(acc, "the mma accumulator", loc, memory=False)
-    if len(a.shape) != 2 or len(b.shape) != 2 or len(acc.shape) != 2:
-        raise _err(ShapeError, "mma operands must be 2-D tiles", loc)
-    (m, k), (k2, n), (m2, n2) = a.shape, b.shape, acc.shape
-    if k != k2 or m != m2 or n != n2:
-        raise _err(ShapeError, f"mma shapes do not fit: a is {_shs(a.shape)}, b is "
-                   f"{_shs(b.shape)}, acc is {_shs(acc.shape)} (need MxK, KxN, MxN)", loc)
-    desc = instruction(instr)
-    if desc is not None:
-        if desc["target"] != _target_family(tr.target):
-            raise _err(UnknownInstructionError, f"instruction '{instr}' is for {desc['target']}, "
-                       f"but the kernel targets {tr.target}", loc)
-        for nm, t, want in (("a", a, desc["a_type"]), ("b", b, desc["b_type"]),
-                            ("acc", acc, desc["c_type"])):
-            # tf32 operands are f32 tiles the multiplier reads at tf32
-            # precision (getOperandElementType in lib/Dialect/Instructions.cpp).
-            want = "f32" if want == "tf32" else want
-            if t.dtype != want:
-                raise _err(DTypeError, f"mma operand {nm} of '{instr}' must be {want}, got "
-                           f"{t.dtype}", loc)
-        for nm, t, unit in (("a", a, (desc["M"], desc["K"])), ("b", b, (desc["K"], desc["N"])),
-                            ("acc", acc, (desc["M"], desc["N"]))):
-            if t.shape[0] % unit[0] or t.shape[1] % unit[1]:
-                raise _err(ShapeError, f"mma operand {nm} is {_shs(t.shape)}, not a multiple of "
-                           f"the instruction's {unit[0]}x{unit[1]}", loc)
-    t = _new_tile(tr, "acc", acc.ttype, tags=acc.tags)
+    # Shapes, element types, fragments and the target are the op verifier's
+    # (verifyMatrixProduct): errors of its kinds at this line.
+    t = _new_tile(tr, "acc", acc.ttype)
     t.h = tr.b.mma(False, instr, a.h, b.h, acc.h, tr.loc(loc, t.name))
-    t.site = ("argus.mma", {"a": a, "b": b, "acc": acc})
-    tr.last_site = t.site
     return t
-
-
-def _union_tags(a: TagInfo, b: TagInfo) -> TagInfo:
-    if a is None or b is None:
-        return None
-    return {**b, **a}
 
 
 def _splat(x, like: Tile, loc) -> Tile:
@@ -85,9 +51,8 @@ def _splat(x, like: Tile, loc) -> Tile:
                            x.pyname)
         tr.op(f"arith.{op}", [x], [like.dtype], loc, cast)
         x = cast
-    t = _new_tile(tr, "splat", like.ttype, tags={})
+    t = _new_tile(tr, "splat", like.ttype)
     tr.op("argus.splat", [x], [like.type_str], loc, t)
-    t.site = ("argus.splat", {})
     return t
 
 
@@ -122,30 +87,16 @@ def _operands(op: str, a, b, loc):
     b = _as_tile(b, like, f"argus.{op}", loc)
     _need_tile(a, f"the {op} lhs", loc, memory=False)
     _need_tile(b, f"the {op} rhs", loc, memory=False)
-    _same_type(op, a, b, loc)
+    # That both have one type is the op verifier's (Argus_SameTileTypes).
     return a, b
-
-
-def _same_type(op: str, a: Tile, b: Tile, loc):
-    if a.ttype != b.ttype:
-        if a.shape != b.shape:
-            raise _err(ShapeError, f"argus.{op}: shapes differ ({_shs(a.shape)} vs "
-                       f"{_shs(b.shape)})", loc)
-        if a.dtype != b.dtype:
-            raise _err(DTypeError, f"argus.{op}: element types differ ({a.dtype} vs {b.dtype})",
-                       loc)
-        raise _err(LayoutError, f"argus.{op}: layouts differ ({a.layout} vs {b.layout}); use "
-                   "argus.convert_layout", loc)
 
 
 def _binary(op: str, a, b) -> Tile:
     tr = _current_tracer()
     loc = _user_loc(3)
     a, b = _operands(op, a, b, loc)
-    t = _new_tile(tr, op, a.ttype, tags=_union_tags(a.tags, b.tags))
+    t = _new_tile(tr, op, a.ttype)
     tr.op(f"argus.{op}", [a, b], [a.type_str], loc, t)
-    t.site = (f"argus.{op}", {"lhs": a, "rhs": b})
-    tr.last_site = t.site
     return t
 
 
@@ -157,22 +108,12 @@ def maximum(a, b): return _binary("max", a, b)
 def minimum(a, b): return _binary("min", a, b)
 
 
-_FLOAT_ONLY = {"exp", "exp2", "sqrt", "rsqrt", "log", "log2", "tanh", "sigmoid", "gelu"}
-
-
 def _unary(op: str, x: Tile) -> Tile:
     tr = _current_tracer()
     loc = _user_loc(3)
     _need_tile(x, f"the {op} input", loc, memory=False)
-    if op in _FLOAT_ONLY and not is_float(x.dtype):
-        raise _err(DTypeError, f"argus.{op} needs a float tile, got {x.dtype}; hint: "
-                   "argus.convert it first", loc)
-    if x.dtype == "i1" and op != "neg":
-        raise _err(DTypeError, f"argus.{op} is not defined on masks (i1 tiles)", loc)
-    t = _new_tile(tr, op, x.ttype, tags=x.tags)
+    t = _new_tile(tr, op, x.ttype)
     tr.op(f"argus.{op}", [x], [x.type_str], loc, t)
-    t.site = (f"argus.{op}", {"input": x})
-    tr.last_site = t.site
     return t
 
 
@@ -210,13 +151,9 @@ def _cmp(pred: str, a, b) -> Tile:
     tr = _current_tracer()
     loc = _user_loc(3)
     a, b = _operands("cmp", a, b, loc)
-    if a.dtype == "i1" and pred not in ("eq", "ne"):
-        raise _err(DTypeError, f"masks (i1 tiles) compare with eq or ne only, not {pred}", loc)
     ttype = TileType(a.shape, "i1", "register", a.layout)
-    t = _new_tile(tr, "mask", ttype, tags=_union_tags(a.tags, b.tags))
+    t = _new_tile(tr, "mask", ttype)
     t.h = tr.b.cmp(pred, a.h, b.h, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    t.site = ("argus.cmp", {"lhs": a, "rhs": b})
-    tr.last_site = t.site
     return t
 
 
@@ -236,9 +173,6 @@ def _need_mask(m, loc) -> Tile:
     if not isinstance(m, Tile):
         raise _err(TraceError, f"the mask must be an i1 tile (e.g. x > 0), got {m!r}", loc)
     _need_tile(m, "the mask", loc, memory=False)
-    if m.dtype != "i1":
-        raise _err(DTypeError, f"the mask must be an i1 tile (e.g. x > 0), got a {m.dtype} tile",
-                   loc)
     return m
 
 
@@ -260,17 +194,8 @@ def _select(mask, a, b, loc) -> Tile:
             else:
                 b = _splat(b, like, loc)
     a, b = _operands("where", a, b, loc)
-    if mask.shape != a.shape:
-        raise _err(ShapeError, f"argus.where: the mask is {_shs(mask.shape)} but the values are "
-                   f"{_shs(a.shape)}", loc)
-    if mask.layout != a.layout:
-        raise _err(LayoutError, f"argus.where: the mask's layout ({mask.layout}) differs from the "
-                   f"values' ({a.layout}); use argus.convert_layout", loc)
-    tags = _union_tags(a.tags, b.tags)
-    t = _new_tile(tr, "sel", a.ttype, tags=tags)
+    t = _new_tile(tr, "sel", a.ttype)
     tr.op("argus.select", [mask, a, b], [a.type_str], loc, t)
-    t.site = ("argus.select", {"mask": mask, "lhs": a, "rhs": b})
-    tr.last_site = t.site
     return t
 
 
@@ -305,16 +230,11 @@ def iota(shape, dim: int, layout, dtype="i32") -> Tile:
         raise _err(LayoutError, "a register tile needs a layout", loc)
     shape = _shape(shape)
     dt = dtype_of(dtype)
-    if dt not in ("i32", "i64"):
-        raise _err(DTypeError, f"argus.iota gives i32 or i64 coordinates, not {dt}; hint: "
-                   "argus.convert the result", loc)
-    if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(shape):
-        raise _err(ShapeError, f"iota dim {dim!r} out of range for a {_shs(shape)} tile", loc)
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
+        raise _err(ShapeError, f"iota dim must be a non-negative int, got {dim!r}", loc)
     ttype = TileType(shape, dt, "register", lay)
-    t = _new_tile(tr, "iota", ttype, tags={})
+    t = _new_tile(tr, "iota", ttype)
     t.h = tr.b.iota(dim, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    t.site = ("argus.iota", {})
-    tr.last_site = t.site
     return t
 
 
@@ -331,10 +251,8 @@ def scale(x: Tile, factor: float) -> Tile:
     tr = _current_tracer()
     loc = _user_loc()
     _need_tile(x, "the scaled tile", loc, memory=False)
-    t = _new_tile(tr, "scaled", x.ttype, tags=x.tags)
+    t = _new_tile(tr, "scaled", x.ttype)
     t.h = tr.b.scale(x.h, float(factor), tr.loc(loc, t.name))
-    t.site = ("argus.scale", {"input": x})
-    tr.last_site = t.site
     return t
 
 
@@ -346,10 +264,8 @@ def fill(value: float, shape, dtype, layout) -> Tile:
     if lay is None:
         raise _err(LayoutError, "a register tile needs a layout", loc)
     ttype = TileType(_shape(shape), dtype_of(dtype), "register", lay)
-    t = _new_tile(tr, "fill", ttype, tags={})
+    t = _new_tile(tr, "fill", ttype)
     t.h = tr.b.fill(float(value), tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    t.site = ("argus.fill", {})
-    tr.last_site = t.site
     return t
 
 
@@ -363,10 +279,8 @@ def convert(x: Tile, dtype) -> Tile:
     loc = _user_loc(2)
     _need_tile(x, "the converted tile", loc, memory=False)
     ttype = TileType(x.shape, dtype_of(dtype), "register", x.layout)
-    t = _new_tile(tr, "cvt", ttype, tags=x.tags)
+    t = _new_tile(tr, "cvt", ttype)
     tr.op("argus.convert", [x], [ttype.mlir()], loc, t)
-    t.site = ("argus.convert", {"input": x})
-    tr.last_site = t.site
     return t
 
 
@@ -376,10 +290,8 @@ def convert_layout(x: Tile, layout) -> Tile:
     loc = _user_loc(2)
     _need_tile(x, "the input", loc, memory=False)
     ttype = TileType(x.shape, x.dtype, "register", _as_layout(layout))
-    t = _new_tile(tr, "cl", ttype, tags=x.tags)
+    t = _new_tile(tr, "cl", ttype)
     tr.op("argus.convert_layout", [x], [ttype.mlir()], loc, t)
-    t.site = ("argus.convert_layout", {"input": x})
-    tr.last_site = t.site
     return t
 
 
@@ -402,14 +314,8 @@ def reduce(x: Tile, kind: str, dim: int, layout=None) -> Tile:
         layout = reduce_layout(x.layout, x.shape, dim)
     ttype = TileType(shape, x.dtype, "register", _as_layout(layout))
     tr.slices.setdefault((ttype.layout, shape, dim), set()).add((x.shape, x.layout))
-    tags = None
-    if x.tags is not None:
-        tags = {f: frozenset(d - (d > dim) for d in ds) for f, ds in x.tags.items()
-                if dim not in ds}
-    t = _new_tile(tr, "red", ttype, tags=tags)
+    t = _new_tile(tr, "red", ttype)
     t.h = tr.b.reduce(False, kind, x.h, dim, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    t.site = ("argus.reduce", {"input": x})
-    tr.last_site = t.site
     return t
 
 
@@ -426,19 +332,9 @@ def _scan(x: Tile, kind: str, dim: int, loc) -> Tile:
     if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < len(x.shape):
         raise _err(ShapeError, f"scan dim {dim!r} out of range for a {_shs(x.shape)} tile", loc,
                    hint=f"dimensions count from 0 to {len(x.shape) - 1}")
-    if x.dtype == "i1":
-        raise _err(DTypeError, "cannot scan a mask (i1 tile)", loc,
-                   hint="argus.where(mask, 1, 0) gives an integer tile to scan")
     ir_kind = _SCAN_KINDS[kind]
-    # Output p combines the inputs q <= p along dim: the fields that depend
-    # on that coordinate no longer name one element (as after a reduce).
-    tags = None
-    if x.tags is not None:
-        tags = {f: ds for f, ds in x.tags.items() if dim not in ds}
-    t = _new_tile(tr, "scan", x.ttype, tags=tags)
+    t = _new_tile(tr, "scan", x.ttype)
     t.h = tr.b.reduce(True, ir_kind, x.h, dim, tr.type(x.type_str, loc), tr.loc(loc, t.name))
-    t.site = ("argus.scan", {"input": x})
-    tr.last_site = t.site
     return t
 
 
@@ -514,12 +410,8 @@ def broadcast(x: Tile, dim: int, like: Tile = None, shape=None, layout=None) -> 
         raise _err(ShapeError, f"cannot broadcast a {_shs(x.shape)} tile to {_shs(shape)} along "
                    f"dim {dim}", loc)
     ttype = TileType(tuple(shape), x.dtype, "register", lay)
-    tags = None if x.tags is None else {
-        f: frozenset(d + (d >= dim) for d in ds) for f, ds in x.tags.items()}
-    t = _new_tile(tr, "bc", ttype, tags=tags)
+    t = _new_tile(tr, "bc", ttype)
     t.h = tr.b.broadcast(x.h, dim, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    t.site = ("argus.broadcast", {"input": x})
-    tr.last_site = t.site
     return t
 
 

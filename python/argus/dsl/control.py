@@ -120,9 +120,7 @@ class region:
         if not isinstance(self.id, int) or self.id < 0:
             raise _err(TraceError, f"region id must be a non-negative int, got {self.id!r}",
                        self._loc)
-        if self.id in tr.region_ids:
-            raise _err(TraceError, f"region id {self.id} is already used by region "
-                       f"'{tr.region_ids[self.id]}'", self._loc)
+        # An ID used twice is the op verifier's (RegionBeginOp::verify).
         tr.region_ids[self.id] = self.name
         tr.b.region_begin(str(self.name), self.id, tr.loc(self._loc))
         tr.region_stack.append((self.id, self.name))
@@ -157,13 +155,11 @@ class when:
         tr = self._tr = _current_tracer()
         tr.b.begin_if(self.cond.h, tr.loc(self._loc))
         tr.enter()
-        self._saved_site = tr.last_site
         return self
 
     def __exit__(self, et, ev, tb):
         tr = self._tr
         tr.leave()
-        tr.last_site = self._saved_site
         return False
 
 
@@ -237,8 +233,7 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
         self._args = []
         for v in self.init:
             if isinstance(v, Tile):
-                a = Tile(tr, tr.fresh(v.name.lstrip("%") + "_i"), v.ttype, v.tags)
-                a.site = None
+                a = Tile(tr, tr.fresh(v.name.lstrip("%") + "_i"), v.ttype)
             else:
                 a = IndexValue(tr, tr.fresh("ia"))
             self._args.append(a)
@@ -252,7 +247,6 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
         for a, h in zip(self._args, hs[1:]):
             a.h = h
         tr.enter()
-        saved_site = tr.last_site
         if self._single:
             yield iv, self._args[0]
         elif self.init:
@@ -272,8 +266,7 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
             for i, (a, nv, h) in enumerate(zip(self._args, self._next, hs)):
                 nm = f"{rname}#{i}" if n > 1 else rname
                 if isinstance(a, Tile):
-                    results.append(Tile(tr, nm, a.ttype, nv.tags, h=h))
+                    results.append(Tile(tr, nm, a.ttype, h=h))
                 else:
                     results.append(IndexValue(tr, nm, h=h))
-        tr.last_site = saved_site
         self.results = (results[0] if self._single else tuple(results)) if self.init else None

@@ -157,15 +157,6 @@ def tma_load(src: Tile, dst: Tile, tmap: TensorMap, barrier: BarrierSlot) -> Non
     _bulk_copy_operands("tma_load", src, dst, tmap, loc)
     ring, s = _slot(barrier, "tma_load's barrier", loc)
     tr.op("argus.tma_load", [src, dst, tmap, ring, s], [], loc)
-    # The shared tile now holds the source's elements (their tag fields, for
-    # the Python-side checks of tag_assert).
-    if dst.buffer is not None:
-        prev = dst.buffer.tags
-        dst.buffer.tags = src.tags if prev is None else (
-            None if src.tags is None else {**prev, **src.tags})
-    else:
-        dst._tags = src.tags
-    tr.last_site = ("argus.tma_load", {"source": src, "dest": dst})
 
 
 def tma_store(src: Tile, dst: Tile, tmap: TensorMap) -> None:
@@ -180,7 +171,6 @@ def tma_store(src: Tile, dst: Tile, tmap: TensorMap) -> None:
     loc = _user_loc(2)
     _bulk_copy_operands("tma_store", src, dst, tmap, loc)
     tr.op("argus.tma_store", [src, dst, tmap], [], loc)
-    tr.last_site = ("argus.tma_store", {"source": src, "dest": dst})
 
 
 def tma_store_wait(pending: int = 0) -> None:
@@ -192,7 +182,6 @@ def tma_store_wait(pending: int = 0) -> None:
     loc = _user_loc(2)
     _pending_groups(pending, "tma_store_wait", loc)
     tr.b.tma_store_wait(pending, tr.loc(loc))
-    tr.last_site = ("argus.tma_store_wait", {})
 
 
 #===------------------------------------------------------------------------===#
@@ -224,7 +213,6 @@ def mbarrier_arrive(barrier: BarrierSlot) -> None:
     loc = _user_loc(2)
     ring, s = _slot(barrier, "mbarrier_arrive", loc)
     tr.op("argus.mbarrier.arrive", [ring, s], [], loc)
-    tr.last_site = ("argus.mbarrier.arrive", {})
 
 
 def mbarrier_arrive_expect_tx(barrier: BarrierSlot, bytes: int) -> None:  # noqa: A002
@@ -235,7 +223,6 @@ def mbarrier_arrive_expect_tx(barrier: BarrierSlot, bytes: int) -> None:  # noqa
     ring, s = _slot(barrier, "mbarrier_arrive_expect_tx", loc)
     _int_attr(bytes, "the expected transaction bytes", loc)
     tr.b.arrive_expect_tx(ring.h, s.h, bytes, tr.loc(loc))
-    tr.last_site = ("argus.mbarrier.arrive_expect_tx", {})
 
 
 def mbarrier_wait(barrier: BarrierSlot, parity) -> None:
@@ -247,7 +234,6 @@ def mbarrier_wait(barrier: BarrierSlot, parity) -> None:
     ring, s = _slot(barrier, "mbarrier_wait", loc)
     p = _index_or_err(tr, parity, "the mbarrier_wait parity")
     tr.op("argus.mbarrier.wait", [ring, s, p], [], loc)
-    tr.last_site = ("argus.mbarrier.wait", {})
 
 
 def fence_proxy_async() -> None:
@@ -256,7 +242,6 @@ def fence_proxy_async() -> None:
     mbarrier phase orders them."""
     tr = _current_tracer()
     tr.op("argus.fence_proxy_async", [], [], _user_loc(2))
-    tr.last_site = ("argus.fence_proxy_async", {})
 
 
 #===------------------------------------------------------------------------===#
@@ -294,7 +279,6 @@ class role:
         tr = _current_tracer()
         tr.b.begin_role(self.name, self.warps[0], self.warps[1], self.regs, tr.loc(self._loc))
         tr.enter()
-        self._saved_site = tr.last_site
         self._tr = tr
         warp = 64 if tr.target.startswith("gfx") else 32
         tr.role_threads.append((self.warps[1] - self.warps[0]) * warp)
@@ -303,7 +287,6 @@ class role:
     def __exit__(self, et, ev, tb):
         tr = self._tr
         tr.role_threads.pop()
-        tr.last_site = self._saved_site
         tr.leave()
         return False
 
@@ -326,10 +309,8 @@ def mma_async(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
     _need_tile(a, "mma_async operand a", loc)
     _need_tile(b, "mma_async operand b", loc)
     _need_tile(acc, "the mma_async accumulator", loc, memory=False)
-    t = _new_tile(tr, "acc", acc.ttype, tags=acc.tags)
+    t = _new_tile(tr, "acc", acc.ttype)
     t.h = tr.b.mma(True, instr, a.h, b.h, acc.h, tr.loc(loc, t.name))
-    t.site = ("argus.mma_async", {"a": a, "b": b, "acc": acc})
-    tr.last_site = t.site
     return t
 
 
@@ -337,7 +318,6 @@ def wgmma_commit() -> None:
     """Close the current group of ``mma_async`` ops (``wgmma.commit_group``)."""
     tr = _current_tracer()
     tr.op("argus.wgmma_commit", [], [], _user_loc(2))
-    tr.last_site = ("argus.wgmma_commit", {})
 
 
 def wgmma_wait(pending: int, *values: Tile):
@@ -354,18 +334,15 @@ def wgmma_wait(pending: int, *values: Tile):
         _need_tile(v, f"wgmma_wait value {i}", loc, memory=False)
     if not values:
         tr.b.wgmma_wait(pending, [], tr.loc(loc))
-        tr.last_site = ("argus.wgmma_wait", {})
         return None
     base = tr.fresh("ready")
     n = len(values)
     outs = []
     for i, v in enumerate(values):
         nm = f"{base}#{i}" if n > 1 else base
-        t = Tile(tr, nm, v.ttype, v.tags)
-        t.site = ("argus.wgmma_wait", {})
+        t = Tile(tr, nm, v.ttype)
         outs.append(t)
     for t, h in zip(outs, tr.b.wgmma_wait(pending, [v.h for v in values],
                                           tr.loc(loc, base))):
         t.h = h
-    tr.last_site = ("argus.wgmma_wait", {})
     return outs[0] if n == 1 else tuple(outs)

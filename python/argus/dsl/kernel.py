@@ -12,7 +12,7 @@ import inspect
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import ir as _ir
-from ..errors import ArgusError, TraceError, classify_ir_error
+from ..errors import ArgusError, KernelIRError, TraceError, classify_ir_error
 from ._tracer import SourceLoc, _Tracer, _state
 from .types import ScalarSpec, TensorSpec, constexpr, index
 from .values import IndexValue, ScalarValue, TensorValue, Value
@@ -160,8 +160,8 @@ class Kernel:
             # An op that could not be built at all (a type or layout that
             # does not parse, a value of another kernel): at its line.
             message, diags = e.args
-            raise classify_ir_error(diags)(f"kernel '{self.name}' is not valid argus IR",
-                                           diags) from None
+            raise classify_ir_error(diags, KernelIRError)(
+                f"kernel '{self.name}' is not valid argus IR", diags) from None
         finally:
             _state.tracer = prev
         if tr.region_stack:
@@ -196,7 +196,7 @@ class Kernel:
         mod = self._built()
         if any(d.severity == "error" for d in self._diagnostics):
             diags = self._diagnostics
-            raise classify_ir_error(diags)(f"kernel '{self.name}' is not valid argus IR", diags,
+            raise classify_ir_error(diags, KernelIRError)(f"kernel '{self.name}' is not valid argus IR", diags,
                                           self._source) from None
         return mod
 

@@ -20,131 +20,44 @@ Every layout here is a plain CuTe string (:class:`Layout`), checked by the
 layout algebra like a handwritten one; the builders check what they promise
 by enumeration before returning (docs/Python.md, "Layouts without strings").
 
-The evaluator below mirrors the C++ layout algebra's semantics
-(docs/Layout.md): coordinates split colexicographically, the swizzle
-``y = x ^ ((x & yyy) >> S)`` applied after the layout, register layouts as
-(thread, slot) -> ``d0 + D0 * d1 + ...``, fragments as in
-``lib/Dialect/TileLayouts.cpp``.
+Layouts are read and evaluated by the C++ layout algebra through the
+bindings (``_argus.Layout``, ``_argus.register_layout``: parsing, swizzles,
+memory offsets and fragments as the dialect reads them); this module only
+builds new layouts from (size, stride) leaves (docs/Layout.md).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import re
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import ir as _ir
 from ..errors import ArgusError, LayoutError, ShapeError, UnknownInstructionError
 from ._tracer import _err, _user_loc
-from .types import Frag, Layout, _shape, _shs, check_instruction, dtype_of, instruction
+from .types import Frag, Layout, TileType, _shape, _shs, check_instruction, dtype_of, instruction
 
 Leaf = Tuple[int, int]  # (size, stride)
 
 #===------------------------------------------------------------------------===#
-# Parsing and evaluating CuTe layouts
+# Reading CuTe layouts: the layout algebra's own (argus::layout, bound as
+# _argus.Layout), so that Python holds no second parser or evaluator
 #===------------------------------------------------------------------------===#
-
-_SW = re.compile(r"^Sw<(-?\d+),(-?\d+),(-?\d+)>(?:o|∘)(.*)$")
-
-
-def _parse_tuple(s: str, i: int):
-    if s[i] == "(":
-        items, i = [], i + 1
-        while True:
-            x, i = _parse_tuple(s, i)
-            items.append(x)
-            if s[i] == ",":
-                i += 1
-            elif s[i] == ")":
-                return tuple(items), i + 1
-            else:
-                raise ValueError(f"column {i}: expected ',' or ')'")
-    m = re.match(r"-?\d+", s[i:])
-    if not m:
-        raise ValueError(f"column {i}: expected an integer")
-    return int(m.group(0)), i + m.end()
-
-
-def _compact(shape, acc=1):
-    """Compact colexicographic strides congruent with ``shape``."""
-    if isinstance(shape, int):
-        return acc, acc * shape
-    out = []
-    for s in shape:
-        st, acc = _compact(s, acc)
-        out.append(st)
-    return tuple(out), acc
-
-
-class _Parsed:
-    """A parsed layout: optional swizzle ``(b, m, s)``, shape and stride trees."""
-
-    def __init__(self, text: str):
-        t = re.sub(r"\s+", "", text)
-        self.swizzle = None
-        m = _SW.match(t)
-        if m:
-            self.swizzle = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
-            t = m.group(4)
-        shape, i = _parse_tuple(t, 0)
-        if i < len(t):
-            if t[i] != ":":
-                raise ValueError(f"column {i}: expected ':'")
-            stride, j = _parse_tuple(t, i + 1)
-            if j != len(t):
-                raise ValueError(f"column {j}: trailing text")
-        else:
-            stride = _compact(shape)[0]
-        self.shape, self.stride = shape, stride
-
-    def modes(self) -> List[List[Leaf]]:
-        """The top-level modes, each as its leaves (colexicographic)."""
-        if isinstance(self.shape, int):
-            return [[(self.shape, self.stride)]]
-        return [_leaves(s, d) for s, d in zip(self.shape, self.stride)]
-
-    def swz(self, x: int) -> int:
-        if self.swizzle is None:
-            return x
-        b, m, s = self.swizzle
-        yyy = ((1 << b) - 1) << (m + max(0, s))
-        y = x & yyy
-        y = y >> s if s >= 0 else y << -s
-        return x ^ y
-
-
-def _leaves(shape, stride) -> List[Leaf]:
-    if isinstance(shape, int):
-        return [(shape, stride)]
-    if isinstance(stride, int):
-        raise ValueError("shape and stride are not congruent")
-    out = []
-    for s, d in zip(shape, stride):
-        out += _leaves(s, d)
-    return out
-
-
-def _eval_leaves(leaves: Sequence[Leaf], i: int) -> int:
-    off = 0
-    for s, d in leaves:
-        off += (i % s) * d
-        i //= s
-    return off
-
-
-def _size(leaves: Sequence[Leaf]) -> int:
-    return math.prod(s for s, _ in leaves)
-
 
 def _text(x) -> str:
     return x.text if isinstance(x, Layout) else str(x)
 
 
-def _parsed(x) -> _Parsed:
+@functools.lru_cache(maxsize=1024)
+def _algebra(text: str):
+    return _ir.extension().Layout(text)
+
+
+def _parsed(x):
+    """The layout algebra's layout of ``x`` (CuTe text or :class:`Layout`)."""
     try:
-        return _Parsed(_text(x))
-    except (ValueError, IndexError) as e:
+        return _algebra(_text(x))
+    except ValueError as e:
         raise _err(LayoutError, f"bad layout '{_text(x)}': {e}") from None
 
 
@@ -153,23 +66,18 @@ def evaluate(layout, index) -> int:
     int per top-level mode (swizzle applied): ``evaluate("(4,8):(8,1)", 5)``
     is 9."""
     p = _parsed(layout)
-    modes = p.modes()
-    if isinstance(index, int):
-        return p.swz(_eval_leaves([l for m in modes for l in m], index))
-    if len(index) != len(modes):
-        raise _err(LayoutError, f"coordinate {tuple(index)} for a rank-{len(modes)} layout")
-    return p.swz(sum(_eval_leaves(m, c) for m, c in zip(modes, index)))
+    try:
+        return p(index) if isinstance(index, int) else p.at(list(index))
+    except (ValueError, IndexError) as e:
+        raise _err(LayoutError, f"'{p.text}' at {index!r}: {e}") from None
 
 
 def memory_offset(layout, shape, coord) -> int:
     """The element offset a memory tile's layout gives ``coord`` of a tile of
     ``shape`` (one mode per dimension, or a rank-1 layout over the
     colexicographic index), as the dialect computes it."""
-    p = _parsed(layout)
-    modes = p.modes()
-    if len(modes) == len(shape) and len(shape) > 1:
-        return p.swz(sum(_eval_leaves(m, c) for m, c in zip(modes, coord)))
-    return p.swz(_eval_leaves([l for m in modes for l in m], _colex(coord, shape)))
+    shape = tuple(shape)
+    return _offsets(_parsed(layout).text, shape)[_colex(coord, shape)]
 
 
 def _colex(coord, shape) -> int:
@@ -178,6 +86,18 @@ def _colex(coord, shape) -> int:
         lin += c * acc
         acc *= s
     return lin
+
+
+def _size(leaves: Sequence[Leaf]) -> int:
+    return math.prod(s for s, _ in leaves)
+
+
+def _table(th: Sequence[Leaf], sl: Sequence[Leaf]) -> List[List[int]]:
+    """``[t][s]`` -> the linear coordinate that slot ``s`` of thread ``t``
+    holds, evaluated by the layout algebra."""
+    threads = _size(th)
+    values = _parsed(_render(th, sl)).values()
+    return [values[t::threads] for t in range(threads)]
 
 
 def _uncolex(lin: int, shape) -> Tuple[int, ...]:
@@ -244,44 +164,22 @@ def _restride(leaves: Sequence[Leaf], dims: Sequence[int], unit: Sequence[int]) 
 
 
 def _tv_leaves(layout, shape) -> Tuple[List[Leaf], List[Leaf]]:
-    """(thread leaves, slot leaves) of a register layout over a tile."""
-    if isinstance(layout, Frag):
-        return _frag_leaves(layout, shape)
-    p = _parsed(layout)
-    if p.swizzle is not None:
-        raise _err(LayoutError, f"register layouts cannot be swizzled: '{_text(layout)}'")
-    modes = p.modes()
-    if len(modes) != 2:
-        raise _err(LayoutError, f"a thread-value layout has two modes (thread, slot); "
-                   f"'{_text(layout)}' has {len(modes)}")
-    return modes[0], modes[1]
+    """(thread leaves, slot leaves) of a register layout over a tile: the
+    dialect's reading (getRegisterLayout), a fragment expanded over its warp
+    grid and the tile's repetitions."""
+    lay = layout if isinstance(layout, (Frag, Layout)) else Layout(_text(layout))
+    return _register_modes(TileType(tuple(shape), "f32", "register", lay).mlir(),
+                           isinstance(lay, Frag))
 
 
-def _frag_leaves(frag: Frag, shape) -> Tuple[List[Leaf], List[Leaf]]:
-    desc = instruction(frag.instr)
-    tvs = instruction_tv(frag.instr)
-    op = frag.operand
-    M, N, K = desc["M"], desc["N"], desc["K"]
-    op_rows, op_cols = {"a": (M, K), "b": (K, N), "c": (M, N)}[op]
-    if len(shape) != 2:
-        raise _err(ShapeError, f"a fragment tile is 2-D, got {_shs(shape)}")
-    rows = shape[0]
-    th, sl = _Parsed(tvs[op]).modes()
-    if op == "b":  # n + N*k -> k + rows*n
-        dims, unit = (op_cols, op_rows), (rows, 1)
-    else:          # m + M*k / m + M*n -> m + rows*col
-        dims, unit = (op_rows, op_cols), (1, rows)
-    th, sl = _restride(th, dims, unit), _restride(sl, dims, unit)
-    wm, wn = (frag.warps + (1, 1))[:2]
-    use_r, use_c = op != "b", op != "a"
-    wr, wc = (wm if use_r else 1), (wn if use_c else 1)
-    if shape[0] % (op_rows * wr) or shape[1] % (op_cols * wc):
-        raise _err(ShapeError, f"a {_shs(shape)} tile is not a multiple of {frag.instr}'s "
-                   f"{op} operand ({op_rows}x{op_cols}) times the warp grid {wm}x{wn}")
-    reps = (shape[0] // (op_rows * wr), shape[1] // (op_cols * wc))
-    row_step, col_step = op_rows, rows * op_cols
-    th = th + [(wm, row_step if use_r else 0), (wn, col_step if use_c else 0)]
-    sl = sl + [(reps[0], row_step * wr), (reps[1], col_step * wc)]
+@functools.lru_cache(maxsize=1024)
+def _register_modes(tile_type: str, is_frag: bool) -> Tuple[List[Leaf], List[Leaf]]:
+    try:
+        th, sl = _ir.extension().register_layout(tile_type).modes()
+    except ValueError as e:
+        # A fragment the instruction does not tile, or a layout that is not
+        # a (thread, slot) layout of the tile.
+        raise _err(ShapeError if is_frag else LayoutError, str(e)) from None
     return th, sl
 
 
@@ -329,8 +227,7 @@ def thread_values(layout, shape) -> List[List[Tuple[int, ...]]]:
     table a layout stands for, for inspection and tests."""
     shape = _shape(shape)
     th, sl = _tv_leaves(layout, shape)
-    return [[_uncolex(_eval_leaves(th, t) + _eval_leaves(sl, v), shape)
-             for v in range(_size(sl))] for t in range(_size(th))]
+    return [[_uncolex(x, shape) for x in row] for row in _table(th, sl)]
 
 
 def layout_threads(layout, shape) -> int:
@@ -354,22 +251,11 @@ def _pow2_floor(n: int) -> int:
 @functools.lru_cache(maxsize=256)
 def _offsets(text: str, shape: Tuple[int, ...]) -> Tuple[int, ...]:
     """The offset of every element of a memory tile (by colexicographic
-    index), as :func:`memory_offset` gives them."""
-    p = _Parsed(text)
-    modes = p.modes()
-    n = math.prod(shape)
-    if len(modes) == len(shape) and len(shape) > 1:
-        tabs = [[_eval_leaves(m, i) for i in range(s)] for m, s in zip(modes, shape)]
-        out = []
-        for lin in range(n):
-            off = 0
-            for tab, s in zip(tabs, shape):
-                off += tab[lin % s]
-                lin //= s
-            out.append(p.swz(off))
-        return tuple(out)
-    flat = [l for m in modes for l in m]
-    return tuple(p.swz(_eval_leaves(flat, i)) for i in range(n))
+    index), as the dialect places it (memoryTileOffset)."""
+    try:
+        return tuple(_algebra(text).memory_offsets(list(shape)))
+    except ValueError as e:
+        raise _err(LayoutError, f"memory layout '{text}' of a {_shs(shape)} tile: {e}") from None
 
 
 @functools.lru_cache(maxsize=256)
@@ -522,11 +408,9 @@ def _check_copy(text: str, shape: Tuple[int, ...], threads: int, v: int, c: int)
     n = math.prod(shape)
     step = _prefix(shape)[c]
     seen = set()
-    for t in range(_size(th)):
-        base = _eval_leaves(th, t)
+    for t, row in enumerate(_table(th, sl)):
         prev = None
-        for s in range(_size(sl)):
-            x = base + _eval_leaves(sl, s)
+        for s, x in enumerate(row):
             if not 0 <= x < n or x in seen:
                 raise AssertionError(f"copy layout {text}: ({t}, {s}) -> {x}")
             if s % v and x != prev + step:
@@ -544,15 +428,11 @@ def _check_copy(text: str, shape: Tuple[int, ...], threads: int, v: int, c: int)
 
 
 def _check_same_holders(th, sl, shape, rth, rsl, rshape, project) -> None:
-    held = [set() for _ in range(_size(th))]
-    for t in range(_size(th)):
-        for s in range(_size(sl)):
-            held[t].add(project(_uncolex(_eval_leaves(th, t) + _eval_leaves(sl, s), shape)))
+    held = [{project(_uncolex(x, shape)) for x in row} for row in _table(th, sl)]
     if _size(rth) != len(held):
         raise ValueError("thread count changed")
-    for t in range(_size(rth)):
-        got = [_uncolex(_eval_leaves(rth, t) + _eval_leaves(rsl, s), rshape)
-               for s in range(_size(rsl))]
+    for t, row in enumerate(_table(rth, rsl)):
+        got = [_uncolex(x, rshape) for x in row]
         if len(set(got)) != len(got) or set(got) != held[t]:
             raise ValueError(f"thread {t} would hold {sorted(set(got))}, not {sorted(held[t])}")
 

@@ -14,7 +14,7 @@ from ..errors import DTypeError, LayoutError, ShapeError, TraceError
 from ._tracer import _current_tracer, _err, _user_loc
 from .layouts import copy_layout
 from .types import Frag, Layout, TileType, _as_layout, _shape, _shs, dtype_of, row_major
-from .values import (Buffer, TensorValue, Tile, _index_or_err, _need_tile, _new_tile, _same_elements,
+from .values import (Buffer, TensorValue, Tile, _index_or_err, _need_tile, _new_tile,
                      _sugar)
 
 
@@ -35,32 +35,22 @@ def view(tensor: TensorValue, offsets, shape, name: Optional[str] = None,
         raise _err(TraceError, f"argus.view expects a tensor parameter, got {tensor!r}", loc)
     shape = _shape(shape, "view shape")
     offsets = tuple(offsets) if isinstance(offsets, (tuple, list)) else (offsets,)
-    if len(offsets) != len(tensor.shape) or len(shape) != len(tensor.shape):
-        raise _err(ShapeError, f"tensor '{tensor.pyname}' has rank {len(tensor.shape)} but the "
-                   f"view has {len(offsets)} offsets and shape {shape}", loc)
     if not isinstance(clipped, bool):
         raise _err(TraceError, f"view(clipped=...) takes True or False, got {clipped!r}", loc)
-    for d, (t, s) in enumerate(zip(tensor.shape, shape)):
-        if isinstance(t, int) and s > t and not clipped:
-            raise _err(ShapeError, f"view dim {d} is {s} but tensor '{tensor.pyname}' dim {d} "
-                       f"is only {t} (a boundary tile is a clipped view)", loc)
+    # Ranks, offsets, bounds and extents against the tensor's are the op
+    # verifier's (ViewOp::verify).
     offs = [_index_or_err(tr, o, "a view offset") for o in offsets]
     bnds = []
     if bounds is not None:
         bounds = tuple(bounds) if isinstance(bounds, (tuple, list)) else (bounds,)
-        if not clipped:
+        if not clipped:  # the call's keywords (the op verifier says it in IR terms)
             raise _err(TraceError, "view(bounds=...) cuts a clipped view; hint: pass "
                        "clipped=True as well", loc)
-        if len(bounds) != len(tensor.shape):
-            raise _err(ShapeError, f"tensor '{tensor.pyname}' has rank {len(tensor.shape)} but "
-                       f"the view has {len(bounds)} bounds (one per dimension)", loc)
         bnds = [_index_or_err(tr, b, "a view bound") for b in bounds]
     ttype = TileType(shape, tensor.dtype, "global")
-    t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
+    t = _new_tile(tr, "g" + tensor.pyname, ttype)
     t.h = tr.b.view(name or tensor.pyname, tensor.h, [o.h for o in offs], bool(clipped),
                     [b.h for b in bnds], tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    t.site = ("argus.view", {})
-    tr.last_site = t.site
     return t
 
 
@@ -73,18 +63,11 @@ def gather_view(tensor: TensorValue, indices: Tile, col, shape, name: Optional[s
         raise _err(TraceError, f"gather_view expects a 2-D tensor parameter, got {tensor!r}", loc)
     _need_tile(indices, "the gather indices", loc, memory=False)
     shape = _shape(shape, "gather shape")
-    if len(shape) != 2 or indices.shape != (shape[0],):
-        raise _err(ShapeError, f"gather_view: {_shs(indices.shape)} indices for a "
-                   f"{_shs(shape)} tile (need {shape[0]} indices)", loc)
-    if indices.dtype not in ("i32", "i64"):
-        raise _err(DTypeError, f"gather indices must be i32 or i64, got {indices.dtype}", loc)
     c = _index_or_err(tr, col, "the gather column")
     ttype = TileType(shape, tensor.dtype, "global")
-    t = _new_tile(tr, "g" + tensor.pyname, ttype, tags={"tensor": frozenset()})
+    t = _new_tile(tr, "g" + tensor.pyname, ttype)
     t.h = tr.b.gather_view(name or tensor.pyname, tensor.h, indices.h, c.h,
                            tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    t.site = ("argus.gather_view", {"indices": indices})
-    tr.last_site = t.site
     return t
 
 
@@ -112,13 +95,9 @@ def stage(buf: Buffer, i) -> Tile:
     loc = _user_loc(2)
     if not isinstance(buf, Buffer):
         raise _err(TraceError, f"argus.stage expects a buffer, got {buf!r}", loc)
-    if isinstance(i, int) and not isinstance(i, bool) and not 0 <= i < buf.stages:
-        raise _err(ShapeError, f"stage {i} out of range: buffer '{buf.pyname}' has "
-                   f"{buf.stages} stage(s)", loc)
     idx = _index_or_err(tr, i, "a stage index")
     t = _new_tile(tr, buf.pyname + "_s", buf.tile, buffer=buf)
     tr.op("argus.stage", [buf, idx], [t.type_str], loc, t)
-    t.site = ("argus.stage", {})
     return t
 
 
@@ -126,9 +105,6 @@ def _copy(kind: str, src: Tile, dst: Tile, threads, loc):
     tr = _current_tracer()
     _need_tile(src, f"the {kind} source", loc, memory=True)
     _need_tile(dst, f"the {kind} destination", loc, memory=True)
-    _same_elements(src, dst, "the source", "the destination", loc)
-    if kind == "copy_async" and not (src.space == "global" and dst.space == "shared"):
-        raise _err(TraceError, "copy_async copies global to shared memory", loc)
     if threads is None:
         lay = _derived_copy(src, dst, tr.threads(), loc)
     else:
@@ -136,14 +112,6 @@ def _copy(kind: str, src: Tile, dst: Tile, threads, loc):
     if not isinstance(lay, Layout):
         raise _err(LayoutError, f"the {kind} thread layout must be CuTe notation", loc)
     tr.b.copy(kind == "copy_async", src.h, dst.h, lay.text, tr.loc(loc))
-    if dst.buffer is not None:
-        st = src.tags
-        prev = dst.buffer.tags
-        dst.buffer.tags = st if prev is None else (
-            None if st is None else {**prev, **st})
-    else:
-        dst._tags = src.tags
-    tr.last_site = (f"argus.{kind}", {"source": src, "dest": dst})
 
 
 def _memory_layout(t: Tile):
@@ -179,7 +147,6 @@ def copy_async(src: Tile, dst: Tile, threads=None) -> None:
 def commit_group() -> None:
     tr = _current_tracer()
     tr.op("argus.commit_group", [], [], _user_loc(2))
-    tr.last_site = ("argus.commit_group", {})
 
 
 def wait_group(pending: int) -> None:
@@ -188,13 +155,11 @@ def wait_group(pending: int) -> None:
     if not isinstance(pending, int) or isinstance(pending, bool) or pending < 0:
         raise _err(TraceError, f"wait_group needs a non-negative int, got {pending!r}", loc)
     tr.b.wait_group(pending, tr.loc(loc))
-    tr.last_site = ("argus.wait_group", {})
 
 
 def barrier() -> None:
     tr = _current_tracer()
     tr.op("argus.barrier", [], [], _user_loc(2))
-    tr.last_site = ("argus.barrier", {})
 
 
 def _other_value(value, dtype: str, loc):
@@ -228,10 +193,8 @@ def load(src: Tile, layout=None, other=None) -> Tile:
         raise _err(LayoutError, "a register tile needs a layout (layout=argus.frag(...))", loc)
     fill = None if other is None else _other_value(other, src.dtype, loc)
     ttype = TileType(src.shape, src.dtype, "register", lay)
-    t = _new_tile(tr, "r", ttype, tags=src.tags)
+    t = _new_tile(tr, "r", ttype)
     t.h = tr.b.load(src.h, tr.type(ttype.mlir(), loc), fill, tr.loc(loc, t.name))
-    t.site = ("argus.load", {"source": src})
-    tr.last_site = t.site
     return t
 
 
@@ -242,28 +205,10 @@ def _store(value: Tile, dest: Tile, atomic: Optional[str], loc) -> None:
     tr = _current_tracer()
     _need_tile(value, "the stored value", loc, memory=False)
     _need_tile(dest, "the store destination", loc, memory=True)
-    _same_elements(value, dest, "the value", "the destination", loc)
-    if atomic is not None:
-        if atomic not in _ATOMIC_KINDS:
-            raise _err(TraceError, f"atomic must be add, max or min, got {atomic!r}", loc,
-                       hint='argus.store(value, dest, atomic="add") accumulates into dest')
-        if dest.ttype.space != "global":
-            raise _err(TraceError, f"atomic {atomic} needs a global destination, not a "
-                       f"{dest.ttype.space} tile", loc,
-                       hint="combine the block's values in registers (argus.reduce) and "
-                       "accumulate the result into an argus.view of a tensor argument")
-        ints = ("i32", "i64")
-        if atomic == "add" and value.dtype not in ints + ("f32", "f64"):
-            raise _err(DTypeError, f"atomic add accumulates i32, i64, f32 or f64, not "
-                       f"{value.dtype}", loc,
-                       hint="argus.convert the value and accumulate into a tensor of f32")
-        if atomic != "add" and value.dtype not in ints:
-            raise _err(DTypeError, f"atomic {atomic} accumulates signed i32 or i64, not "
-                       f"{value.dtype}", loc,
-                       hint="reduce floats in registers (argus.reduce) and store the result, "
-                       "or accumulate them with atomic add")
+    if atomic is not None and atomic not in _ATOMIC_KINDS:
+        raise _err(TraceError, f"atomic must be add, max or min, got {atomic!r}", loc,
+                   hint='argus.store(value, dest, atomic="add") accumulates into dest')
     tr.b.store(value.h, dest.h, atomic or "", tr.loc(loc))
-    tr.last_site = ("argus.store", {"value": value, "dest": dest})
 
 
 def store(value: Tile, dest: Tile, atomic: Optional[str] = None) -> None:
@@ -347,12 +292,8 @@ def transpose(x: Tile, layout=None) -> Tile:
             raise _err(LayoutError, f"cannot derive the transposed layout of "
                        f"'{getattr(x.layout, 'text', x.layout)}'; pass layout=", loc)
     ttype = TileType((x.shape[1], x.shape[0]), x.dtype, x.space, lay)
-    tags = None if x.tags is None else {
-        f: frozenset({1 - d for d in ds}) for f, ds in x.tags.items()}
-    t = _new_tile(tr, "tr", ttype, tags=tags)
+    t = _new_tile(tr, "tr", ttype)
     tr.op("argus.transpose", [x], [ttype.mlir()], loc, t)
-    t.site = ("argus.transpose", {"input": x})
-    tr.last_site = t.site
     return t
 
 
@@ -362,10 +303,8 @@ def reinterpret(x: Tile, layout) -> Tile:
     loc = _user_loc(2)
     _need_tile(x, "the reinterpreted tile", loc, memory=True)
     ttype = TileType(x.shape, x.dtype, x.space, _as_layout(layout))
-    t = _new_tile(tr, "ri", ttype, tags=x.tags, buffer=x.buffer)
+    t = _new_tile(tr, "ri", ttype, buffer=x.buffer)
     tr.op("argus.reinterpret", [x], [ttype.mlir()], loc, t)
-    t.site = ("argus.reinterpret", {"input": x})
-    tr.last_site = t.site
     return t
 
 

@@ -14,18 +14,6 @@ from ._tracer import _current_tracer, _err, _user_loc
 from .types import _shs
 from .values import ADim, Tile, _index_or_err, _need_tile, _new_tile, _to_affine
 
-# The operand names of the ops a tag assertion can name.
-_OPERANDS = {
-    "argus.mma": ("a", "b", "acc"), "argus.mma_async": ("a", "b", "acc"),
-    "argus.add": ("lhs", "rhs"), "argus.sub": ("lhs", "rhs"), "argus.mul": ("lhs", "rhs"),
-    "argus.div": ("lhs", "rhs"), "argus.max": ("lhs", "rhs"), "argus.min": ("lhs", "rhs"),
-    "argus.cmp": ("lhs", "rhs"), "argus.select": ("mask", "lhs", "rhs"),
-    "argus.store": ("value", "dest"),
-    "argus.copy": ("source", "dest"), "argus.copy_async": ("source", "dest"),
-    "argus.load": ("source",),
-}
-
-
 def tag(x: Tile, fn: Callable, fields: Optional[Sequence[str]] = None) -> Tile:
     """Attach tags: ``fn`` receives the element's logical coordinate (one
     symbolic dim per tile dimension) and returns the field values, built
@@ -60,13 +48,10 @@ def tag(x: Tile, fn: Callable, fields: Optional[Sequence[str]] = None) -> Tile:
             raise _err(TagFieldError, f"the tag function returns {len(exprs)} value(s) for "
                        f"{len(names)} field(s) {names}", loc)
     for n in names:
-        if not isinstance(n, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n):
-            raise _err(TagFieldError, f"bad tag field name {n!r}", loc)
-        if n == "tensor":
-            raise _err(TagFieldError, "tag field name 'tensor' is reserved: every element of "
-                       "a global view carries it (the viewed tensor's argument number)", loc)
-    if len(set(names)) != len(names):
-        raise _err(TagFieldError, f"duplicate tag field names {names}", loc)
+        if not isinstance(n, str):
+            raise _err(TagFieldError, f"tag field names are strings, got {n!r}", loc)
+    # Names that are not identifiers, reserved or repeated are the op
+    # verifier's (TagOp::verify).
     affs = []
     for n, e in zip(names, exprs):
         a = _to_affine(e)
@@ -80,17 +65,9 @@ def tag(x: Tile, fn: Callable, fields: Optional[Sequence[str]] = None) -> Tile:
     sym_list = ", ".join(f"s{i}" for i in range(len(syms)))
     amap = f"({dims})" + (f"[{sym_list}]" if syms else "") + f" -> ({', '.join(rendered)})"
     sym_values = [v for _, v in sorted(syms.values(), key=lambda p: p[0])]
-    new_tags = {n: a.dims() for n, a in zip(names, affs)}
-    base = x.tags
-    tags = None if base is None else {**base, **new_tags}
-    t = _new_tile(tr, x.name.lstrip("%") + "_t", x.ttype, tags=tags)
+    t = _new_tile(tr, x.name.lstrip("%") + "_t", x.ttype)
     t.h = tr.b.tag(x.h, [v.h for v in sym_values], list(names), amap, tr.loc(loc, t.name))
-    t.site = ("argus.tag", {"input": x})
-    tr.last_site = t.site
     return t
-
-
-_REF = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def tag_assert(*args) -> None:
@@ -110,30 +87,8 @@ def tag_assert(*args) -> None:
         raise _err(TraceError, f"the predicate must be a string, got {pred!r}", loc)
     if subject is not None and not isinstance(subject, Tile):
         raise _err(TraceError, f"the subject must be a tile, got {subject!r}", loc)
-    site = subject.site if subject is not None else tr.last_site
-    if site is not None:
-        op, operands = site
-        names = dict(operands)
-        if subject is not None:
-            names["result"] = subject
-        expected = _OPERANDS.get(op)
-        for ref in _REF.finditer(pred):
-            opnd, field = ref.group(1), ref.group(2)
-            if opnd not in names:
-                if expected is None and op not in ("argus.view", "argus.fill"):
-                    continue
-                known = ", ".join(list(expected or ()) + (["result"] if subject is not None else []))
-                raise _err(TagFieldError, f"tag assertion refers to '{opnd}.{field}' but {op} has "
-                           f"no operand '{opnd}' (operands: {known or 'none'})", loc)
-            tags = names[opnd].tags if isinstance(names[opnd], Tile) else None
-            # `value`: an integer register tile's own element (an iota,
-            # splat or cmp of them: the verifier knows it; else unknown).
-            own = (field == "value" and isinstance(names[opnd], Tile)
-                   and names[opnd].space == "register"
-                   and names[opnd].dtype.startswith("i"))
-            if tags is not None and field not in tags and not own:
-                raise _err(TagFieldError, f"unknown tag field '{field}' of operand '{opnd}' of "
-                           f"{op} (its tag fields: {', '.join(sorted(tags)) or 'none'})", loc)
+    # The operands and tag fields the predicate names are the op verifier's
+    # (TagAssertOp::verify, with the fields inferTagFields finds).
     tr.b.tag_assert(subject.h if subject is not None else None, pred, tr.loc(loc))
 
 

@@ -12,11 +12,11 @@ are imported, so this module imports neither.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, FrozenSet, Optional
+from typing import Callable, Dict, Optional
 
 from ..errors import DTypeError, ShapeError, TraceError
 from ._tracer import SourceLoc, _Tracer, _current_tracer, _err, _user_loc
-from .types import ScalarSpec, TensorSpec, TileType, _shs
+from .types import ScalarSpec, TensorSpec, TileType
 
 #===------------------------------------------------------------------------===#
 # Affine expressions (for tag maps)
@@ -87,14 +87,10 @@ class AffineExpr:
 
     __int__ = __index__ = __float__ = _no_int
 
-    def dims(self) -> FrozenSet[int]:
-        return frozenset()
-
 
 class ADim(AffineExpr):
     def __init__(self, i): self.i = i
     def render(self, syms): return f"d{self.i}"
-    def dims(self): return frozenset([self.i])
 
 
 class AConst(AffineExpr):
@@ -118,9 +114,6 @@ class ABin(AffineExpr):
 
     def render(self, syms):
         return f"({self.l.render(syms)} {self.op} {self.r.render(syms)})"
-
-    def dims(self):
-        return self.l.dims() | self.r.dims()
 
 
 def _to_affine(x) -> Optional[AffineExpr]:
@@ -510,7 +503,6 @@ class TensorValue(Value):
         return f"<tensor {self.pyname} {self.spec.mlir()}>"
 
 
-TagInfo = Optional[Dict[str, FrozenSet[int]]]  # field -> dims it depends on; None: unknown
 
 
 class Tile(Value):
@@ -539,12 +531,9 @@ class Tile(Value):
         return ("tiles support + - * / with tiles, numbers and scalars, comparisons "
                 "(masks), & | ~ on masks, and the argus math functions")
 
-    def __init__(self, tracer, name, ttype: TileType, tags: TagInfo = None,
-                 site=None, buffer: "Buffer" = None, h=None):
+    def __init__(self, tracer, name, ttype: TileType, buffer: "Buffer" = None, h=None):
         super().__init__(tracer, name, h)
         self.ttype = ttype
-        self._tags = tags
-        self.site = site  # (op name, {operand name: Value}) of the defining op
         self.buffer = buffer  # the buffer a stage tile belongs to
 
     @property
@@ -563,15 +552,11 @@ class Tile(Value):
     def type_str(self): return self.ttype.mlir()
 
     @property
-    def tags(self) -> TagInfo:
-        if self.buffer is not None:
-            return self.buffer.tags
-        return self._tags
-
-    @property
     def tag_fields(self):
-        t = self.tags
-        return None if t is None else sorted(t)
+        """The tag fields this value carries as the verifier infers them
+        (sorted), or None when they cannot be determined; while the kernel
+        is being traced."""
+        return self._tr.b.tag_fields(self.h)
 
     # A Python number, a scalar parameter or (for integer tiles) a traced
     # index on the other side becomes a tile (argus.fill / argus.splat);
@@ -632,7 +617,6 @@ class Buffer(Value):
         self.stages = stages
         self.tile = tile
         self.pyname = pyname
-        self.tags: TagInfo = None
 
     @property
     def type_str(self):
@@ -717,8 +701,8 @@ def cdiv(a, b) -> IndexValue:
     return _arith(tr, "ceildivui", x, y)
 
 
-def _new_tile(tr: _Tracer, hint, ttype, tags=None, site=None, buffer=None) -> Tile:
-    return Tile(tr, tr.fresh(hint), ttype, tags, site, buffer)
+def _new_tile(tr: _Tracer, hint, ttype, buffer=None) -> Tile:
+    return Tile(tr, tr.fresh(hint), ttype, buffer)
 
 
 def _not_a_tile_hint(x) -> str:
@@ -739,12 +723,3 @@ def _need_tile(x, what, loc, memory: Optional[bool] = None) -> Tile:
     if memory is False and x.ttype.is_memory:
         raise _err(TraceError, f"{what} must be a register tile, got a {x.space} tile", loc)
     return x
-
-
-def _same_elements(a: Tile, b: Tile, an: str, bn: str, loc):
-    if a.shape != b.shape:
-        raise _err(ShapeError, f"shape mismatch: {an} is {_shs(a.shape)} but {bn} is "
-                   f"{_shs(b.shape)}", loc)
-    if a.dtype != b.dtype:
-        raise _err(DTypeError, f"element type mismatch: {an} is {a.dtype} but {bn} is "
-                   f"{b.dtype}", loc)

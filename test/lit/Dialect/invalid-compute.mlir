@@ -62,7 +62,7 @@ func.func @mma_shapes(%a: !argus.tile<128x32xf16, register, #A>, %b: !argus.tile
 #B = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [2, 2]>
 #C = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [2, 2]>
 func.func @mma_element(%a: !argus.tile<128x32xbf16, register, #A>, %b: !argus.tile<32x128xf16, register, #B>, %c: !argus.tile<128x128xf32, register, #C>) {
-  // expected-error @+1 {{v_mfma_f32_32x32x8_f16 operand 'a' takes 'f16' elements, got 'bf16'; hint: argus.convert it first}}
+  // expected-error @+1 {{v_mfma_f32_32x32x8_f16 operand 'a' must be 'f16', got 'bf16'; hint: argus.convert it first}}
   %d = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %c : !argus.tile<128x32xbf16, register, #A>, !argus.tile<32x128xf16, register, #B>, !argus.tile<128x128xf32, register, #C>
   return
 }

@@ -17,7 +17,7 @@ func.func @view_rank(%A: memref<?xf16>, %i: index) {
 // -----
 
 func.func @view_offsets(%A: memref<?x?xf16>, %i: index) {
-  // expected-error @+1 {{expected 2 offsets (one per dimension), got 1}}
+  // expected-error @+1 {{has 1 offsets for a rank-2 tile (one per dimension)}}
   %v = argus.view "A" %A[%i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
   return
 }
@@ -259,7 +259,7 @@ func.func @view_bounds_unclipped(%A: memref<?x?xf16>, %i: index) {
 // -----
 
 func.func @view_bounds_count(%A: memref<?x?xf16>, %i: index) {
-  // expected-error @+1 {{expected 2 bounds (one per dimension), got 1}}
+  // expected-error @+1 {{has 1 bounds for a rank-2 tile (one per dimension)}}
   %v = argus.view "A" %A[%i, %i] clipped to [%i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
   return
 }

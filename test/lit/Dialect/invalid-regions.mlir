@@ -66,7 +66,7 @@ func.func @duplicate_id() {
   // expected-note @+1 {{id 1 first used by region "a" here}}
   argus.region.begin "a" id 1
   argus.region.end id 1
-  // expected-error @+1 {{duplicate region id 1 (region "b"); hint: region IDs must be unique within a kernel}}
+  // expected-error @+1 {{region id 1 of region "b" is already used by region "a"; hint: region IDs must be unique within a kernel}}
   argus.region.begin "b" id 1
   argus.region.end id 1
   return

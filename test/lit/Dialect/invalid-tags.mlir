@@ -123,7 +123,7 @@ func.func @assert_bare_name(%x: !T) {
 func.func @assert_operand(%x: !T) {
   %t = argus.tag %x [] ["m"] = affine_map<(d0, d1) -> (d0)> : !T
   %u = argus.add %t, %t : !T
-  // expected-error @+1 {{predicate names 'a' (column 1) but 'argus.add' has no such operand; hint: use 'lhs', 'rhs' or 'result'}}
+  // expected-error @+1 {{predicate names 'a' (column 1) but 'argus.add' has no operand 'a'; hint: use 'lhs', 'rhs' or 'result'}}
   argus.tag_assert %u, "a.m == rhs.m" : !T
   return
 }
@@ -134,7 +134,7 @@ func.func @assert_operand(%x: !T) {
 func.func @assert_field(%x: !T) {
   %t = argus.tag %x [] ["m", "n"] = affine_map<(d0, d1) -> (d0, d1)> : !T
   %u = argus.add %t, %t : !T
-  // expected-error @+1 {{tag field 'k' of 'lhs' (column 1) is not defined by any argus.tag reaching it; known fields: m, n}}
+  // expected-error @+1 {{unknown tag field 'k' of 'lhs' (column 1): no argus.tag reaching it defines it; known fields: m, n}}
   argus.tag_assert %u, "lhs.k == rhs.m" : !T
   return
 }
@@ -144,7 +144,7 @@ func.func @assert_field(%x: !T) {
 !T = !argus.tile<64x8xf32, register, "(64,8):(8,1)">
 func.func @assert_untagged(%x: !T, %y: !T) {
   %u = argus.add %x, %y : !T
-  // expected-error @+1 {{tag field 'm' of 'rhs' (column 1) is not defined by any argus.tag reaching it; hint: the value carries no tags}}
+  // expected-error @+1 {{unknown tag field 'm' of 'rhs' (column 1): no argus.tag reaching it defines it; hint: the value carries no tags}}
   argus.tag_assert %u, "rhs.m == rhs.m" : !T
   return
 }
@@ -207,7 +207,7 @@ func.func @fields_through_memory(%A: memref<?x?xf32>) {
   argus.copy %gt, %s threads "(64,8):(8,1)" : !G, !S
   %r = argus.load %s : !S -> !T
   %e = argus.exp %r : !T
-  // expected-error @+1 {{tag field 'n' of 'input' (column 1) is not defined by any argus.tag reaching it; known fields: k, m, tensor}}
+  // expected-error @+1 {{unknown tag field 'n' of 'input' (column 1): no argus.tag reaching it defines it; known fields: k, m, tensor}}
   argus.tag_assert %e, "input.n == 0" : !T
   return
 }
