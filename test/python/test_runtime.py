@@ -185,3 +185,23 @@ def test_no_runtime_library_is_a_clear_error(monkeypatch):
     assert not art.available()
     with pytest.raises(art.RuntimeFailure, match="libargus_runtime.so not found"):
         art.run({}, b"")
+
+
+@needs_runtime
+def test_agent_measures_in_process(fake_gpu, monkeypatch, need_verifier):
+    """The agent loop's local measurement runs through the runtime library,
+    as CompiledKernel.run does: no argus-run process, no temporary files."""
+    import subprocess
+    from argus.agent import AgentLoop, Budget, GemmTask, KnowledgeBasePolicy, Variant
+
+    def refuse(*a, **k):
+        raise AssertionError("the local measurement left the process")
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", refuse)
+    monkeypatch.setattr(subprocess, "run", refuse)
+    loop = AgentLoop(GemmTask(M=256, N=256, K=256), KnowledgeBasePolicy(start=Variant()),
+                     Budget(steps=1), measure="auto")
+    rec = loop.run()[0]
+    assert not rec["errors"], rec["errors"]
+    # The fake driver runs no code: the check against the reference fails,
+    # so the variant is measured (a time) and marked incorrect.
+    assert rec["time_ms"] is not None and rec["status"] == "incorrect"

@@ -274,8 +274,10 @@ class AgentLoop:
     def _measure(self, rec: dict, v: Variant, ck) -> None:
         mode = self.measure
         if mode == "auto":
+            from .. import runtime as _runtime
             from ..compile import find_argus_run, gpu_available
-            mode = "local" if gpu_available() and find_argus_run() else (
+            runner = _runtime.available() or find_argus_run()
+            mode = "local" if gpu_available() and runner else (
                 "batch" if self.batch_dir else "none")
         if mode == "batch" and self.batch_dir and rec["status"] in ("compiled", "unknown"):
             os.makedirs(self.batch_dir, exist_ok=True)
@@ -288,24 +290,40 @@ class AgentLoop:
             rec["batch_dir"] = os.path.abspath(self.batch_dir)
             rec["status"] = "pending"
         elif mode == "local" and rec["status"] in ("compiled", "unknown"):
-            import subprocess
-            import tempfile
-            from ..compile import find_argus_run
-            with tempfile.TemporaryDirectory() as d:
-                ck.write(os.path.join(d, "k.ptx"))
-                with open(os.path.join(d, "s.json"), "w") as f:
-                    json.dump(self._spec(v, ck, "k.ptx", ck.name), f)
-                p = subprocess.run([find_argus_run(), os.path.join(d, "s.json"), "--report",
-                                    os.path.join(d, "r.json"), "--quiet"], capture_output=True,
-                                   text=True)
-                if os.path.exists(os.path.join(d, "r.json")):
-                    with open(os.path.join(d, "r.json")) as f:
-                        rep = json.load(f)
-                    self._apply_run(rec, rep.get("timing", {}).get("median"),
-                                    (rep.get("check") or {}).get("passed"),
-                                    (rep.get("probes") or {}).get("regions"))
-                else:
-                    rec["errors"].append(f"argus-run failed ({p.returncode}): {p.stderr[-500:]}")
+            rep, error = self._run_local(v, ck)
+            if rep is None:
+                rec["errors"].append(error)
+            else:
+                from ..compile import _value
+                self._apply_run(rec, _value((rep.get("timing") or {}).get("median")),
+                                (rep.get("check") or {}).get("passed"),
+                                (rep.get("probes") or {}).get("regions"))
+
+    def _run_local(self, v: Variant, ck):
+        """(run report, None) of one variant on this machine's GPU, or (None,
+        error). In process through the runtime library, as
+        ``CompiledKernel.run`` does; through an ``argus-run`` process only
+        when ``$ARGUS_RUN`` is set or the library is not built."""
+        from .. import runtime as _runtime
+        if not os.environ.get("ARGUS_RUN") and _runtime.available():
+            try:
+                return _runtime.run(self._spec(v, ck, "k.ptx", ck.name), ck.binary).report, None
+            except _runtime.RuntimeFailure as e:
+                return None, f"run failed ({e.kind}): {str(e)[-500:]}"
+        import subprocess
+        import tempfile
+        from ..compile import find_argus_run
+        with tempfile.TemporaryDirectory() as d:
+            ck.write(os.path.join(d, "k.ptx"))
+            with open(os.path.join(d, "s.json"), "w") as f:
+                json.dump(self._spec(v, ck, "k.ptx", ck.name), f)
+            p = subprocess.run([find_argus_run(), os.path.join(d, "s.json"), "--report",
+                                os.path.join(d, "r.json"), "--quiet"], capture_output=True,
+                               text=True)
+            if not os.path.exists(os.path.join(d, "r.json")):
+                return None, f"argus-run failed ({p.returncode}): {p.stderr[-500:]}"
+            with open(os.path.join(d, "r.json")) as f:
+                return json.load(f), None
 
     def _apply_run(self, rec, time_ms, passed, regions):
         rec["time_ms"] = time_ms
