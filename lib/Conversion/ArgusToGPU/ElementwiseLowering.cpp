@@ -153,7 +153,7 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
       return rewriter.notifyMatchFailure(op, "input not converted");
     Location loc = op.getLoc();
     if (!isa<FloatType>(op.getType().getElementType())) {
-      // Integer negation is 0 - x; exp and exp2 are float functions.
+      // Integer negation is 0 - x.
       if constexpr (std::is_same_v<FOp, arith::NegFOp>) {
         auto vt = cast<VectorType>(in.getType());
         Value zero = arith::ConstantOp::create(
@@ -163,9 +163,9 @@ struct UnaryFloatLowering : ArgusPattern<OpT> {
         rewriter.replaceOpWithNewOp<arith::SubIOp>(op, zero, in);
         return success();
       }
-      return op.emitOpError()
-             << "needs a float tile, not " << op.getType().getElementType()
-             << "; hint: argus.convert it first";
+      // exp and exp2 of integers: the op verifier (Argus_FloatTiles)
+      // rejects them before any lowering.
+      return rewriter.notifyMatchFailure(op, "exp of an integer tile");
     }
     // math.exp/exp2 would become libdevice or OCML calls: the target's exp2
     // approximation where it has one for the element type (TargetInfo::

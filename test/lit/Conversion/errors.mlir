@@ -180,17 +180,6 @@ func.func @gathered_view_in_loop(%C: memref<?x?xf32>)
 
 // -----
 
-!R = !argus.tile<32x4xi32, register, "(32,4):(1,32)">
-func.func @exp_int()
-    attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
-  %x = argus.fill 1.0 : !R
-  // expected-error @+1 {{'argus.exp' op needs a float tile, not 'i32'; hint: argus.convert it first}}
-  %e = argus.exp %x : !R
-  return
-}
-
-// -----
-
 !R = !argus.tile<32x2xf64, register, "(32,2):(1,32)">
 func.func @tanh_f64_nvptx()
     attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {

@@ -32,19 +32,3 @@ func.func @log_f64_amd(%X: memref<?x?xf64>, %Y: memref<?x?xf64>)
   argus.store %e, %y0 : !R, !G
   return
 }
-
-// -----
-
-!G = !argus.tile<128x8xi32, global>
-!R = !argus.tile<128x8xi32, register, "(128,8):(1,128)">
-func.func @exp_int(%X: memref<?x?xi32>, %Y: memref<?x?xi32>)
-    attributes {argus.kernel = #argus.kernel<block = [128], target = "gfx942">} {
-  %c0 = arith.constant 0 : index
-  %x0 = argus.view "X" %X[%c0, %c0] : memref<?x?xi32> -> !G
-  %y0 = argus.view "Y" %Y[%c0, %c0] : memref<?x?xi32> -> !G
-  %r = argus.load %x0 : !G -> !R
-  // expected-error @+1 {{'argus.exp' op needs a float tile, not 'i32'; hint: argus.convert it first}}
-  %e = argus.exp %r : !R
-  argus.store %e, %y0 : !R, !G
-  return
-}
