@@ -193,7 +193,8 @@ LogicalResult mlir::argus::verifyRegisterTilesFitBlock(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 /// The tiles `values` (named as the op's documentation names them) have one
-/// type; the error says what differs first: shape, element type or layout.
+/// type; the error says what differs first: shape, element type
+/// (verifySameElements) or layout.
 static LogicalResult
 verifyOneTileType(Operation *op,
                   ArrayRef<std::pair<std::string, TileType>> values) {
@@ -201,19 +202,11 @@ verifyOneTileType(Operation *op,
     return success();
   const auto &[firstName, first] = values.front();
   for (const auto &[name, tile] : values.drop_front()) {
-    if (tile.getShape() != first.getShape())
-      return emitOpErrorOfKind(op, ErrorKind::Shape)
-             << "shapes differ: " << firstName << " is "
-             << formatShape(first.getShape()) << " but " << name << " is "
-             << formatShape(tile.getShape());
-    if (tile.getElementType() != first.getElementType())
-      return emitOpErrorOfKind(op, ErrorKind::ElementType)
-             << "element types differ: " << firstName << " holds "
-             << first.getElementType() << " but " << name << " holds "
-             << tile.getElementType() << "; hint: argus.convert one of them";
+    if (failed(verifySameElements(op, first, tile, firstName, name)))
+      return failure();
     if (tile != first)
       return emitOpErrorOfKind(op, ErrorKind::Layout)
-             << "layouts differ: " << firstName << " is " << first << " but "
+             << "layout mismatch: " << firstName << " is " << first << " but "
              << name << " is " << tile << "; hint: use argus.convert_layout";
   }
   return success();

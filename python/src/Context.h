@@ -56,6 +56,21 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// Runs `fn` with the context's diagnostics collected into `diags`.
+template <typename Fn>
+auto collected(mlir::MLIRContext *ctx, std::vector<PyDiagnostic> &diags,
+               Fn fn) {
+  DiagnosticCollector collect(ctx);
+  auto result = fn();
+  diags = collect.take();
+  return result;
+}
+
+/// ": <the first diagnostic's message>", or "" without one.
+inline std::string firstReason(const std::vector<PyDiagnostic> &diags) {
+  return diags.empty() ? "" : ": " + diags.front().message;
+}
+
 /// The extension's MLIRContext: the dialects argus-opt registers, loaded
 /// on demand, single-threaded.
 class ArgusCtx {

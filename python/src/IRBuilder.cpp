@@ -52,20 +52,6 @@ py::object &buildErrorType() {
   return *type;
 }
 
-/// Runs `fn` with the context's diagnostics collected into `diags`.
-template <typename Fn>
-auto collected(MLIRContext *ctx, std::vector<PyDiagnostic> &diags, Fn fn) {
-  DiagnosticCollector collect(ctx);
-  auto result = fn();
-  diags = collect.take();
-  return result;
-}
-
-/// ": <the first diagnostic's message>", or "" without one.
-std::string firstReason(const std::vector<PyDiagnostic> &diags) {
-  return diags.empty() ? "" : ": " + diags.front().message;
-}
-
 /// Raises BuildError(message, diagnostics).
 [[noreturn]] void raiseBuildError(const std::string &message,
                                   std::vector<PyDiagnostic> diags) {

@@ -121,26 +121,22 @@ std::vector<int64_t> memoryOffsets(const PyLayout &p,
 /// written `typeText` (getRegisterLayout): a fragment expanded over its warp
 /// grid and repetitions, a CuTe layout as it is. ValueError with the type
 /// verifier's message when the type is not a register tile it accepts.
-PyLayout registerLayout(const std::string &typeText) {
-  static argus::python::ArgusCtx ctx;
-  argus::python::DiagnosticCollector diags(ctx.get());
-  mlir::Type type = mlir::parseType(typeText, ctx.get());
-  auto tile = mlir::dyn_cast_or_null<mlir::argus::TileType>(type);
-  std::string message;
-  if (tile) {
-    mlir::FailureOr<L::Layout> tv = mlir::argus::getRegisterLayout(tile, [&] {
-      return mlir::emitError(mlir::UnknownLoc::get(ctx.get()));
-    });
-    if (succeeded(tv))
-      return {L::SwizzledLayout(*tv)};
-  } else if (type) {
-    message = "not a tile type: " + typeText;
-  }
-  for (const argus::python::PyDiagnostic &d : diags.take())
-    if (d.severity == "error" && message.empty())
-      message = d.message;
-  throw py::value_error(message.empty() ? "no register layout: " + typeText
-                                        : message);
+PyLayout registerLayout(std::shared_ptr<argus::python::ArgusCtx> ctx,
+                        const std::string &typeText) {
+  mlir::MLIRContext *mctx = ctx->get();
+  std::vector<argus::python::PyDiagnostic> diags;
+  mlir::FailureOr<L::Layout> tv = argus::python::collected(mctx, diags, [&] {
+    auto tile = mlir::dyn_cast_or_null<mlir::argus::TileType>(
+        mlir::parseType(typeText, mctx));
+    if (!tile)
+      return mlir::FailureOr<L::Layout>(mlir::failure());
+    return mlir::argus::getRegisterLayout(
+        tile, [&] { return mlir::emitError(mlir::UnknownLoc::get(mctx)); });
+  });
+  if (failed(tv))
+    throw py::value_error("no register layout of '" + typeText + "'" +
+                          argus::python::firstReason(diags));
+  return {L::SwizzledLayout(*tv)};
 }
 
 } // namespace
@@ -196,7 +192,8 @@ void bindLayouts(py::module_ &m) {
       .def("__repr__", [](const PyLayout &p) {
         return "Layout(\"" + p.layout.str() + "\")";
       });
-  m.def("register_layout", &registerLayout, py::arg("tile_type"),
+  m.def("register_layout", &registerLayout, py::arg("context"),
+        py::arg("tile_type"),
         "The (thread, slot) -> linear coordinate Layout of a register tile "
         "type (its text): fragments expanded as the dialect does.");
 }

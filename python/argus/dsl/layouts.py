@@ -163,7 +163,7 @@ def _restride(leaves: Sequence[Leaf], dims: Sequence[int], unit: Sequence[int]) 
     return out
 
 
-def _tv_leaves(layout, shape) -> Tuple[List[Leaf], List[Leaf]]:
+def _tv_leaves(layout, shape) -> Tuple[Sequence[Leaf], Sequence[Leaf]]:
     """(thread leaves, slot leaves) of a register layout over a tile: the
     dialect's reading (getRegisterLayout), a fragment expanded over its warp
     grid and the tile's repetitions."""
@@ -173,14 +173,14 @@ def _tv_leaves(layout, shape) -> Tuple[List[Leaf], List[Leaf]]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _register_modes(tile_type: str, is_frag: bool) -> Tuple[List[Leaf], List[Leaf]]:
+def _register_modes(tile_type: str, is_frag: bool) -> Tuple[Tuple[Leaf, ...], Tuple[Leaf, ...]]:
     try:
-        th, sl = _ir.extension().register_layout(tile_type).modes()
+        th, sl = _ir.extension().register_layout(_ir.context(), tile_type).modes()
     except ValueError as e:
         # A fragment the instruction does not tile, or a layout that is not
         # a (thread, slot) layout of the tile.
         raise _err(ShapeError if is_frag else LayoutError, str(e)) from None
-    return th, sl
+    return tuple(th), tuple(sl)  # cached: not to be changed by a caller
 
 
 def _simplify(leaves: Sequence[Leaf]) -> List[Leaf]:

@@ -107,7 +107,7 @@ func.func @iota_narrow() {
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
 !S = !argus.tile<32x8xf32, register, "(32,8):(1,32)">
 func.func @add_shapes(%x: !R, %y: !S) {
-  // expected-error @+1 {{'argus.add' op shapes differ: lhs is 64x4 but rhs is 32x8}}
+  // expected-error @+1 {{'argus.add' op shape mismatch: lhs is 64x4 but rhs is 32x8}}
   %0 = "argus.add"(%x, %y) : (!R, !S) -> !R
   return
 }
@@ -117,7 +117,7 @@ func.func @add_shapes(%x: !R, %y: !S) {
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
 !H = !argus.tile<64x4xf16, register, "(64,4):(1,64)">
 func.func @mul_element_types(%x: !R, %y: !H) {
-  // expected-error @+1 {{'argus.mul' op element types differ: lhs holds 'f32' but rhs holds 'f16'; hint: argus.convert one of them}}
+  // expected-error @+1 {{'argus.mul' op element type mismatch: lhs holds 'f32' but rhs holds 'f16'; hint: use argus.convert first}}
   %0 = "argus.mul"(%x, %y) : (!R, !H) -> !R
   return
 }
@@ -127,7 +127,7 @@ func.func @mul_element_types(%x: !R, %y: !H) {
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
 !T = !argus.tile<64x4xf32, register, "(4,64):(64,1)">
 func.func @exp_result_layout(%x: !R) {
-  // expected-error @+1 {{'argus.exp' op layouts differ: the input is '!argus.tile<64x4xf32, register, "(64,4):(1,64)">' but the result is '!argus.tile<64x4xf32, register, "(4,64):(64,1)">'; hint: use argus.convert_layout}}
+  // expected-error @+1 {{'argus.exp' op layout mismatch: the input is '!argus.tile<64x4xf32, register, "(64,4):(1,64)">' but the result is '!argus.tile<64x4xf32, register, "(4,64):(64,1)">'; hint: use argus.convert_layout}}
   %0 = "argus.exp"(%x) : (!R) -> !T
   return
 }
@@ -155,7 +155,7 @@ func.func @relu_mask(%m: !M) {
 !R = !argus.tile<64x4xf32, register, "(64,4):(1,64)">
 !I = !argus.tile<64x4xi32, register, "(64,4):(1,64)">
 func.func @cmp_operand_types(%x: !R, %y: !I) {
-  // expected-error @+1 {{'argus.cmp' op element types differ: lhs holds 'f32' but rhs holds 'i32'}}
+  // expected-error @+1 {{'argus.cmp' op element type mismatch: lhs holds 'f32' but rhs holds 'i32'}}
   %0 = "argus.cmp"(%x, %y) {predicate = 0 : i32} : (!R, !I) -> !argus.tile<64x4xi1, register, "(64,4):(1,64)">
   return
 }
@@ -166,7 +166,7 @@ func.func @cmp_operand_types(%x: !R, %y: !I) {
 !I = !argus.tile<64x4xi32, register, "(64,4):(1,64)">
 !M = !argus.tile<64x4xi1, register, "(64,4):(1,64)">
 func.func @select_value_types(%m: !M, %x: !R, %y: !I) {
-  // expected-error @+1 {{'argus.select' op element types differ: lhs holds 'f32' but rhs holds 'i32'}}
+  // expected-error @+1 {{'argus.select' op element type mismatch: lhs holds 'f32' but rhs holds 'i32'}}
   %0 = "argus.select"(%m, %x, %y) : (!M, !R, !I) -> !R
   return
 }
