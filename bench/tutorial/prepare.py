@@ -16,6 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
 
 import column_sum as cs  # noqa: E402
+import conv2d as cv  # noqa: E402
 import cumsum as cu  # noqa: E402
 import gemm_epilogue as ge  # noqa: E402
 import gemm_tma_ws as gt  # noqa: E402
@@ -34,6 +35,16 @@ def gemm_grid(s):
 
 def persistent_grid(s):
     return (132, 1, 1)  # one block per H200 SM; each walks its tiles
+
+
+def conv_sizes(n, h, w, c, co):
+    """A 3x3, stride 1, padding 1 convolution's sizes (output as large as the
+    input)."""
+    return {"N": n, "H": h, "W": w, "C": c, "CO": co, "K": 9 * c, "P": n * h * w}
+
+
+def conv_grid(s):
+    return (cdiv(s["CO"], 64), cdiv(s["P"], 64), 1)
 
 
 HOPPER_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 8192, "K": 1024},
@@ -73,6 +84,12 @@ KERNELS = [
      lambda: gt.make_gemm_tma_ws(epilogue="tma_store", bias=True, activation="gelu",
                                  regions=True, name="gemm_tma_store_ws_bias_gelu_probes"),
      "matmul_bias_gelu", ["C"], HOPPER_SHAPES[:1], persistent_grid),
+    ("conv3x3", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3"), "conv3x3", ["Y"],
+     [conv_sizes(32, 56, 56, 64, 64), conv_sizes(8, 28, 28, 256, 256),
+      conv_sizes(3, 37, 45, 24, 40)], conv_grid),
+    ("conv3x3_any", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3_any",
+                                           any_channels=True), "conv3x3", ["Y"],
+     [conv_sizes(8, 224, 224, 3, 64), conv_sizes(3, 37, 45, 5, 7)], conv_grid),
     ("softmax_any", lambda: sm.make_softmax_any(), "softmax", ["Y"],
      [{"M": 16384, "N": 1000}, {"M": 65536, "N": 777}], lambda s: (cdiv(s["M"], 2), 1, 1)),
     ("rmsnorm", lambda: sm.make_rmsnorm(cols=256, dtype="f32"), "rmsnorm", ["Y"],

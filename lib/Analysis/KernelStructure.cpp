@@ -50,6 +50,9 @@ KernelStructure::KernelStructure(FunctionOpInterface fn) : fn(fn) {
     } else if (auto gather = dyn_cast<GatherViewOp>(op)) {
       if (seenTensors.insert(gather.getName()).second)
         tensors.push_back(gather.getName().str() + " (gathered)");
+    } else if (auto im2col = dyn_cast<Im2colViewOp>(op)) {
+      if (seenTensors.insert(im2col.getName()).second)
+        tensors.push_back(im2col.getName().str() + " (im2col)");
     } else if (auto mma = dyn_cast<MmaOp>(op)) {
       mmas.push_back({mma.getInstr().str(), mma.getLoc(), getLoopDepth(op)});
     } else if (auto assertion = dyn_cast<TagAssertOp>(op)) {

@@ -318,6 +318,78 @@ LogicalResult GatherViewOp::verify() {
   return success();
 }
 
+LogicalResult Im2colViewOp::verify() {
+  auto tensor = cast<MemRefType>(getTensor().getType());
+  TileType tile = getResult().getType();
+  if (tile.getMemorySpace() != MemorySpace::Global)
+    return emitOpError() << "im2col views are global tiles";
+  if (tile.getRank() != 2)
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "im2col views are 2-D tiles (rows: output positions, columns: "
+              "window taps x channels), got a rank-"
+           << tile.getRank() << " tile";
+  size_t d = getWindow().size();
+  if (d < 1 || d > 3)
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "window has " << d
+           << " dimensions; convolutions have 1, 2 or 3 spatial dimensions";
+  if (tensor.getRank() != static_cast<int64_t>(d) + 2)
+    return emitOpErrorOfKind(*this, ErrorKind::Shape)
+           << "a " << d << "-D window convolves a channels-last tensor of rank "
+           << d + 2 << " (N, "
+           << (d == 1   ? "W"
+               : d == 2 ? "H, W"
+                        : "D, H, W")
+           << ", C), got rank " << tensor.getRank();
+  struct Param {
+    const char *name;
+    ArrayRef<int64_t> values;
+    int64_t least;
+  };
+  for (Param p :
+       {Param{"stride", getStride(), 1}, Param{"pad", getPad(), 0},
+        Param{"dilation", getDilation(), 1}, Param{"window", getWindow(), 1}}) {
+    if (p.values.size() != d)
+      return emitOpErrorOfKind(*this, ErrorKind::Shape)
+             << "has " << p.values.size() << " " << p.name << " values for a "
+             << d << "-D window (one per dimension)";
+    for (int64_t v : p.values)
+      if (v < p.least || v > 4096)
+        return emitOpError() << p.name << " values must be in [" << p.least
+                             << ", 4096], got " << v;
+  }
+  if (tensor.getElementType() != tile.getElementType())
+    return emitOpErrorOfKind(*this, ErrorKind::ElementType)
+           << "tensor holds " << tensor.getElementType()
+           << " but the tile holds " << tile.getElementType();
+  // Read-only: every use (through tags and transposes) reads the tile.
+  SmallVector<Value> tiles{getResult()};
+  while (!tiles.empty()) {
+    Value v = tiles.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<TagOp, TransposeOp>(user)) {
+        tiles.push_back(user->getResult(0));
+        continue;
+      }
+      bool reads =
+          isa<LoadOp, TagAssertOp>(user) ||
+          (isa<CopyOp, CopyAsyncOp>(user) && use.getOperandNumber() == 0);
+      if (!reads) {
+        InFlightDiagnostic diag =
+            emitOpError() << "is read-only, but " << user->getName()
+                          << " uses it as operand " << use.getOperandNumber()
+                          << "; hint: load an im2col view or copy it (global "
+                             "to shared), and write the convolution's "
+                             "output through argus.view";
+        diag.attachNote(user->getLoc()) << "the use";
+        return diag;
+      }
+    }
+  }
+  return success();
+}
+
 LogicalResult AllocOp::verify() {
   if (getName().empty())
     return emitOpError() << "shared buffers need a non-empty name";
@@ -371,7 +443,13 @@ LogicalResult LoadOp::verify() {
     return emitOpError() << "other " << *other
                          << " must be a constant of the tile's element type "
                          << elem;
-  // Only a clipped view of a tensor has elements outside it.
+  // Only a clipped view of a tensor has elements outside it, and an im2col
+  // view (its padding).
+  Value src = getSource();
+  while (auto tag = src.getDefiningOp<TagOp>())
+    src = tag.getInput();
+  if (src.getDefiningOp<Im2colViewOp>())
+    return success();
   ViewOp view = getViewThroughTags(getSource());
   if (!view || !view.getClipped())
     return emitOpError()

@@ -81,6 +81,8 @@ Value mlir::argus::getMemoryRoot(Value tile, bool onlyWellFormed) {
       return view.getTensor();
     if (auto gather = dyn_cast<GatherViewOp>(def))
       return gather.getTensor();
+    if (auto im2col = dyn_cast<Im2colViewOp>(def))
+      return im2col.getTensor();
     if (isa<TagOp, TransposeOp, ReinterpretOp>(def)) {
       tile = def->getOperand(0);
       continue;

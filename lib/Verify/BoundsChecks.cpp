@@ -9,7 +9,9 @@
 // copy_async or store accesses through an `argus.view` has its global
 // coordinate (view offsets + tile coordinate) inside the tensor's sizes, for
 // every block, loop iteration and (thread, slot) of the access layout. Of a
-// `gather_view` only the column is checked (its rows come from data).
+// `gather_view` only the column is checked (its rows come from data); an
+// `im2col_view` reads only inside its input (the lowering tests each
+// element's input coordinate).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +66,38 @@ z3::expr KernelVerifier::tensorSize(Value memref, int64_t dim) {
   return it->second;
 }
 
+z3::expr KernelVerifier::im2colSize(Operation *im2colView, int64_t dim) {
+  auto v = cast<Im2colViewOp>(im2colView);
+  // 64-bit arithmetic, saturated at the largest 24-bit term: every factor
+  // is below 2^24, so no product of two wraps.
+  const unsigned wide = 64;
+  z3::expr top = ctx.bv_val(static_cast<uint64_t>((1ull << kWidth) - 1), wide);
+  auto w = [&](int64_t c) {
+    return ctx.bv_val(static_cast<uint64_t>(c), wide);
+  };
+  auto sat = [&](const z3::expr &x) {
+    return z3::ite(z3::uge(x, top), top, x);
+  };
+  auto zx = [&](const z3::expr &x) { return z3::zext(x, wide - kWidth); };
+  size_t d = v.getWindow().size();
+  z3::expr n = zx(tensorSize(v.getTensor(), dim == 0 ? 0 : d + 1));
+  for (size_t i = 0; i < d; ++i) {
+    int64_t r = v.getWindow()[i], s = v.getStride()[i], q = v.getPad()[i],
+            l = v.getDilation()[i];
+    z3::expr f = w(r);
+    if (dim == 0) {
+      // O = (D + 2q - l(R - 1) - 1) / s + 1 output positions, none when
+      // the window is larger than the padded input.
+      z3::expr padded = zx(tensorSize(v.getTensor(), i + 1)) + w(2 * q);
+      z3::expr span = w(l * (r - 1) + 1);
+      f = z3::ite(z3::uge(padded, span), z3::udiv(padded - span, w(s)) + w(1),
+                  w(0));
+    }
+    n = sat(n * f);
+  }
+  return n.extract(kWidth - 1, 0);
+}
+
 void KernelVerifier::checkBounds(std::vector<CheckResult> &out) {
   func.walk([&](Operation *op) {
     if (!isa<LoadOp, CopyOp, CopyAsyncOp, StoreOp, TmaLoadOp, TmaStoreOp>(op))
@@ -71,9 +105,11 @@ void KernelVerifier::checkBounds(std::vector<CheckResult> &out) {
     for (Value v : op->getOperands()) {
       if (!isGlobalTile(v))
         continue;
-      // A clipped view's elements outside the sizes are not accessed.
-      auto view = dyn_cast_or_null<ViewOp>(globalViewOf(v));
-      if (view && view.getClipped())
+      // A clipped view's elements outside the sizes are not accessed, nor
+      // are an im2col view's outside the input (they read as zero).
+      Operation *gv = globalViewOf(v);
+      auto view = dyn_cast_or_null<ViewOp>(gv);
+      if ((view && view.getClipped()) || isa_and_nonnull<Im2colViewOp>(gv))
         continue;
       out.push_back(checkAccessBounds(op, v));
     }

@@ -307,6 +307,9 @@ private:
   void collectSizes();
   /// The size of dimension `dim` of `memref` (a kernel argument).
   z3::expr tensorSize(mlir::Value memref, int64_t dim);
+  /// Size `dim` (0: rows, 1: columns) of an im2col view's matrix; saturates
+  /// at the largest term (above every index value) when it does not fit.
+  z3::expr im2colSize(mlir::Operation *im2colView, int64_t dim);
   /// `out-of-bounds`: every element a load / copy / copy_async / store
   /// accesses through an argus.view (the column of a gather_view) lies
   /// inside the viewed tensor, for every instance.
@@ -345,6 +348,9 @@ private:
     unsigned dim;
     mlir::Value bound;
     std::string name; ///< the view's name
+    /// The field is a coordinate of this im2col view's matrix, not of the
+    /// tensor.
+    mlir::Operation *im2col = nullptr;
   };
   /// The extents of field `f` per tensor: tensors whose tag ops disagree (a
   /// coordinate in one view, another function in the next, two

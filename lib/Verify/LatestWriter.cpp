@@ -363,7 +363,7 @@ Tags KernelVerifier::readShared(const MemView &mv,
         Value src = cd.op->getOperand(0);
         t = memTags(src, cw, cd.inst, cd.op, wt);
         MemView sv = resolve(src, cd.inst);
-        rc.srcName = sv.name;
+        rc.srcName = sv.im2col ? "im2col(" + sv.name + ")" : sv.name;
         if (!sv.shared && !sv.gather)
           for (size_t k = 0; k < sv.offsets.size(); ++k)
             rc.srcGlobal.push_back(sv.offsets[k] + cw[sv.perm[k]]);

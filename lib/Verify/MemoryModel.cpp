@@ -46,7 +46,7 @@ bool isGlobalTile(Value v) {
 Operation *globalViewOf(Value tile) {
   for (Operation *d = tile.getDefiningOp(); d;
        d = d->getOperand(0).getDefiningOp()) {
-    if (isa<ViewOp, GatherViewOp>(d))
+    if (isa<ViewOp, GatherViewOp, Im2colViewOp>(d))
       return d;
     if (!isa<TagOp, TransposeOp>(d))
       return nullptr;
@@ -57,11 +57,15 @@ Operation *globalViewOf(Value tile) {
 Value viewedTensor(Operation *view) {
   if (auto v = dyn_cast<ViewOp>(view))
     return v.getTensor();
+  if (auto v = dyn_cast<Im2colViewOp>(view))
+    return v.getTensor();
   return cast<GatherViewOp>(view).getTensor();
 }
 
 std::string viewName(Operation *view) {
   if (auto v = dyn_cast<ViewOp>(view))
+    return v.getName().str();
+  if (auto v = dyn_cast<Im2colViewOp>(view))
     return v.getName().str();
   return cast<GatherViewOp>(view).getName().str();
 }

@@ -32,7 +32,7 @@ mlir::Value writeDest(mlir::Operation *op);
 bool isSharedTile(mlir::Value v);
 /// A tile in global memory.
 bool isGlobalTile(mlir::Value v);
-/// The argus.view or argus.gather_view a global tile comes from, through
+/// The argus.view, gather_view or im2col_view a global tile comes from, through
 /// tags and transposes; null when something else (a reinterpret) is on the
 /// way.
 mlir::Operation *globalViewOf(mlir::Value tile);
@@ -66,6 +66,9 @@ struct DirectTag {
 /// A memory tile resolved to its root (tensor or buffer) in one instance.
 struct MemView {
   bool shared = false, gather = false;
+  /// An argus.im2col_view: `offsets` are in the im2col matrix, not in the
+  /// tensor.
+  bool im2col = false;
   mlir::Value root;
   std::string name;
   std::optional<z3::expr> stage, base;
@@ -77,7 +80,7 @@ struct MemView {
   std::vector<DirectTag> direct;
 };
 
-/// The view op (argus.view or argus.gather_view) a memory tile looks
+/// The view op (argus.view, gather_view or im2col_view) a memory tile looks
 /// through tags, transposes and reinterprets to; null when there is none
 /// (globalViewOf stops at a reinterpret).
 mlir::Operation *viewOf(mlir::Value tile);

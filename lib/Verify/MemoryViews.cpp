@@ -49,6 +49,20 @@ MemView KernelVerifier::resolve(Value tile, const Inst &in) {
     mv.layout = memoryLayout(ty);
     return mv;
   }
+  if (auto v = dyn_cast<Im2colViewOp>(def)) {
+    // A 2-D view of the (virtual) im2col matrix: its coordinates are the
+    // matrix's, which is all tags and reductions see (the matrix's element
+    // is the input element or a zero of the padding).
+    MemView mv;
+    mv.im2col = true;
+    mv.root = v.getTensor();
+    mv.name = v.getName().str();
+    mv.offsets = {evalIndex(v.getRow(), in), evalIndex(v.getCol(), in)};
+    mv.perm = identity();
+    mv.shape = shape;
+    mv.layout = memoryLayout(ty);
+    return mv;
+  }
   if (auto s = dyn_cast<StageOp>(def)) {
     auto alloc = s.getBuffer().getDefiningOp<AllocOp>();
     if (!alloc)

@@ -240,6 +240,16 @@ std::vector<std::string> KernelVerifier::reducedFields(Operation *mma) {
   return chosen;
 }
 
+/// Whether two views give a tensor's coordinates the same meaning: both
+/// plain views, or im2col views of one geometry.
+static bool sameIm2colGeometry(Operation *a, Operation *b) {
+  if (!a || !b)
+    return a == b;
+  auto x = cast<Im2colViewOp>(a), y = cast<Im2colViewOp>(b);
+  return x.getWindow() == y.getWindow() && x.getStride() == y.getStride() &&
+         x.getPad() == y.getPad() && x.getDilation() == y.getDilation();
+}
+
 std::vector<KernelVerifier::ReducedExtent>
 KernelVerifier::reducedExtents(const std::string &f) {
   std::map<unsigned, std::optional<ReducedExtent>> perTensor;
@@ -283,8 +293,14 @@ KernelVerifier::reducedExtents(const std::string &f) {
           Value bound;
           if (clipped && j < clipped.getBounds().size())
             bound = clipped.getBounds()[j];
-          hit =
-              ReducedExtent{*arg, viewedTensor(view), j, bound, viewName(view)};
+          bool im2col = isa<Im2colViewOp>(view);
+          hit = ReducedExtent{*arg,
+                              viewedTensor(view),
+                              j,
+                              bound,
+                              im2col ? "im2col(" + viewName(view) + ")"
+                                     : viewName(view),
+                              im2col ? view : nullptr};
         }
       }
     } catch (const Unsupported &) {
@@ -294,7 +310,8 @@ KernelVerifier::reducedExtents(const std::string &f) {
     auto [it, fresh] = perTensor.try_emplace(*arg, hit);
     if (!fresh && it->second &&
         (!hit || hit->dim != it->second->dim ||
-         hit->bound != it->second->bound))
+         hit->bound != it->second->bound ||
+         !sameIm2colGeometry(hit->im2col, it->second->im2col)))
       it->second.reset();
   });
   std::vector<ReducedExtent> out;
@@ -624,7 +641,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
         if (it == lastOf.end())
           continue;
         for (ReducedExtent &e : reducedExtents(p.name)) {
-          z3::expr extent = tensorSize(e.tensor, e.dim);
+          z3::expr extent = e.im2col ? im2colSize(e.im2col, e.dim)
+                                     : tensorSize(e.tensor, e.dim);
           if (e.bound) {
             // The bound must have one value for the whole reduction.
             if (!e.bound.getParentRegion()->isAncestor(loop->getParentRegion()))

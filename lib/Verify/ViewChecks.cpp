@@ -8,9 +8,11 @@
 //                one tensor argument and each tensor argument to one name;
 //   view-tag     an argus.tag on a (non-gather) global view agrees with the
 //                element's global coordinate g = view offsets + tile
-//                coordinate: the map at the tile coordinate with its symbols
-//                equals the map at d := g with every symbol that provably
-//                equals a view offset replaced by 0 (docs/Verifier.md).
+//                coordinate (of an im2col view: its coordinate in the
+//                im2col matrix): the map at the tile coordinate with its
+//                symbols equals the map at d := g with every symbol that
+//                provably equals a view offset replaced by 0
+//                (docs/Verifier.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +33,7 @@ namespace argus::verify::detail {
 /// through tags, transposes and reinterprets to; null when there is none.
 Operation *viewOf(Value tile) {
   while (Operation *def = tile.getDefiningOp()) {
-    if (isa<ViewOp, GatherViewOp>(def))
+    if (isa<ViewOp, GatherViewOp, Im2colViewOp>(def))
       return def;
     if (!isa<TagOp, TransposeOp, ReinterpretOp>(def))
       return nullptr;
@@ -65,7 +67,7 @@ void KernelVerifier::checkViews(std::vector<CheckResult> &out) {
   std::map<std::string, Operation *> byName;
   std::map<unsigned, Operation *> byTensor;
   func.walk([&](Operation *op) {
-    if (isa<ViewOp, GatherViewOp>(op))
+    if (isa<ViewOp, GatherViewOp, Im2colViewOp>(op))
       out.push_back(checkTensorName(op, byName, byTensor));
   });
   func.walk([&](TagOp op) {

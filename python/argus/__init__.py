@@ -16,7 +16,8 @@ from .dsl import (Buffer, Condition, Frag, IndexValue, Kernel, Layout, Tensor, T
                   zeros)
 from .dsl import (Scalar, ScalarSpec, ScalarValue, abs, cmp, eq, gelu, iota, log,  # noqa: F401
                   log2, minimum, ne, relu, rsqrt, sigmoid, splat, sqrt, tanh, where)
-from .dsl import (atomic_add, cummax, cummin, cumprod, cumsum, scan)  # noqa: F401
+from .dsl import (atomic_add, conv_output_size, cummax, cummin, cumprod, cumsum, im2col,  # noqa: F401
+                  scan)
 from .dsl import (BarrierSlot, MBarrier, TensorMap, cdiv, fence_proxy_async, index_const,  # noqa: F401
                   mbarrier, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
                   role, tensor_map, tma_load, tma_store, tma_store_wait, wgmma_commit,

@@ -195,6 +195,19 @@ public:
         b, at, result, b.getStringAttr(name), tensor, indices, col);
   }
 
+  Value im2colView(const std::string &name, Value tensor, Value row, Value col,
+                   const std::vector<int64_t> &window,
+                   const std::vector<int64_t> &stride,
+                   const std::vector<int64_t> &pad,
+                   const std::vector<int64_t> &dilation, Type result,
+                   Location at) {
+    checkOperands({tensor, row, col}, at);
+    return mlir::argus::Im2colViewOp::create(
+        b, at, result, b.getStringAttr(name), tensor, row, col,
+        b.getDenseI64ArrayAttr(window), b.getDenseI64ArrayAttr(stride),
+        b.getDenseI64ArrayAttr(pad), b.getDenseI64ArrayAttr(dilation));
+  }
+
   Value alloc(const std::string &name, Type result, Location at) {
     live(at);
     return mlir::argus::AllocOp::create(b, at, result, b.getStringAttr(name));
@@ -618,6 +631,7 @@ void bindIRBuilder(py::module_ &m) {
       .def("assume", &B::assume)
       .def("view", &B::view)
       .def("gather_view", &B::gatherView)
+      .def("im2col_view", &B::im2colView)
       .def("alloc", &B::alloc)
       .def("copy", &B::copy)
       .def("load", &B::load)

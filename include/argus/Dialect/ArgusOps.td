@@ -75,6 +75,48 @@ def Argus_GatherViewOp : Argus_Op<"gather_view", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Argus_Im2colViewOp : Argus_Op<"im2col_view", [Pure]> {
+  let summary = "a tile of the im2col matrix of a channels-last tensor";
+  let description = [{
+    The convolution of a channels-last tensor `X` (N, D1..Dd, C), d = 1, 2
+    or 3 spatial dimensions, with a window R1..Rd is the GEMM
+    `col(X) x Wt`, where the im2col matrix `col(X)` has one row per output
+    position p = (n, o1..od) (row-major, N * O1 * .. * Od rows) and one
+    column per window tap and channel k = (r1..rd, c) (row-major,
+    R1 * .. * Rd * C columns):
+
+        col(X)[p, k] = X[n, o1 * s1 + r1 * l1 - q1, .., c]
+
+    with strides s, dilations l and paddings q, and Oi = (Di + 2 qi -
+    li (Ri - 1) - 1) / si + 1. This op is the tile of `col(X)` whose
+    top-left element is at (`row`, `col`); the matrix is never built.
+    Elements whose input coordinate falls in the padding, or past the
+    matrix, read as zero (a clipped view), so the window needs no padded
+    copy of `X`. The view is read-only: it is loaded or copied (global to
+    shared), never written.
+
+    For the verifier an element's coordinate is its (row, column) in the
+    im2col matrix: tags on the view are checked against it, and a reduction
+    over the columns must cover R1 * .. * Rd * C.
+
+    ```mlir
+    %a = argus.im2col_view "X" %X[%p0, %k0] window [3, 3] stride [1, 1] pad [1, 1] dilation [1, 1]
+        : memref<?x?x?x?xf16> -> !argus.tile<64x32xf16, global>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, AnyMemRef:$tensor, Index:$row,
+                       Index:$col, DenseI64ArrayAttr:$window,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad,
+                       DenseI64ArrayAttr:$dilation);
+  let results = (outs Argus_MemTile:$result);
+  let assemblyFormat = [{
+    $name $tensor `[` $row `,` $col `]` `window` $window `stride` $stride
+    `pad` $pad `dilation` $dilation attr-dict `:` type($tensor) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Argus_AllocOp : Argus_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
   let summary = "allocate a (multi-stage) shared-memory buffer";
   let description = [{

@@ -2,10 +2,10 @@
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
-// view, gather_view, alloc, stage, transpose/reinterpret of shared tiles,
-// load, store, copy, copy_async, commit_group, wait_group and barrier. Every
-// thread evaluates the tile's (thread, slot) -> coordinate layout and unrolls
-// over its slots, in the widest vector accesses the layouts allow.
+// view, gather_view, im2col_view, alloc, stage, transpose/reinterpret of shared
+// tiles, load, store, copy, copy_async, commit_group, wait_group and barrier.
+// Every thread evaluates the tile's (thread, slot) -> coordinate layout and
+// unrolls over its slots, in the widest vector accesses the layouts allow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +85,26 @@ struct GatherViewLowering : ArgusPattern<GatherViewOp> {
         ValueRange{adaptor.getTensor(), adaptor.getIndices(),
                    adaptor.getCol()});
     c->setAttr(kGatherAttr, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, c.getResult(0));
+    return success();
+  }
+};
+
+struct Im2colViewLowering : ArgusPattern<Im2colViewOp> {
+  using ArgusPattern::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(Im2colViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    auto c = UnrealizedConversionCastOp::create(
+        rewriter, op.getLoc(), resultType,
+        ValueRange{adaptor.getTensor(), adaptor.getRow(), adaptor.getCol()});
+    SmallVector<int64_t> geometry;
+    for (ArrayRef<int64_t> g :
+         {op.getWindow(), op.getStride(), op.getPad(), op.getDilation()})
+      geometry.append(g.begin(), g.end());
+    c->setAttr(kIm2colAttr, rewriter.getUnitAttr());
+    c->setAttr(kIm2colGeometry, rewriter.getDenseI64ArrayAttr(geometry));
     rewriter.replaceOp(op, c.getResult(0));
     return success();
   }
@@ -312,8 +332,10 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
     Type elem = src.getElementType();
     int64_t n = vectorWidth(tc, layoutThreads, {src, dst}, elem);
     int64_t bytes = n * elemBytes(elem);
-    // Boundary tiles copy element by element (zero outside), synchronously.
-    bool clipped = clipOf(adaptor.getSource()) || clipOf(adaptor.getDest());
+    // Boundary tiles and im2col windows copy element by element (zero
+    // outside), synchronously.
+    bool clipped = clipOf(adaptor.getSource()) || clipOf(adaptor.getDest()) ||
+                   im2colOf(adaptor.getSource());
     bool async = std::is_same_v<OpT, CopyAsyncOp> && k.target->hasAsyncCopy() &&
                  !clipped && src.getMemorySpace() == MemorySpace::Global &&
                  dst.getMemorySpace() == MemorySpace::Shared &&
@@ -410,9 +432,10 @@ void mlir::argus::populateMemoryLoweringPatterns(const TypeConverter &tc,
                                                  RewritePatternSet &patterns,
                                                  bool useLdMatrix) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ViewLowering, GatherViewLowering, AllocLowering, StageLowering,
-               SameBytesLowering<TransposeOp>, SameBytesLowering<ReinterpretOp>,
-               StoreLowering, CopyLowering<CopyOp>, CopyLowering<CopyAsyncOp>,
+  patterns.add<ViewLowering, GatherViewLowering, Im2colViewLowering,
+               AllocLowering, StageLowering, SameBytesLowering<TransposeOp>,
+               SameBytesLowering<ReinterpretOp>, StoreLowering,
+               CopyLowering<CopyOp>, CopyLowering<CopyAsyncOp>,
                AsyncGroupLowering<CommitGroupOp>,
                AsyncGroupLowering<WaitGroupOp>, BarrierLowering>(tc, ctx);
   patterns.add<LoadLowering>(tc, ctx, useLdMatrix);

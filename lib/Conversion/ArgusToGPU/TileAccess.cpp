@@ -25,16 +25,26 @@ UnrealizedConversionCastOp mlir::argus::clipOf(Value mem) {
   return {};
 }
 
+UnrealizedConversionCastOp mlir::argus::im2colOf(Value mem) {
+  auto c = mem.getDefiningOp<UnrealizedConversionCastOp>();
+  if (c && c->hasAttr(kIm2colAttr) && c.getInputs().size() == 3)
+    return c;
+  return {};
+}
+
 LogicalResult mlir::argus::eraseAccessMarkers(ModuleOp top) {
   SmallVector<UnrealizedConversionCastOp> markers;
   top.walk([&](UnrealizedConversionCastOp c) {
-    if (c->hasAttr(kGatherAttr) || c->hasAttr(kClipAttr))
+    if (c->hasAttr(kGatherAttr) || c->hasAttr(kClipAttr) ||
+        c->hasAttr(kIm2colAttr))
       markers.push_back(c);
   });
   for (UnrealizedConversionCastOp c : markers) {
     if (!c->use_empty())
       return c.emitError()
-             << (c->hasAttr(kGatherAttr) ? "a gathered" : "a clipped")
+             << (c->hasAttr(kGatherAttr)   ? "a gathered"
+                 : c->hasAttr(kIm2colAttr) ? "an im2col"
+                                           : "a clipped")
              << " view is used by an op that cannot read it (copy, load, "
                 "store only; a clipped view also feeds TMA copies)";
     c.erase();
@@ -125,10 +135,171 @@ static SmallVector<Value> runElement(OpBuilder &b, Location loc,
   return c;
 }
 
+namespace {
+/// Where element (p, k) of an im2col matrix lies in its channels-last
+/// tensor: the tensor's indices and whether it exists there (not in the
+/// padding, not past the matrix).
+struct Im2colElement {
+  SmallVector<Value> idx;
+  Value inside;
+};
+
+class Im2colAddressing {
+public:
+  Im2colAddressing(OpBuilder &b, Location loc, UnrealizedConversionCastOp m)
+      : b(b), loc(loc), tensor(m.getInputs()[0]), row(m.getInputs()[1]),
+        col(m.getInputs()[2]) {
+    ArrayRef<int64_t> g =
+        cast<DenseI64ArrayAttr>(m->getAttr(kIm2colGeometry)).asArrayRef();
+    d = g.size() / 4;
+    window = g.take_front(d);
+    stride = g.slice(d, d);
+    pad = g.slice(2 * d, d);
+    dilation = g.slice(3 * d, d);
+    for (size_t i = 0; i < d + 2; ++i)
+      dims.push_back(
+          memref::DimOp::create(b, loc, tensor, static_cast<int64_t>(i)));
+    for (size_t i = 0; i < d; ++i) {
+      // O = (D + 2q - l(R - 1) - 1) / s + 1, zero when the window does not
+      // fit: then no row exists (p < N * O fails).
+      Value padded = add(dims[i + 1], 2 * pad[i]);
+      Value span = cidx(b, loc, dilation[i] * (window[i] - 1) + 1);
+      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                         padded, span);
+      Value o = add(arith::DivUIOp::create(
+                        b, loc, arith::SubIOp::create(b, loc, padded, span),
+                        cidx(b, loc, stride[i])),
+                    1);
+      outSize.push_back(
+          arith::SelectOp::create(b, loc, fits, o, cidx(b, loc, 0)));
+    }
+  }
+
+  Value channels() const { return dims[d + 1]; }
+
+  /// The output position of row coordinate `i` of the tile: the batch
+  /// index (unchecked) and the spatial positions.
+  std::pair<Value, SmallVector<Value>> position(Value i) {
+    Value p = arith::AddIOp::create(b, loc, row, i);
+    SmallVector<Value> o(d);
+    for (size_t k = d; k-- > 0;) {
+      o[k] = arith::RemUIOp::create(b, loc, p, outSize[k]);
+      p = arith::DivUIOp::create(b, loc, p, outSize[k]);
+    }
+    return {p, o};
+  }
+
+  /// The element at output position (n, o) and column coordinate `j`.
+  Im2colElement element(Value n, ArrayRef<Value> o, Value j) {
+    Value k = arith::AddIOp::create(b, loc, col, j);
+    Value c = arith::RemUIOp::create(b, loc, k, channels());
+    k = arith::DivUIOp::create(b, loc, k, channels());
+    SmallVector<Value> tap(d);
+    for (size_t i = d; i-- > 0;) {
+      if (i == 0) {
+        tap[i] = k;
+        break;
+      }
+      tap[i] = arith::RemUIOp::create(b, loc, k, cidx(b, loc, window[i]));
+      k = arith::DivUIOp::create(b, loc, k, cidx(b, loc, window[i]));
+    }
+    Im2colElement e;
+    e.inside = ult(n, dims[0]);
+    e.inside = arith::AndIOp::create(b, loc, e.inside,
+                                     ult(tap[0], cidx(b, loc, window[0])));
+    e.idx.push_back(n);
+    for (size_t i = 0; i < d; ++i) {
+      // o s + r l - q, inside when in [0, D): one unsigned compare, since
+      // a negative value wraps past D.
+      Value x = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, o[i], cidx(b, loc, stride[i])),
+          arith::MulIOp::create(b, loc, tap[i], cidx(b, loc, dilation[i])));
+      x = arith::SubIOp::create(b, loc, x, cidx(b, loc, pad[i]));
+      e.inside = arith::AndIOp::create(b, loc, e.inside, ult(x, dims[i + 1]));
+      e.idx.push_back(x);
+    }
+    e.idx.push_back(c);
+    return e;
+  }
+
+  Value tensor;
+
+private:
+  Value add(Value x, int64_t c) {
+    return c ? arith::AddIOp::create(b, loc, x, cidx(b, loc, c)).getResult()
+             : x;
+  }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Value row, col;
+  size_t d = 0;
+  ArrayRef<int64_t> window, stride, pad, dilation;
+  SmallVector<Value> dims, outSize;
+};
+} // namespace
+
+/// n elements of an im2col view from `coord`: one vector access when the
+/// run stays in one window tap of one input element, aligned and inside;
+/// else element by element.
+static Value loadIm2col(OpBuilder &b, Location loc,
+                        UnrealizedConversionCastOp marker, ValueRange coord,
+                        int64_t n, Type elem, TypedAttr fill) {
+  Im2colAddressing a(b, loc, marker);
+  auto [batch, pos] = a.position(coord[0]);
+  Value zero = arith::ConstantOp::create(
+      b, loc, fill ? fill : cast<TypedAttr>(b.getZeroAttr(elem)));
+  auto element = [&](const Im2colElement &e) {
+    auto one = scf::IfOp::create(b, loc, TypeRange{elem}, e.inside, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&one.getThenRegion().front());
+    scf::YieldOp::create(
+        b, loc, memref::LoadOp::create(b, loc, a.tensor, e.idx).getResult());
+    b.setInsertionPointToStart(&one.getElseRegion().front());
+    scf::YieldOp::create(b, loc, zero);
+    return one.getResult(0);
+  };
+  Im2colElement first = a.element(batch, pos, coord[1]);
+  if (n == 1)
+    return element(first);
+  // One access: the channels c .. c + n - 1 of one input element, at an
+  // offset that is a multiple of n (C and c multiples of n).
+  Value c = first.idx.back();
+  Value mask = cidx(b, loc, n - 1);
+  Value aligned = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(
+          b, loc, arith::OrIOp::create(b, loc, c, a.channels()), mask),
+      cidx(b, loc, 0));
+  Value whole = arith::AndIOp::create(b, loc, first.inside, aligned);
+  auto vt = VectorType::get({n}, elem);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{vt}, whole, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(b, loc, loadRun(b, loc, a.tensor, first.idx, elem, n));
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  Value acc = vector::BroadcastOp::create(b, loc, vt, zero);
+  for (int64_t j = 0; j < n; ++j) {
+    Im2colElement e =
+        j ? a.element(batch, pos,
+                      arith::AddIOp::create(b, loc, coord[1], cidx(b, loc, j)))
+          : first;
+    acc =
+        vector::InsertOp::create(b, loc, element(e), acc, ArrayRef<int64_t>{j});
+  }
+  scf::YieldOp::create(b, loc, acc);
+  return ifOp.getResult(0);
+}
+
 Value mlir::argus::loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
                              ValueRange coord, int64_t n, TypedAttr fill,
                              std::optional<int64_t> rowSlot) {
   Type elem = t.getElementType();
+  if (auto im2col = im2colOf(mem))
+    return loadIm2col(b, loc, im2col, coord, n, elem, fill);
   auto clip = clipOf(mem);
   if (!clip) {
     SmallVector<Value> idx = memIndices(b, loc, mem, t, coord, rowSlot);

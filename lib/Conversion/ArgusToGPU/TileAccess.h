@@ -29,6 +29,16 @@ constexpr StringLiteral kClipAttr = "argus.clip";
 /// The clip marker `mem` is, or null.
 UnrealizedConversionCastOp clipOf(Value mem);
 
+/// argus.im2col_view lowers to an unrealized cast of (tensor, row, column)
+/// carrying this marker and the view's geometry (kIm2colGeometry: window,
+/// stride, pad and dilation, one after the other): the tile's element
+/// (i, j) is element (row + i, column + j) of the im2col matrix.
+constexpr StringLiteral kIm2colAttr = "argus.im2col";
+constexpr StringLiteral kIm2colGeometry = "argus.im2col_geometry";
+
+/// The im2col marker `mem` is, or null.
+UnrealizedConversionCastOp im2colOf(Value mem);
+
 /// Erase the gather and clip markers once their accesses are lowered; fails
 /// (with a diagnostic) when an op that cannot read one still uses it.
 LogicalResult eraseAccessMarkers(ModuleOp top);
@@ -44,7 +54,8 @@ SmallVector<Value> memIndices(OpBuilder &b, Location loc, Value &mem,
 
 /// n elements of memory tile `t` from `coord` (see loadRun / storeRun).
 /// Through a clipped view, elements outside the tensor read as `fill` (zero
-/// when null) and are not stored.
+/// when null) and are not stored; so do an im2col view's elements in the
+/// padding or past its matrix.
 Value loadElems(OpBuilder &b, Location loc, Value mem, TileType t,
                 ValueRange coord, int64_t n, TypedAttr fill = {},
                 std::optional<int64_t> rowSlot = std::nullopt);

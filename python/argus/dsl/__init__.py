@@ -29,8 +29,9 @@ from .layouts import (TiledMMA, broadcast_layout, copy_layout, reduce_layout, th
                       tiled_mma, tv_layout)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
                      ScalarValue, TensorValue, Tile, Value, cdiv, index_const)
-from .memory import (alloc, atomic_add, barrier, commit_group, copy, copy_async, gather_view, load,
-                     reinterpret, stage, store, transpose, view, wait_group)
+from .memory import (alloc, atomic_add, barrier, commit_group, conv_output_size, copy, copy_async,
+                     gather_view, im2col, load, reinterpret, stage, store, transpose, view,
+                     wait_group)
 from .compute import (abs, add, broadcast, cmp, convert, convert_layout, cummax, cummin, cumprod,
                       cumsum, div, eq, exp, exp2, fill, gelu, iota, log, log2, maximum, minimum,
                       mma, mul, ne, neg, reduce, relu, rsqrt, scale, scan, sigmoid, splat, sqrt,
@@ -53,7 +54,8 @@ __all__ = [
     "tiled_mma", "tv_layout",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
     "ScalarValue", "TensorValue", "Tile", "Value", "cdiv", "index_const",
-    "alloc", "atomic_add", "barrier", "commit_group", "copy", "copy_async", "gather_view", "load",
+    "alloc", "atomic_add", "barrier", "commit_group", "conv_output_size", "copy", "copy_async",
+    "gather_view", "im2col", "load",
     "reinterpret", "stage", "store", "transpose", "view", "wait_group",
     "add", "broadcast", "cmp", "convert", "convert_layout", "div", "eq", "exp", "exp2",
     "fill", "gelu", "iota", "log", "log2", "maximum", "minimum", "mma", "mul", "ne", "neg",

@@ -1,4 +1,4 @@
-"""Memory ops: global views (``view``, ``gather_view``), shared-memory
+"""Memory ops: global views (``view``, ``gather_view``, ``im2col``), shared-memory
 buffers (``alloc``, ``stage``), copies (``copy``, ``copy_async``,
 ``commit_group``, ``wait_group``, ``barrier``), register loads and stores
 (``load``, ``store``) and memory tiles seen another way (``transpose``,
@@ -69,6 +69,67 @@ def gather_view(tensor: TensorValue, indices: Tile, col, shape, name: Optional[s
     t.h = tr.b.gather_view(name or tensor.pyname, tensor.h, indices.h, c.h,
                            tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
     return t
+
+
+def _per_dim(value, d: int, what: str, loc) -> list:
+    """An int or one int per spatial dimension, as a list of d ints."""
+    vals = [value] * d if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(vals, (tuple, list)) or len(vals) != d or \
+            any(not isinstance(v, int) or isinstance(v, bool) for v in vals):
+        raise _err(TraceError, f"im2col {what} takes an int or {d} ints (one per spatial "
+                   f"dimension), got {value!r}", loc)
+    return list(vals)
+
+
+def im2col(tensor: TensorValue, offsets, shape, window, stride=1, padding=0, dilation=1,
+           name: Optional[str] = None) -> Tile:
+    """The ``shape`` tile at ``offsets`` = (row, column) of the im2col matrix
+    of the channels-last ``tensor`` (N, [D,] [H,] W, C) for a convolution
+    window (``argus.im2col_view``): row p is an output position (n, oh, ow)
+    in row-major order, column k a window tap and channel (kh, kw, c), and
+    element (p, k) is ``tensor[n, oh * s + kh * d - pad, ow * s + kw * d -
+    pad, c]``, zero in the padding and past the matrix. A convolution is
+    then the GEMM of this matrix with the weights as a (KH * KW * C, CO)
+    matrix (PyTorch's channels-last weights, ``w.permute(0, 2, 3, 1)``,
+    give its transpose). ``window``, ``stride``, ``padding`` and
+    ``dilation`` are ints or one int per spatial dimension. The view is
+    read-only."""
+    tr = _current_tracer()
+    loc = _user_loc(2)
+    if not isinstance(tensor, TensorValue):
+        raise _err(TraceError, f"argus.im2col expects a tensor parameter, got {tensor!r}", loc)
+    d = len(tensor.shape) - 2
+    geometry = [_per_dim(v, max(d, 1), what, loc) for v, what in
+                ((window, "window"), (stride, "stride"), (padding, "padding"),
+                 (dilation, "dilation"))]
+    shape = _shape(shape, "im2col shape")
+    offsets = tuple(offsets) if isinstance(offsets, (tuple, list)) else (offsets,)
+    if len(offsets) != 2:
+        raise _err(ShapeError, f"an im2col tile is at (row, column) of the im2col matrix, "
+                   f"got {len(offsets)} offsets", loc)
+    row, col = (_index_or_err(tr, o, "an im2col offset") for o in offsets)
+    ttype = TileType(shape, tensor.dtype, "global")
+    t = _new_tile(tr, "g" + tensor.pyname, ttype)
+    t.h = tr.b.im2col_view(name or tensor.pyname, tensor.h, row.h, col.h, *geometry,
+                           tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
+    return t
+
+
+def conv_output_size(size, window: int, stride: int = 1, padding: int = 0,
+                     dilation: int = 1):
+    """Output positions of a convolution along one dimension of ``size``
+    input positions: ``(size + 2 padding - dilation (window - 1) - 1) //
+    stride + 1`` (a traced index for a traced size, an int for an int). The
+    subtraction needs ``size`` at least the dilated window minus the
+    padding (state it with ``argus.assume`` for a traced size)."""
+    span = dilation * (window - 1) + 1
+    extra = 2 * padding - span
+    if isinstance(size, int) and not isinstance(size, bool):
+        return (size + extra) // stride + 1
+    if stride == 1:
+        extra += 1  # (size + extra) + 1 in one step
+    grown = size + extra if extra > 0 else (size - (-extra) if extra < 0 else size)
+    return grown // stride + 1 if stride != 1 else grown
 
 
 def alloc(shape, dtype, layout=None, stages: int = 1, name: str = "smem") -> Buffer:

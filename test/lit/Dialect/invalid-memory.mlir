@@ -263,3 +263,55 @@ func.func @view_bounds_count(%A: memref<?x?xf16>, %i: index) {
   %v = argus.view "A" %A[%i, %i] clipped to [%i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
   return
 }
+
+// -----
+
+func.func @im2col_rank(%X: memref<?x?x?xf16>, %i: index) {
+  // expected-error @+1 {{a 2-D window convolves a channels-last tensor of rank 4 (N, H, W, C), got rank 3}}
+  %v = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [1, 1] pad [1, 1] dilation [1, 1] : memref<?x?x?xf16> -> !argus.tile<64x32xf16, global>
+  return
+}
+
+// -----
+
+func.func @im2col_tile_rank(%X: memref<?x?x?x?xf16>, %i: index) {
+  // expected-error @+1 {{im2col views are 2-D tiles}}
+  %v = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [1, 1] pad [1, 1] dilation [1, 1] : memref<?x?x?x?xf16> -> !argus.tile<64xf16, global>
+  return
+}
+
+// -----
+
+func.func @im2col_params(%X: memref<?x?x?x?xf16>, %i: index) {
+  // expected-error @+1 {{has 1 stride values for a 2-D window (one per dimension)}}
+  %v = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [1] pad [1, 1] dilation [1, 1] : memref<?x?x?x?xf16> -> !argus.tile<64x32xf16, global>
+  return
+}
+
+// -----
+
+func.func @im2col_stride_zero(%X: memref<?x?x?x?xf16>, %i: index) {
+  // expected-error @+1 {{stride values must be in [1, 4096], got 0}}
+  %v = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [1, 0] pad [1, 1] dilation [1, 1] : memref<?x?x?x?xf16> -> !argus.tile<64x32xf16, global>
+  return
+}
+
+// -----
+
+func.func @im2col_element(%X: memref<?x?x?x?xf32>, %i: index) {
+  // expected-error @+1 {{tensor holds 'f32' but the tile holds 'f16'}}
+  %v = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [1, 1] pad [1, 1] dilation [1, 1] : memref<?x?x?x?xf32> -> !argus.tile<64x32xf16, global>
+  return
+}
+
+// -----
+
+func.func @im2col_written(%X: memref<?x?x?x?xf16>, %i: index) {
+  %s = argus.alloc "s" : !argus.buffer<1 x !argus.tile<64x32xf16, shared, "(64,32):(32,1)">>
+  %t = argus.stage %s[%i] : !argus.buffer<1 x !argus.tile<64x32xf16, shared, "(64,32):(32,1)">>
+  // expected-error @+1 {{is read-only, but argus.copy uses it as operand 1}}
+  %v = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [1, 1] pad [1, 1] dilation [1, 1] : memref<?x?x?x?xf16> -> !argus.tile<64x32xf16, global>
+  // expected-note @+1 {{the use}}
+  argus.copy %t, %v threads "(128,16):(1,128)" : !argus.tile<64x32xf16, shared, "(64,32):(32,1)">, !argus.tile<64x32xf16, global>
+  return
+}

@@ -26,7 +26,7 @@ func.func @kernel_attr() attributes {argus.kernel = #argus.kernel<block = [128, 
 }
 
 // CHECK-LABEL: func @memory
-func.func @memory(%A: memref<?x?xf16>, %A8: memref<8x?xf16>, %i: index, %ids: !argus.tile<16xi32, register, "(64,16):(0,1)">) {
+func.func @memory(%A: memref<?x?xf16>, %A8: memref<8x?xf16>, %i: index, %ids: !argus.tile<16xi32, register, "(64,16):(0,1)">, %X: memref<?x?x?x?xf16>) {
   // CHECK: %[[V:.*]] = argus.view "A" %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf16> -> <16x16xf16, global>
   %v = argus.view "A" %A[%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
   // A boundary tile, larger than a static tensor.
@@ -37,6 +37,9 @@ func.func @memory(%A: memref<?x?xf16>, %A8: memref<8x?xf16>, %i: index, %ids: !a
   %vb = argus.view "A" %A[%i, %i] clipped to [%i, %i] : memref<?x?xf16> -> !argus.tile<16x16xf16, global>
   // CHECK: argus.gather_view "A" %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf16>, <16xi32, register, "(64,16):(0,1)"> -> <16x16xf16, global>
   %g = argus.gather_view "A" %A[%ids, %i] : memref<?x?xf16>, !argus.tile<16xi32, register, "(64,16):(0,1)"> -> !argus.tile<16x16xf16, global>
+  // A tile of the im2col matrix of a channels-last tensor (3x3 window).
+  // CHECK: argus.im2col_view "X" %{{.*}}[%{{.*}}, %{{.*}}] window [3, 3] stride [2, 1] pad [1, 0] dilation [1, 2] : memref<?x?x?x?xf16> -> <16x16xf16, global>
+  %xc = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [2, 1] pad [1, 0] dilation [1, 2] : memref<?x?x?x?xf16> -> !argus.tile<16x16xf16, global>
   // CHECK: %[[B:.*]] = argus.alloc "s" : <2 x <16x16xf16, shared, "(16,16):(16,1)">>
   %b = argus.alloc "s" : !argus.buffer<2 x !argus.tile<16x16xf16, shared, "(16,16):(16,1)">>
   // CHECK: %[[S:.*]] = argus.stage %[[B]][%{{.*}}] : <2 x <16x16xf16, shared, "(16,16):(16,1)">>
