@@ -141,7 +141,6 @@ std::optional<AsyncGroup> asyncGroupOf(Operation *op) {
 }
 
 static std::vector<z3::expr> retiredBy(z3::context &ctx, const Candidate &cd) {
-  auto bv = [&](int64_t v) { return ctx.bv_val(v, kWidth); };
   size_t n = cd.events.size();
   // Asynchronous accesses last until their group retires.
   std::optional<AsyncGroup> group = asyncGroupOf(cd.op);
@@ -163,13 +162,47 @@ static std::vector<z3::expr> retiredBy(z3::context &ctx, const Candidate &cd) {
   z3::expr closed = selfCommits
                         ? ctx.bool_val(true)
                         : z3::implies(cd.inst.guard, cd.events[i0].guard);
-  z3::expr count = bv(0), retired = ctx.bool_val(false);
+  // The commits since the access: those whose guard folds to true are
+  // counted as a number, the others kept as conditions. "At least N of
+  // them ran" is then a disjunction for N = 1 and a sum no wider than the
+  // count needs otherwise: the same condition as a 24-bit sum of
+  // ite(guard, 1, 0) (which cannot wrap either), without the adder chain
+  // the SAT solver would have to see through (a stage-release query of
+  // the Hopper GEMM had 57 such chains of up to 20 summands).
+  int64_t certain = 0;
+  std::vector<z3::expr> maybe;
+  auto atLeast = [&](int64_t k) -> z3::expr {
+    k -= certain;
+    if (k <= 0)
+      return ctx.bool_val(true);
+    if (k > static_cast<int64_t>(maybe.size()))
+      return ctx.bool_val(false);
+    if (k == 1) {
+      z3::expr any = ctx.bool_val(false);
+      for (const z3::expr &g : maybe)
+        any = any || g;
+      return any;
+    }
+    unsigned w = 1;
+    while ((uint64_t(1) << w) <= maybe.size())
+      ++w;
+    z3::expr sum = ctx.bv_val(0, w);
+    for (const z3::expr &g : maybe)
+      sum = sum + z3::ite(g, ctx.bv_val(1, w), ctx.bv_val(0, w));
+    return z3::uge(sum, ctx.bv_val(k, w));
+  };
+  z3::expr retired = ctx.bool_val(false);
   for (size_t j = selfCommits ? 0 : i0 + 1; j < n; ++j) {
     const SyncEvent &e = cd.events[j];
-    if (e.kind == commitKind)
-      count = count + z3::ite(e.guard, bv(1), bv(0));
-    else if (e.kind == waitKind)
-      retired = retired || (closed && e.guard && z3::uge(count, bv(e.n)));
+    if (e.kind == commitKind) {
+      z3::expr g = e.guard.simplify();
+      if (g.is_true())
+        ++certain;
+      else if (!g.is_false())
+        maybe.push_back(e.guard);
+    } else if (e.kind == waitKind) {
+      retired = retired || (closed && e.guard && atLeast(e.n));
+    }
     out[j] = retired;
   }
   out[n] = retired;
