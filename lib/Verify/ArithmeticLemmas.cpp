@@ -42,6 +42,16 @@ void flattenSum(const z3::expr &e, std::vector<z3::expr> &out) {
       flattenSum(e.arg(i), out);
     return;
   }
+  // x - k is x + (2^w - k) as bit-vectors ("the slot before", j - 1).
+  if (isApp(e, Z3_OP_BSUB) && e.num_args() == 2 && e.arg(1).is_numeral()) {
+    flattenSum(e.arg(0), out);
+    unsigned w = e.get_sort().bv_size();
+    uint64_t k = e.arg(1).get_numeral_uint64();
+    uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+    if (k & mask)
+      out.push_back(e.ctx().bv_val((~k + 1) & mask, w));
+    return;
+  }
   if (e.is_numeral() && e.get_numeral_uint64() == 0)
     return;
   out.push_back(e);
@@ -218,6 +228,10 @@ void radixLemmas(z3::context &ctx, const z3::expr &C, const RadixTerm &t1,
     else
       s2.push_back(e);
   }
+  // Constants are summed modulo 2^w (a summand 2^w - k stands for - k).
+  uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+  k1 &= mask;
+  k2 &= mask;
   uint64_t m = std::min(k1, k2);
   if (k1 > m)
     s1.push_back(ctx.bv_val(k1 - m, w));
