@@ -58,6 +58,12 @@ def peers(op, t, eps):
     elif op == "cumsum":
         ref = lambda: torch.cumsum(t["X"].double(), 1).float()  # noqa: E731
         peer = lambda: torch.cumsum(t["X"], 1)  # noqa: E731
+    elif op == "log_softmax":
+        ref = lambda: torch.log_softmax(t["X"].double(), 1).float()  # noqa: E731
+        peer = lambda: torch.log_softmax(t["X"], 1)  # noqa: E731
+    elif op == "layernorm":
+        ref = lambda: F.layer_norm(t["X"].double(), (t["X"].shape[-1],), eps=eps).float()  # noqa
+        peer = lambda: F.layer_norm(t["X"], (t["X"].shape[-1],), eps=eps)  # noqa: E731
     elif op == "conv3x3":
         # channels-last X (N, H, W, C) and weights (CO, 3 * 3 * C) as the
         # NCHW / OIHW views PyTorch's channels_last convolution takes.
