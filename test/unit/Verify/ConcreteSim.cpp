@@ -653,7 +653,23 @@ private:
       if (chosen.empty())
         chosen = varying;
     }
-    for (const std::string &f : chosen)
+    for (const std::string &f : chosen) {
+      // The global coordinate the field is: the dimension d whose
+      // coordinate @d equals it at every element of A (not one where they
+      // coincide at a single element).
+      std::optional<size_t> dim;
+      for (size_t d = 0; d < 8 && !dim; ++d) {
+        std::string g = "@" + std::to_string(d);
+        bool all = true, any = false;
+        for (int64_t r = 0; r < rows && all; ++r)
+          for (int64_t k = 0; k < bk && all; ++k)
+            if (auto t = tagsOf(m.getA(), {r, k}); t && t->count(f)) {
+              any = true;
+              all = t->count(g) && t->at(g) == t->at(f);
+            }
+        if (all && any)
+          dim = d;
+      }
       for (int64_t r = 0; r < rows; ++r) {
         auto &last = acc.reduced[f];
         int64_t prev = last.count(r) ? last[r] : -1;
@@ -673,15 +689,10 @@ private:
         auto t = tagsOf(m.getA(), {r, bk - 1});
         if (!t || !t->count(f) || !lastIteration(m) || accumulatedFurther(m))
           continue;
-        for (size_t d = 0; d < 8; ++d) {
-          std::string g = "@" + std::to_string(d);
-          if (!t->count(g) || t->at(g) != t->at(f))
-            continue;
-          if (t->at(f) + 1 < t->at("@size" + std::to_string(d)))
-            event("reduction-coverage", m, -1, {r, bk - 1});
-          break;
-        }
+        if (dim && t->at(f) + 1 < t->at("@size" + std::to_string(*dim)))
+          event("reduction-coverage", m, -1, {r, bk - 1});
       }
+    }
   }
 
   /// Whether the loop directly around `m` runs its last iteration now.
@@ -778,9 +789,13 @@ private:
     if (isa<arith::MulIOp>(op))
       return setI(I(op->getOperand(0)) * I(op->getOperand(1)));
     if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp, arith::RemUIOp,
-            arith::RemSIOp>(op) &&
+            arith::RemSIOp, arith::CeilDivUIOp>(op) &&
         I(op->getOperand(1)) == 0)
       throw Fail("division by zero");
+    if (isa<arith::CeilDivUIOp>(op)) {
+      int64_t a = I(op->getOperand(0)), b = I(op->getOperand(1));
+      return setI(a / b + (a % b != 0));
+    }
     if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(op))
       return setI(fdiv(I(op->getOperand(0)), I(op->getOperand(1))));
     if (isa<arith::RemUIOp, arith::RemSIOp>(op)) {
@@ -848,6 +863,35 @@ private:
       m.tensor = tensorArg(v.getTensor());
       m.sizes = sizesOf(v.getTensor());
       m.clipped = v.getClipped();
+      bindName(op, m.name, v.getTensor());
+      mems[key(v.getResult())] = m;
+      return;
+    }
+    if (auto v = dyn_cast<Im2colViewOp>(op)) {
+      // A clipped 2-D view of the im2col matrix: rows N * O1 * .., columns
+      // R1 * .. * C, O = (D + 2q - l (R - 1) - 1) / s + 1.
+      Mem m;
+      m.root = key(v.getTensor());
+      m.name = v.getName().str();
+      auto ty = cast<TileType>(v.getType());
+      m.shape.assign(ty.getShape().begin(), ty.getShape().end());
+      m.layout = memLayoutOf(ty);
+      for (Value o : {v.getRow(), v.getCol()}) {
+        m.offsets.push_back(I(o));
+        m.offsetValues.push_back(o);
+        m.perm.push_back(m.perm.size());
+      }
+      m.tensor = tensorArg(v.getTensor());
+      std::vector<int64_t> t = sizesOf(v.getTensor());
+      int64_t rows = t.front(), cols = t.back();
+      for (size_t i = 0; i < v.getWindow().size(); ++i) {
+        int64_t r = v.getWindow()[i], span = v.getDilation()[i] * (r - 1) + 1,
+                padded = t[i + 1] + 2 * v.getPad()[i];
+        rows *= padded < span ? 0 : (padded - span) / v.getStride()[i] + 1;
+        cols *= r;
+      }
+      m.sizes = {rows, cols};
+      m.clipped = true;
       bindName(op, m.name, v.getTensor());
       mems[key(v.getResult())] = m;
       return;
