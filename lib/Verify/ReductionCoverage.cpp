@@ -370,6 +370,31 @@ static Operation *nextAccumulation(Value v, int depth = 0) {
   return found;
 }
 
+/// Whether the accumulator `v` continues in a reduction loop it initialises
+/// (a pipeline's drain loop): that loop's own check starts where this one
+/// stopped and checks the end.
+static bool continuedByReductionLoop(Value v, int depth = 0) {
+  if (depth > 8)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    if (auto next = dyn_cast<scf::ForOp>(u)) {
+      unsigned n = use.getOperandNumber();
+      if (n >= next.getNumControlOperands() &&
+          reductionOf(next, n - next.getNumControlOperands()))
+        return true;
+    }
+    if (isa<TagOp, ConvertOp, ConvertLayoutOp, WgmmaWaitOp>(u))
+      for (Value r : u->getResults())
+        if (continuedByReductionLoop(r, depth + 1))
+          return true;
+  }
+  return false;
+}
+
+static bool rangeDeclared(func::FuncOp func, scf::ForOp loop, Operation *mma,
+                          const std::vector<std::string> &fields);
+
 CheckResult
 KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
                                        std::optional<unsigned> idx) {
@@ -379,8 +404,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
                   "exactly once: for every row, A's reduced field runs "
                   "through 0, 1, 2, ... (or tile by tile downward from the "
                   "start a fresh accumulator declares), and up to the "
-                  "end of the tensor dimension it is a coordinate of (not "
-                  "checked for a declared start)";
+                  "end of the tensor dimension it is a coordinate of (or "
+                  "the range an argus.reduced declares)";
   bool applicable = true;
   runCheck({&res}, [&](Query &Q) {
     if (!idx)
@@ -576,9 +601,22 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     // coordinate of (the view's bound where the view is clipped to one). A
     // declared start is a segment of its tensor (one head's keys), whose
     // end the tensor does not give: not checked.
+    // Where this check cannot see the end, an argus.reduced must declare
+    // the range (its reduction-range check proves the end); otherwise the
+    // check is unknown, never proved with the end unchecked.
+    auto endNotChecked = [&](const std::string &why) {
+      if (rangeDeclared(func, loop, mma, fields))
+        return;
+      res.status = Status::Unknown;
+      res.reason = "where the reduction ends is not checked: " + why +
+                   "; declare the range every row accumulates with "
+                   "`argus.reduced %acc over \"" +
+                   fields.front() + "\" from %lo to %hi`";
+    };
     auto checkEnd = [&]() {
       if (declaredStart)
-        return;
+        return endNotChecked("the fresh accumulator declares where it "
+                             "starts, and no tensor dimension gives its end");
       // The mmas after the loop that accumulate into its result (a peeled
       // last slab), in order: each must continue where the previous
       // stopped, and the last one's end is the reduction's.
@@ -588,12 +626,18 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
         if (!next->getParentRegion()->isAncestor(loop->getParentRegion()) ||
             cast<TileType>(mmaA(next).getType()).getShape() != aTy.getShape() ||
             after.size() > 8)
-          return; // not followed: the end is not checked
+          return endNotChecked(
+              "the mma at " + locStr(next->getLoc()) +
+              " accumulates further, in another region, with another A "
+              "shape or after more than 8 mmas");
         after.push_back(next);
         tail = next->getResult(0);
       }
+      if (continuedByReductionLoop(tail))
+        return; // that loop's check sees the end
       if (accumulatedFurther(tail))
-        return;
+        return endNotChecked("the result is accumulated further (yielded to "
+                             "an enclosing loop, or into several mmas)");
       size_t e0 = evals.size();
       auto [ran, lastIv] = lastIteration(lb, ub, step);
       Inst inL = in.with(loop, lastIv, in.guard && ran);
@@ -626,9 +670,34 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       z3::expr endCut = ctx.bool_val(false);
       for (size_t i = e0; i < evals.size(); ++i)
         endCut = endCut || (evals[i].guard && evals[i].ok && evals[i].cut);
-      auto tensor = tEnd.find(kTensorField.str());
-      if (tensor == tEnd.end())
-        return; // A's element names no tensor: its extent is unknown
+      // The tensor whose dimension the reduced field runs over: A's last
+      // element's; for an A computed in registers (attention's P), B's
+      // last row's (V), which the mma pairs with A's last column.
+      std::optional<z3::expr> tensor;
+      if (auto it = tEnd.find(kTensorField.str()); it != tEnd.end())
+        tensor = it->second;
+      else if (after.empty()) {
+        Value b = mma->getOperand(1);
+        z3::expr col = rangeVar("n", cast<TileType>(b.getType()).getShape()[1]);
+        size_t r0 = Q.reads.size();
+        Tags tB = operandTags(b, {bv(bk - 1), col}, inL, mma);
+        Eval e{in.guard && ran, ctx.bool_val(true), ctx.bool_val(true),
+               ctx.bool_val(false)};
+        for (size_t r = r0; r < Q.reads.size(); ++r) {
+          e.defined = e.defined && Q.reads[r].defined;
+          e.ok = e.ok && (Q.reads[r].defined || Q.reads[r].cut);
+          e.cut = e.cut || Q.reads[r].cut;
+        }
+        evals.push_back(e);
+        endCut = endCut || (e.guard && e.ok && e.cut);
+        defined = defined && z3::implies(ran, e.defined);
+        if (auto it = tB.find(kTensorField.str()); it != tB.end())
+          tensor = it->second;
+      }
+      if (!tensor)
+        return endNotChecked("neither A's nor B's elements come from a tensor "
+                             "whose dimension gives the reduced field's "
+                             "extent");
       struct End {
         std::string field, view;
         unsigned dim;
@@ -646,20 +715,24 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
           if (e.bound) {
             // The bound must have one value for the whole reduction.
             if (!e.bound.getParentRegion()->isAncestor(loop->getParentRegion()))
-              continue;
+              return endNotChecked("the bound of the clipped view '" + e.name +
+                                   "' changes inside the reduction");
             z3::expr b = evalIndex(e.bound, inL);
             extent = z3::ite(z3::ult(b, extent), b, extent);
           }
           // Past the extent is not missing: such reads are zeros of a
           // clipped view or out of bounds (the out-of-bounds check).
-          z3::expr bad = tensor->second == bv(e.arg) &&
-                         z3::ult(it->second + bv(1), extent);
+          z3::expr bad =
+              *tensor == bv(e.arg) && z3::ult(it->second + bv(1), extent);
           ends.push_back({p.name, e.name, e.dim, it->second, extent, bad});
           anyBad = anyBad || bad;
         }
       }
       if (ends.empty())
-        return;
+        return endNotChecked(
+            "the reduced field is no single coordinate of a tensor's views "
+            "(views of one tensor give it different dimensions, or none is "
+            "tagged with it)");
       z3::expr violation = endGuard && defined && (anyBad || !chainOk);
       std::optional<z3::model> me;
       z3::check_result re = solve({violation || endCut}, me);
@@ -745,6 +818,7 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       z3::check_result rd = solve({anyInsideDown || anyStart || anyCut}, down);
       if (rd == z3::unsat) {
         res.status = Status::Proved;
+        checkEnd();
         return;
       }
       notDownEither = rd == z3::sat;
@@ -908,6 +982,81 @@ static Value reductionValue(Value v, int depth = 0) {
   return found;
 }
 
+/// The reduction an argus.reduced declares a range of: the loop that
+/// carries it (if any), then the mmas after it, each accumulating into the
+/// previous one's result; `error` says why the chain is not followed.
+struct ReductionChain {
+  scf::ForOp loop;
+  Operation *loopMma = nullptr;
+  SmallVector<Operation *> after; // program order after the loop
+  Value init;
+  std::string error;
+};
+
+static ReductionChain reductionChain(ReducedOp decl) {
+  ReductionChain c;
+  Value cur = reductionValue(decl.getAcc());
+  while (true) {
+    if (!cur) {
+      c.error = "the accumulator is not an mma's result or a reduction "
+                "loop's, up to tags, conversions, waits and rescaling";
+      return c;
+    }
+    Operation *d = cur.getDefiningOp();
+    if (isMma(d)) {
+      if (!d->getParentRegion()->isAncestor(decl->getParentRegion())) {
+        c.error = "the mma at " + locStr(d->getLoc()) +
+                  " sits in a loop or region the declaration is not in";
+        return c;
+      }
+      c.after.insert(c.after.begin(), d);
+      Value acc = throughIdentity(mmaAcc(d));
+      Operation *ad = acc.getDefiningOp();
+      if (ad && isa<FillOp, LoadOp>(ad)) {
+        c.init = mmaAcc(d);
+        return c;
+      }
+      cur = reductionValue(mmaAcc(d));
+      continue;
+    }
+    c.loop = cast<scf::ForOp>(d);
+    if (!c.loop->getParentRegion()->isAncestor(decl->getParentRegion())) {
+      c.error = "the reduction loop at " + locStr(c.loop.getLoc()) +
+                " sits in a loop or region the declaration is not in";
+      return c;
+    }
+    unsigned idx = cast<OpResult>(cur).getResultNumber();
+    c.loopMma = reductionOf(c.loop, idx);
+    if (!c.loopMma) {
+      c.error = "the " + loopName(c.loop) +
+                " does not carry one mma's accumulator in this result";
+      return c;
+    }
+    c.init = c.loop.getInitArgs()[idx];
+    Operation *id = throughIdentity(c.init).getDefiningOp();
+    if (!id || !isa<FillOp, LoadOp>(id))
+      c.error = "the " + loopName(c.loop) +
+                " starts from an accumulator that is not fresh (a fill or a "
+                "load): chains of loops are not followed";
+    return c;
+  }
+}
+
+/// Whether an argus.reduced declares the range of field `f` of the
+/// reduction `mma` carried by `loop` (its reduction-range check then
+/// proves the end that reduction-coverage does not see).
+static bool rangeDeclared(func::FuncOp func, scf::ForOp loop, Operation *mma,
+                          const std::vector<std::string> &fields) {
+  bool found = false;
+  func.walk([&](ReducedOp decl) {
+    if (found || !llvm::is_contained(fields, decl.getField().str()))
+      return;
+    ReductionChain c = reductionChain(decl);
+    found = c.error.empty() && c.loop == loop && c.loopMma == mma;
+  });
+  return found;
+}
+
 CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
   CheckResult res = newCheck("reduction-range", decl, decl);
   std::string f = decl.getField().str();
@@ -915,49 +1064,13 @@ CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
                   "its reduced field '" +
                   f + "' in [lo, hi) exactly once";
   runCheck({&res}, [&](Query &Q) {
-    // The chain: the loop that carries the reduction (if any), then the
-    // mmas after it, each accumulating into the previous one's result.
-    SmallVector<Operation *> after; // program order after the loop
-    scf::ForOp loop;
-    Operation *loopMma = nullptr;
-    Value init;
-    Value cur = reductionValue(decl.getAcc());
-    while (true) {
-      if (!cur)
-        unsupported("the accumulator is not an mma's result or a reduction "
-                    "loop's, up to tags, conversions, waits and rescaling");
-      Operation *d = cur.getDefiningOp();
-      if (isMma(d)) {
-        if (!d->getParentRegion()->isAncestor(decl->getParentRegion()))
-          unsupported("the mma at " + locStr(d->getLoc()) +
-                      " sits in a loop or region the declaration is not in");
-        after.insert(after.begin(), d);
-        Value acc = throughIdentity(mmaAcc(d));
-        Operation *ad = acc.getDefiningOp();
-        if (ad && isa<FillOp, LoadOp>(ad)) {
-          init = mmaAcc(d);
-          break;
-        }
-        cur = reductionValue(mmaAcc(d));
-        continue;
-      }
-      loop = cast<scf::ForOp>(d);
-      if (!loop->getParentRegion()->isAncestor(decl->getParentRegion()))
-        unsupported("the reduction loop at " + locStr(loop.getLoc()) +
-                    " sits in a loop or region the declaration is not in");
-      unsigned idx = cast<OpResult>(cur).getResultNumber();
-      loopMma = reductionOf(loop, idx);
-      if (!loopMma)
-        unsupported("the " + loopName(loop) +
-                    " does not carry one mma's accumulator in this result");
-      init = loop.getInitArgs()[idx];
-      Operation *id = throughIdentity(init).getDefiningOp();
-      if (!id || !isa<FillOp, LoadOp>(id))
-        unsupported("the " + loopName(loop) +
-                    " starts from an accumulator that is not fresh (a fill "
-                    "or a load): chains of loops are not followed");
-      break;
-    }
+    ReductionChain chain = reductionChain(decl);
+    if (!chain.error.empty())
+      unsupported(chain.error);
+    scf::ForOp loop = chain.loop;
+    Operation *loopMma = chain.loopMma;
+    SmallVector<Operation *> &after = chain.after;
+    Value init = chain.init;
     Operation *first = loopMma ? loopMma : after.front();
     int64_t bk = cast<TileType>(mmaA(first).getType()).getShape()[1];
     int64_t rows = cast<TileType>(mmaA(first).getType()).getShape()[0];

@@ -32,13 +32,22 @@ func.func @step_one(%K: index)
     argus.tag_assert %n, "a.k == b.k && a.m == acc.m && b.n == acc.n" : !RC
     scf.yield %n : !RC
   }
+  // Fills carry no tensor whose size gives the end: the range is declared.
+  %kend = arith.muli %kt, %c8 : index
+  argus.reduced %r over "k" from %c0 to %kend : !RC
   return
 }
 
 // -----
 
 // A pipelined structure: a main loop over slabs 0 .. kt-2 and a drain loop
-// continuing at kt-1 with the main loop's accumulator: proved.
+// continuing at kt-1 with the main loop's accumulator: the main loop's end
+// is the drain loop's start (proved); where the drain loop ends no tensor
+// tells, and argus.reduced does not follow chains of loops: unknown, never
+// proved with the end unchecked.
+// CHECK-LABEL: warning: reduction-coverage is unknown at 'argus.mma': where the reduction ends is not checked: neither A's nor B's elements come from a tensor whose dimension gives the reduced field's extent; declare the range every row accumulates with `argus.reduced %acc over "k" from %lo to %hi`
+// CHECK-NEXT: %n = argus.mma
+// CHECK-NOT: {{warning|error}}
 #FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [1, 1]>
 #FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [1, 1]>
 #FragC = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [1, 1]>
@@ -116,6 +125,8 @@ func.func @downward(%K: index)
     argus.tag_assert %n, "a.k == b.k && a.m == acc.m && b.n == acc.n" : !RC
     scf.yield %n : !RC
   }
+  %kend = arith.muli %kt, %c8 : index
+  argus.reduced %r over "k" from %c0 to %kend : !RC
   return
 }
 
@@ -283,3 +294,44 @@ func.func @two_mmas(%K: index)
   }
   return
 }
+
+// -----
+
+// The downward walk without argus.reduced: the declared start is no
+// tensor's end, so where the reduction ends is unknown (never proved).
+// CHECK-LABEL: warning: reduction-coverage is unknown at 'argus.mma': where the reduction ends is not checked: the fresh accumulator declares where it starts, and no tensor dimension gives its end; declare the range every row accumulates with `argus.reduced %acc over "k" from %lo to %hi`
+#FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [1, 1]>
+#FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [1, 1]>
+#FragC = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [1, 1]>
+#Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
+#Acc = affine_map<(d0, d1)[s0, s1, s2] -> (d0 + s0, d1 + s1, s2)>
+!RA = !argus.tile<32x8xf16, register, #FragA>
+!RB = !argus.tile<8x32xf16, register, #FragB>
+!RC = !argus.tile<32x32xf32, register, #FragC>
+func.func @downward_end_undeclared(%K: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %cs = arith.constant 8 : index
+  %ok = arith.cmpi uge, %K, %c8 : index
+  argus.assume %ok, "K >= 8"
+  %kt = arith.divui %K, %c8 : index
+  %ktl = arith.subi %kt, %c1 : index
+  %top = arith.muli %ktl, %c8 : index
+  %za = argus.fill 0.0 : !RA
+  %zb = argus.fill 0.0 : !RB
+  %zc = argus.fill 0.0 : !RC
+  %acc0 = argus.tag %zc [%c0, %c0, %top] ["m", "n", "k"] = #Acc : !RC
+  %r = scf.for %i = %c0 to %kt step %c1 iter_args(%acc = %acc0) -> (!RC) {
+    %back = arith.muli %i, %cs : index
+    %k0 = arith.subi %top, %back : index
+    %a = argus.tag %za [%c0, %k0] ["m", "k"] = #Coord : !RA
+    %b = argus.tag %zb [%k0, %c0] ["k", "n"] = #Coord : !RB
+    %n = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %acc : !RA, !RB, !RC
+    argus.tag_assert %n, "a.k == b.k && a.m == acc.m && b.n == acc.n" : !RC
+    scf.yield %n : !RC
+  }
+  return
+}
+

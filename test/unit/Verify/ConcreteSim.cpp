@@ -657,19 +657,31 @@ private:
       // The global coordinate the field is: the dimension d whose
       // coordinate @d equals it at every element of A (not one where they
       // coincide at a single element).
-      std::optional<size_t> dim;
-      for (size_t d = 0; d < 8 && !dim; ++d) {
-        std::string g = "@" + std::to_string(d);
-        bool all = true, any = false;
-        for (int64_t r = 0; r < rows && all; ++r)
-          for (int64_t k = 0; k < bk && all; ++k)
-            if (auto t = tagsOf(m.getA(), {r, k}); t && t->count(f)) {
-              any = true;
-              all = t->count(g) && t->at(g) == t->at(f);
-            }
-        if (all && any)
-          dim = d;
-      }
+      // A computed in registers (attention's P) has no global coordinate:
+      // then B's, whose rows run over the same field.
+      auto coordinateDim = [&](Value operand, int64_t n0, int64_t n1,
+                               bool kFirst) -> std::optional<size_t> {
+        for (size_t d = 0; d < 8; ++d) {
+          std::string g = "@" + std::to_string(d);
+          bool all = true, any = false;
+          for (int64_t i = 0; i < n0 && all; ++i)
+            for (int64_t j = 0; j < n1 && all; ++j)
+              if (auto t = tagsOf(operand, kFirst ? std::vector<int64_t>{j, i}
+                                                  : std::vector<int64_t>{i, j});
+                  t && t->count(f)) {
+                any = true;
+                all = t->count(g) && t->at(g) == t->at(f);
+              }
+          if (all && any)
+            return d;
+        }
+        return std::nullopt;
+      };
+      Value sized = m.getA();
+      std::optional<size_t> dim = coordinateDim(m.getA(), rows, bk, false);
+      int64_t bn = cast<TileType>(m.getB().getType()).getShape()[1];
+      if (!dim && (dim = coordinateDim(m.getB(), bn, bk, true)))
+        sized = m.getB();
       for (int64_t r = 0; r < rows; ++r) {
         auto &last = acc.reduced[f];
         int64_t prev = last.count(r) ? last[r] : -1;
@@ -689,7 +701,9 @@ private:
         auto t = tagsOf(m.getA(), {r, bk - 1});
         if (!t || !t->count(f) || !lastIteration(m) || accumulatedFurther(m))
           continue;
-        if (dim && t->at(f) + 1 < t->at("@size" + std::to_string(*dim)))
+        std::string size = "@size" + std::to_string(dim ? *dim : 0);
+        auto ts = sized == m.getA() ? t : tagsOf(m.getB(), {bk - 1, 0});
+        if (dim && ts && ts->count(size) && t->at(f) + 1 < ts->at(size))
           event("reduction-coverage", m, -1, {r, bk - 1});
       }
     }
