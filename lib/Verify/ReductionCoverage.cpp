@@ -437,10 +437,13 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       z3::expr guard, defined, ok, cut;
     };
     std::vector<Eval> evals;
-    auto evalA = [&](Operation *op, const Inst &inst, z3::expr k,
-                     z3::expr guard, z3::expr &defined) {
+    // The tags of an mma operand's element, noting its reads' definedness
+    // and cut-off.
+    auto evalOperand = [&](Value operand, Operation *op,
+                           std::vector<z3::expr> at, const Inst &inst,
+                           z3::expr guard, z3::expr &defined) {
       size_t r0 = Q.reads.size();
-      Tags t = operandTags(mmaA(op), {m, k}, inst, op);
+      Tags t = operandTags(operand, at, inst, op);
       Eval e{guard, ctx.bool_val(true), ctx.bool_val(true),
              ctx.bool_val(false)};
       for (size_t r = r0; r < Q.reads.size(); ++r) {
@@ -451,6 +454,10 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       defined = e.defined;
       evals.push_back(e);
       return t;
+    };
+    auto evalA = [&](Operation *op, const Inst &inst, z3::expr k,
+                     z3::expr guard, z3::expr &defined) {
+      return evalOperand(mmaA(op), op, {m, k}, inst, guard, defined);
     };
     auto field = [&](const Tags &t, const std::string &f, Operation *where) {
       auto it = t.find(f);
@@ -679,18 +686,12 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       else if (after.empty()) {
         Value b = mma->getOperand(1);
         z3::expr col = rangeVar("n", cast<TileType>(b.getType()).getShape()[1]);
-        size_t r0 = Q.reads.size();
-        Tags tB = operandTags(b, {bv(bk - 1), col}, inL, mma);
-        Eval e{in.guard && ran, ctx.bool_val(true), ctx.bool_val(true),
-               ctx.bool_val(false)};
-        for (size_t r = r0; r < Q.reads.size(); ++r) {
-          e.defined = e.defined && Q.reads[r].defined;
-          e.ok = e.ok && (Q.reads[r].defined || Q.reads[r].cut);
-          e.cut = e.cut || Q.reads[r].cut;
-        }
-        evals.push_back(e);
+        z3::expr dB = ctx.bool_val(true);
+        Tags tB =
+            evalOperand(b, mma, {bv(bk - 1), col}, inL, in.guard && ran, dB);
+        const Eval &e = evals.back();
         endCut = endCut || (e.guard && e.ok && e.cut);
-        defined = defined && z3::implies(ran, e.defined);
+        defined = defined && z3::implies(ran, dB);
         if (auto it = tB.find(kTensorField.str()); it != tB.end())
           tensor = it->second;
       }
