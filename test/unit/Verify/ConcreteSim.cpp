@@ -611,6 +611,24 @@ private:
     }
   }
 
+  /// A view of a tensor argument at `offsets` (one per dimension of the
+  /// tile, in order); the caller gives its sizes.
+  Mem globalView(Value tensor, StringRef name, Type type, ValueRange offsets) {
+    Mem m;
+    m.root = tensor.getAsOpaquePointer();
+    m.name = name.str();
+    auto ty = cast<TileType>(type);
+    m.shape.assign(ty.getShape().begin(), ty.getShape().end());
+    m.layout = memLayoutOf(ty);
+    for (Value o : offsets) {
+      m.offsets.push_back(I(o));
+      m.offsetValues.push_back(o);
+      m.perm.push_back(m.perm.size());
+    }
+    m.tensor = tensorArg(tensor);
+    return m;
+  }
+
   /// The reduced fields of each mma: A's fields that vary along k in a row
   /// (those the mma's assertions name on `a` when there are any), fixed at
   /// the first execution where one varies.
@@ -863,18 +881,8 @@ private:
       return;
     }
     if (auto v = dyn_cast<ViewOp>(op)) {
-      Mem m;
-      m.root = key(v.getTensor());
-      m.name = v.getName().str();
-      auto ty = cast<TileType>(v.getType());
-      m.shape.assign(ty.getShape().begin(), ty.getShape().end());
-      m.layout = memLayoutOf(ty);
-      for (Value o : v.getOffsets()) {
-        m.offsets.push_back(I(o));
-        m.offsetValues.push_back(o);
-        m.perm.push_back(m.perm.size());
-      }
-      m.tensor = tensorArg(v.getTensor());
+      Mem m =
+          globalView(v.getTensor(), v.getName(), v.getType(), v.getOffsets());
       m.sizes = sizesOf(v.getTensor());
       m.clipped = v.getClipped();
       bindName(op, m.name, v.getTensor());
@@ -884,18 +892,8 @@ private:
     if (auto v = dyn_cast<Im2colViewOp>(op)) {
       // A clipped 2-D view of the im2col matrix: rows N * O1 * .., columns
       // R1 * .. * C, O = (D + 2q - l (R - 1) - 1) / s + 1.
-      Mem m;
-      m.root = key(v.getTensor());
-      m.name = v.getName().str();
-      auto ty = cast<TileType>(v.getType());
-      m.shape.assign(ty.getShape().begin(), ty.getShape().end());
-      m.layout = memLayoutOf(ty);
-      for (Value o : {v.getRow(), v.getCol()}) {
-        m.offsets.push_back(I(o));
-        m.offsetValues.push_back(o);
-        m.perm.push_back(m.perm.size());
-      }
-      m.tensor = tensorArg(v.getTensor());
+      Mem m = globalView(v.getTensor(), v.getName(), v.getType(),
+                         {v.getRow(), v.getCol()});
       std::vector<int64_t> t = sizesOf(v.getTensor());
       int64_t rows = t.front(), cols = t.back();
       for (size_t i = 0; i < v.getWindow().size(); ++i) {
