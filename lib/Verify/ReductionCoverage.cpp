@@ -321,31 +321,40 @@ KernelVerifier::reducedExtents(const std::string &f) {
   return out;
 }
 
-/// Whether the accumulator `v` (a reduction loop's result) is accumulated
-/// further: by an mma after the loop or a reduction loop it initialises
-/// (a pipeline's drain loop), or yielded to an enclosing loop.
-static bool accumulatedFurther(Value v, int depth = 0) {
+/// How the accumulator `v` (a reduction loop's result) goes on.
+enum class Continuation {
+  None,          // not accumulated further: this reduction ends here
+  ReductionLoop, // initialises a reduction loop (a pipeline's drain loop),
+                 // whose own check starts where this one stopped
+  Other,         // an mma after the loop, or yielded to an enclosing loop
+};
+
+/// The continuation of `v` through tags, conversions and waits; a reduction
+/// loop wins over any other use.
+static Continuation continuationOf(Value v, int depth = 0) {
   if (depth > 8)
-    return true;
+    return Continuation::Other;
+  Continuation found = Continuation::None;
   for (OpOperand &use : v.getUses()) {
     Operation *u = use.getOwner();
-    if (isMma(u) && use.getOperandNumber() == 2)
-      return true;
-    if (isa<scf::YieldOp>(u))
-      return true;
+    if ((isMma(u) && use.getOperandNumber() == 2) || isa<scf::YieldOp>(u))
+      found = Continuation::Other;
     if (auto next = dyn_cast<scf::ForOp>(u)) {
       unsigned n = use.getOperandNumber();
       if (n >= next.getNumControlOperands() &&
           reductionOf(next, n - next.getNumControlOperands()))
-        return true;
-      continue;
+        return Continuation::ReductionLoop;
     }
     if (isa<TagOp, ConvertOp, ConvertLayoutOp, WgmmaWaitOp>(u))
-      for (Value r : u->getResults())
-        if (accumulatedFurther(r, depth + 1))
-          return true;
+      for (Value r : u->getResults()) {
+        Continuation c = continuationOf(r, depth + 1);
+        if (c == Continuation::ReductionLoop)
+          return c;
+        if (c == Continuation::Other)
+          found = c;
+      }
   }
-  return false;
+  return found;
 }
 
 /// The one mma that accumulates into `v` (through the ops of
@@ -368,28 +377,6 @@ static Operation *nextAccumulation(Value v, int depth = 0) {
       found = hit;
   }
   return found;
-}
-
-/// Whether the accumulator `v` continues in a reduction loop it initialises
-/// (a pipeline's drain loop): that loop's own check starts where this one
-/// stopped and checks the end.
-static bool continuedByReductionLoop(Value v, int depth = 0) {
-  if (depth > 8)
-    return false;
-  for (OpOperand &use : v.getUses()) {
-    Operation *u = use.getOwner();
-    if (auto next = dyn_cast<scf::ForOp>(u)) {
-      unsigned n = use.getOperandNumber();
-      if (n >= next.getNumControlOperands() &&
-          reductionOf(next, n - next.getNumControlOperands()))
-        return true;
-    }
-    if (isa<TagOp, ConvertOp, ConvertLayoutOp, WgmmaWaitOp>(u))
-      for (Value r : u->getResults())
-        if (continuedByReductionLoop(r, depth + 1))
-          return true;
-  }
-  return false;
 }
 
 static bool rangeDeclared(func::FuncOp func, scf::ForOp loop, Operation *mma,
@@ -640,9 +627,10 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
         after.push_back(next);
         tail = next->getResult(0);
       }
-      if (continuedByReductionLoop(tail))
+      Continuation further = continuationOf(tail);
+      if (further == Continuation::ReductionLoop)
         return; // that loop's check sees the end
-      if (accumulatedFurther(tail))
+      if (further == Continuation::Other)
         return endNotChecked("the result is accumulated further (yielded to "
                              "an enclosing loop, or into several mmas)");
       size_t e0 = evals.size();
