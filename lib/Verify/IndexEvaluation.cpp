@@ -472,6 +472,24 @@ Inst KernelVerifier::freshInst(Operation *op, bool guardOnly,
     z3::expr lb = bv(0), ub = bv(0), stepE = bv(1);
     loopRange(loop, in, lb, ub, stepE);
     z3::expr i = var("iv");
+    // A loop of a few iterations (a pipeline's drain) is enumerated: its
+    // iteration is lb, lb + step, ... chosen by a selector, so each choice
+    // is a constant apart from other instances' iterations and stage
+    // indices modulo a non-power of two become propositional (divmod).
+    // Coverage analyses (`loops`) and guards keep a plain variable.
+    if (!loops && !guardOnly && stepE.is_numeral()) {
+      int64_t s = stepE.get_numeral_int64();
+      z3::expr span = (ub - lb).simplify();
+      uint64_t u = 0;
+      if (s > 0 && span.is_numeral_u64(u) && u > 0 && u <= uint64_t(4 * s)) {
+        int64_t n = (static_cast<int64_t>(u) + s - 1) / s;
+        z3::expr sel = var("trip");
+        q->cons.push_back(z3::ult(sel, bv(n)));
+        i = lb + bv((n - 1) * s);
+        for (int64_t t = n - 2; t >= 0; --t)
+          i = z3::ite(sel == bv(t), t == 0 ? lb : lb + bv(t * s), i);
+      }
+    }
     require(z3::uge(i, lb));
     require(z3::ult(i, ub));
     if (!(stepE.is_numeral() && stepE.get_numeral_int64() == 1))

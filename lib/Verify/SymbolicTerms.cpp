@@ -10,6 +10,8 @@
 #include "argus/Dialect/TileLayouts.h"
 #include "argus/Verify/LayoutZ3.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace mlir::argus;
 namespace L = ::argus::layout;
@@ -94,10 +96,45 @@ z3::expr SymbolicTerms::tripCount(const z3::expr &lb, const z3::expr &ub,
   return z3::ite(z3::ugt(ub, lb), n, bv(0));
 }
 
+/// `x` as ite(cond, a, b) when it is one, or a sum or difference with one
+/// (an enumerated iteration plus a constant: see freshInst).
+static std::optional<std::array<z3::expr, 3>> iteParts(const z3::expr &x,
+                                                       int depth = 0) {
+  if (!x.is_app() || depth > 4)
+    return std::nullopt;
+  Z3_decl_kind k = x.decl().decl_kind();
+  if (k == Z3_OP_ITE)
+    return std::array<z3::expr, 3>{x.arg(0), x.arg(1), x.arg(2)};
+  if ((k != Z3_OP_BADD && k != Z3_OP_BSUB) || x.num_args() != 2)
+    return std::nullopt;
+  for (unsigned side = 0; side < 2; ++side) {
+    auto p = iteParts(x.arg(side), depth + 1);
+    if (!p)
+      continue;
+    z3::expr other = x.arg(1 - side);
+    auto rebuild = [&](const z3::expr &v) {
+      z3::expr a = side == 0 ? v : other, b = side == 0 ? other : v;
+      return k == Z3_OP_BADD ? a + b : a - b;
+    };
+    return std::array<z3::expr, 3>{(*p)[0], rebuild((*p)[1]), rebuild((*p)[2])};
+  }
+  return std::nullopt;
+}
+
 std::pair<z3::expr, z3::expr> SymbolicTerms::divmod(const z3::expr &x,
                                                     int64_t c) {
   if ((c & (c - 1)) == 0)
     return {z3::udiv(x, bv(c)), z3::urem(x, bv(c))};
+  uint64_t xv = 0;
+  if (x.is_numeral_u64(xv))
+    return {bv(static_cast<int64_t>(xv) / c), bv(static_cast<int64_t>(xv) % c)};
+  // Through an enumerated iteration: each branch is a constant apart from
+  // the other instances' values, which the lemma below relates.
+  if (auto p = iteParts(x)) {
+    auto [qa, ra] = divmod((*p)[1], c);
+    auto [qb, rb] = divmod((*p)[2], c);
+    return {z3::ite((*p)[0], qa, qb), z3::ite((*p)[0], ra, rb)};
+  }
   auto key = std::make_pair(Z3_get_ast_id(ctx, x), c);
   auto it = q->divs.find(key);
   if (it != q->divs.end())
