@@ -16,6 +16,9 @@
 
 #include <chrono>
 #include <limits>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <memory>
 #include <thread>
 
@@ -524,10 +527,22 @@ void onShards(unsigned n, llvm::function_ref<void(unsigned)> work) {
     t.join();
 }
 
+/// Z3 builds and frees large tables for every query (the bit-blaster's and
+/// the SAT solver's). With glibc's defaults the heap is trimmed after each
+/// and grown again for the next, and every fresh page faults: a fifth of
+/// the examples' verification time. A 64 MiB pad keeps the pages.
+void keepSolverMemory() {
+#if defined(__GLIBC__)
+  static const bool once = [] { return mallopt(M_TOP_PAD, 64 << 20) == 1; }();
+  (void)once;
+#endif
+}
+
 } // namespace
 
 KernelReport verifyKernel(func::FuncOp f, KernelAttr kernel,
                           const VerifyOptions &opts) {
+  keepSolverMemory();
   auto start = std::chrono::steady_clock::now();
   // Each shard has its own Z3 context and verifier; shard k runs the tasks
   // k, k + n, ... so the result (and every counterexample) depends only on
