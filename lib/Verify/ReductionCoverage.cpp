@@ -281,14 +281,30 @@ KernelVerifier::reducedExtents(const std::string &f) {
         std::vector<z3::expr> c = coordVars("c", shape);
         z3::expr val = applyTagOp(op, c, in).at(f);
         auto clipped = dyn_cast<ViewOp>(view);
-        for (unsigned j = 0; j < shape.size() && !hit; ++j) {
-          if (mv.gather && j == 0)
-            continue; // the gathered rows: no coordinate of the view
+        auto coordinate = [&](unsigned j) {
           z3::expr o = mv.gather
                            ? evalIndex(cast<GatherViewOp>(view).getCol(), in)
                            : mv.offsets[j];
+          return o + c[mv.perm[j]];
+        };
+        // A field written as the coordinate itself (`[%m0, %k0] ["m", "k"]`)
+        // is that coordinate term for term: no query, and the dimensions
+        // before it (a satisfiable query each) are not asked about.
+        std::vector<unsigned> order;
+        for (unsigned j = 0; j < shape.size(); ++j)
+          if (!(mv.gather && j == 0)) // the gathered rows: no coordinate
+            order.push_back(j);
+        std::stable_partition(order.begin(), order.end(), [&](unsigned j) {
+          z3::expr d = (val - coordinate(j)).simplify();
+          return d.is_numeral() && d.get_numeral_uint64() == 0;
+        });
+        for (unsigned j : order) {
+          if (hit)
+            break;
+          z3::expr d = (val - coordinate(j)).simplify();
+          bool same = d.is_numeral() && d.get_numeral_uint64() == 0;
           std::optional<z3::model> mdl;
-          if (solve({val != o + c[mv.perm[j]]}, mdl) != z3::unsat)
+          if (!same && solve({val != coordinate(j)}, mdl) != z3::unsat)
             continue;
           Value bound;
           if (clipped && j < clipped.getBounds().size())
