@@ -37,7 +37,15 @@ void addProbes(OpPassManager &pm, const ArgusTargetPipelineOptions &o) {
   ArgusInsertProbesOptions p;
   p.regions = splitBar(o.probeRegions);
   p.signals = splitBar(o.probeSignals);
+  p.scopeWarps.assign(o.probeScopeWarps.begin(), o.probeScopeWarps.end());
+  p.scopeBlocks.assign(o.probeScopeBlocks.begin(), o.probeScopeBlocks.end());
+  p.iterationWindow = o.probeIterationWindow;
   p.clock = o.clock;
+  // No selection of its own: a kernel argus-insert-probes planned before
+  // (with scope, window, capacity or site regions) keeps that plan.
+  p.keepPlans = p.regions.empty() && p.signals.empty() &&
+                p.scopeWarps.empty() && p.scopeBlocks.empty() &&
+                p.iterationWindow.empty() && o.clock == "default";
   pm.addPass(createArgusInsertProbes(p));
 }
 

@@ -99,15 +99,22 @@ struct ArgusInsertProbesPass
     // The plan is this run's selection: markers a previous run probed and
     // this one does not select are not probed (the lowering pipeline re-runs
     // the pass with its own options).
-    top.walk([](Operation *op) {
-      if (isa<RegionBeginOp, RegionEndOp>(op))
+    // With keep-plans, a kernel planned before (argus-insert-probes with
+    // scope, window or site options, then a lowering pipeline) keeps its
+    // plan and markers as they are.
+    auto planned = [&](func::FuncOp fn) {
+      return keepPlans && fn->hasAttr("argus_probes");
+    };
+    top.walk([&](Operation *op) {
+      auto fn = op->getParentOfType<func::FuncOp>();
+      if (isa<RegionBeginOp, RegionEndOp>(op) && !(fn && planned(fn)))
         op->removeAttr("argus_probe");
     });
 
     Builder b(&getContext());
     top.walk([&](func::FuncOp fn) {
       auto kernel = fn->getAttrOfType<KernelAttr>("argus.kernel");
-      if (!kernel)
+      if (!kernel || planned(fn))
         return;
       StringRef target = kernel.getTarget();
       const TargetInfo &ti = TargetInfo::get(target);

@@ -154,7 +154,8 @@ def test_transform_command_uses_documented_options():
     second = cmds[1][2]
     assert second.startswith("--argus-to-nvptx=")
     assert set(re.findall(r"([a-z-]+)=", second.split("=", 1)[1])) <= pipe | {"probes", "dump"}
-    assert "probe-regions=wait|issue|mma" in second or "|" not in t.options["insert_probes"]["regions"]
+    # The pipeline keeps the plan the first call recorded (scope included).
+    assert second == f"--argus-to-nvptx=probes=1 format=isa dump=m.ptx"
     # pending options are never emitted for available recipes
     assert not set(caps.PENDING) & {f"argus-insert-probes:{n}" for n in names}
 
@@ -172,6 +173,28 @@ def test_instrument_command_runs_with_real_argus_opt(tmp_path):
     subprocess.run(cmd, check=True, capture_output=True)
     out = (tmp_path / "p.mlir").read_text()
     assert "argus_probes" in out and "iteration_hi = 16" in out
+
+
+@pytest.mark.skipif(not os.path.exists("/work/main/build/bin/argus-opt")
+                    and not os.environ.get("ARGUS_OPT"), reason="argus-opt not built")
+def test_scope_reaches_the_ptx_with_real_argus_opt(tmp_path):
+    # The planner's two calls with a warp scope give the PTX of the pipeline's
+    # own scope option, not the unscoped one: the scope is in the kernel.
+    tool = os.environ.get("ARGUS_OPT", "/work/main/build/bin/argus-opt")
+    assert "argus-to-nvptx:probe-scope-warps" in caps.detect(tool)
+    import subprocess
+    opts = transform.insert_probes_options([ProbeItem("timeline", "wait")],
+                                           Scope(warps=(1,)).to_json(), capacity=64)
+    for cmd in transform.instrument_commands(tool, GEMM2, str(tmp_path / "p.mlir"),
+                                             str(tmp_path / "planned.ptx"), opts):
+        subprocess.run(cmd, check=True, capture_output=True)
+    for name, extra in (("scoped", "probe-scope-warps=1 "), ("unscoped", "")):
+        subprocess.run([tool, GEMM2, "--argus-to-nvptx=probes=1 probe-regions=wait "
+                        f"probe-signals=timeline {extra}dump={tmp_path / name}.ptx",
+                        "-o", "/dev/null"], check=True, capture_output=True)
+    planned = (tmp_path / "planned.ptx").read_text()
+    assert planned != (tmp_path / "unscoped.ptx").read_text()
+    assert planned == (tmp_path / "scoped.ptx").read_text()
 
 
 def test_argus_run_spec_and_command():

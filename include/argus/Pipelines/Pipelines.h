@@ -24,10 +24,12 @@ namespace mlir::argus {
 /// Options of the --argus-to-nvptx / --argus-to-gfx942 pipelines.
 struct ArgusTargetPipelineOptions
     : public PassPipelineOptions<ArgusTargetPipelineOptions> {
-  Option<bool> probes{*this, "probes",
-                      llvm::cl::desc("insert probes for every region "
-                                     "(argus-insert-probes with defaults)"),
-                      llvm::cl::init(false)};
+  Option<bool> probes{
+      *this, "probes",
+      llvm::cl::desc("lower with probes: the probe plan argus-insert-probes "
+                     "recorded on a kernel, else every region (its "
+                     "defaults); the probe-* options make a new selection"),
+      llvm::cl::init(false)};
   Option<std::string> probeRegions{
       *this, "probe-regions",
       llvm::cl::desc("comma-free list 'a|b|3' of regions to probe"),
@@ -35,6 +37,19 @@ struct ArgusTargetPipelineOptions
   Option<std::string> probeSignals{
       *this, "probe-signals",
       llvm::cl::desc("'duration', 'timeline' or 'duration|timeline'"),
+      llvm::cl::init("")};
+  ListOption<int64_t> probeScopeWarps{
+      *this, "probe-scope-warps",
+      llvm::cl::desc("warps (in the block) that write records "
+                     "(argus-insert-probes scope-warps)")};
+  ListOption<int64_t> probeScopeBlocks{
+      *this, "probe-scope-blocks",
+      llvm::cl::desc("linear blocks that write records (argus-insert-probes "
+                     "scope-blocks)")};
+  Option<std::string> probeIterationWindow{
+      *this, "probe-iteration-window",
+      llvm::cl::desc("lo:hi, loop iterations recorded (argus-insert-probes "
+                     "iteration-window)"),
       llvm::cl::init("")};
   Option<std::string> clock{*this, "clock",
                             llvm::cl::desc("probe timer (see argus-insert-"

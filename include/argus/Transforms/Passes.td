@@ -77,6 +77,10 @@ def ArgusInsertProbes : Pass<"argus-insert-probes", "::mlir::ModuleOp"> {
     ListOption<"traceSites", "site-trace", "std::string",
                "asynchronous sites whose issue and completing op to time "
                "(regions issue:SITE and wait:SITE), without forcing waits">,
+    Option<"keepPlans", "keep-plans", "bool", "false",
+           "kernels that already carry a probe plan (argus_probes) keep it "
+           "unchanged; only the others are planned with these options "
+           "(what the lowering pipelines do with `probes=1` alone)">,
     Option<"capacity", "capacity", "int64_t", "4096",
            "records per warp the host should allocate (recorded on the kernel)">,
     Option<"clock", "clock", "std::string", "\"default\"",

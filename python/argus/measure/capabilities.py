@@ -17,14 +17,12 @@ from typing import FrozenSet, Iterable, Optional
 INSERT_PROBES_OPTIONS = ("regions", "signals", "scope-warps", "scope-blocks",
                          "iteration-window", "sync-sites", "completion-site",
                          "completion-iteration", "site-trace", "capacity", "clock")
-PIPELINE_OPTIONS = ("probes", "probe-regions", "probe-signals", "clock", "format", "dump",
+PIPELINE_OPTIONS = ("probes", "probe-regions", "probe-signals", "probe-scope-warps",
+                    "probe-scope-blocks", "probe-iteration-window", "clock", "format", "dump",
                     "toolkit", "ldmatrix", "min-blocks-per-sm", "chip")
 
 #: Options of passes that do not exist yet (issue 16, later steps).
 PENDING = {
-    "argus-to-nvptx:probe-scope":
-        "scope-warps / scope-blocks / iteration-window carried through the lowering "
-        "pipeline (today --argus-to-nvptx re-runs argus-insert-probes without them)",
     "argus-to-nvptx:lineinfo-regions":
         "line info plus region-marker extents in the PTX, to map SASS PCs to regions",
 }

@@ -109,13 +109,13 @@ class Planner:
         plan = Plan(query.to_json(), program.version)
         plan.expand = self._expand_dynamic
         ctx = _Ctx(self, plan, program, query, regions, scope)
-        if "argus-to-nvptx:probe-scope" not in self.capabilities and (
+        if "argus-to-nvptx:probe-scope-warps" not in self.capabilities and (
                 query.scope.warps or query.scope.blocks or query.scope.iterations
                 or query.scope.roles):
             plan.notes.append(
                 "scope is applied to the records at synthesis: --argus-to-nvptx re-runs "
                 "argus-insert-probes without scope-warps/scope-blocks/iteration-window "
-                "(capability argus-to-nvptx:probe-scope pending), so every warp and "
+                "(an argus-opt older than the pipeline's probe-scope options), so every warp and "
                 "iteration writes records")
 
         t_regions = plan.add(Task(plan.new_id("transform", "regions"), "transform",

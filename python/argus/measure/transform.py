@@ -8,14 +8,10 @@ A probed run is two argus-opt calls:
    list options are comma-separated, as MLIR pass options are). The
    probed IR (``argus_probes`` on the kernel) is an artifact.
 2. lower: ``argus-opt probed.mlir --argus-to-nvptx="probes=1
-   probe-regions=a|b probe-signals=timeline clock=globaltimer
-   dump=module.ptx" -o /dev/null`` (the pipeline's own option names;
-   its lists are '|'-separated).
-
-The pipeline re-runs argus-insert-probes with regions, signals and clock
-only, so today scope-warps / scope-blocks / iteration-window do not reach
-the PTX (capability ``argus-to-nvptx:probe-scope`` is pending): the planner
-notes it and the synthesis applies the scope to the records instead.
+   dump=module.ptx" -o /dev/null``: with no selection of its own the
+   pipeline keeps the plan the first call recorded (regions, signals, scope,
+   iteration window, capacity, clock and the regions made for sites all
+   reach the PTX; docs/Lowering.md).
 
 The reference run lowers the unprobed kernel: ``--argus-to-nvptx="probes=0
 dump=module.ptx"`` (markers erased: the PTX is byte-identical to the kernel
@@ -94,30 +90,12 @@ def option_string(opts: Dict[str, str]) -> str:
     return " ".join(f"{k}={v}" for k, v in opts.items())
 
 
-def pipeline_options(opts: Dict[str, str], dump: str, probes: bool = True,
-                     fmt: str = "isa") -> Dict[str, str]:
+def pipeline_options(dump: str, probes: bool = True, fmt: str = "isa") -> Dict[str, str]:
     """The ``--argus-to-nvptx`` options for the instrumented (or, with
     ``probes=False``, the reference) module."""
-    out = {"probes": "1" if probes else "0"}
-    if probes:
-        # The regions argus-insert-probes made for sites are selected by
-        # their names, with both signals (per iteration inside a loop).
-        regions = [r for r in opts.get("regions", "").split(",") if r]
-        signals = [s for s in opts.get("signals", "").split(",") if s]
-        made: List[str] = []
-        for opt, prefixes in (("sync-sites", ("",)), ("completion-site", ("completion:",)),
-                              ("site-trace", ("issue:", "wait:"))):
-            for site in (s for s in opts.get(opt, "").split(",") if s):
-                made += [p + site for p in prefixes if p + site not in made]
-        if made:
-            signals += [s for s in ("duration", "timeline") if s not in signals]
-        if regions or made:
-            out["probe-regions"] = "|".join(regions + made)
-            out["probe-signals"] = "|".join(signals)
-        out["clock"] = opts.get("clock", "default")
-    out["format"] = fmt
-    out["dump"] = dump
-    return out
+    # Probed: the pipeline lowers the plan argus-insert-probes recorded
+    # (keep-plans), whatever it selected, scoped and made.
+    return {"probes": "1" if probes else "0", "format": fmt, "dump": dump}
 
 
 def instrument_commands(argus_opt: str, source: str, probed: str, module: str,
@@ -126,7 +104,7 @@ def instrument_commands(argus_opt: str, source: str, probed: str, module: str,
     return [
         [argus_opt, source, f"--argus-insert-probes={option_string(opts)}", "-o", probed],
         [argus_opt, probed,
-         f"--{PIPELINE[target]}={option_string(pipeline_options(opts, module))}",
+         f"--{PIPELINE[target]}={option_string(pipeline_options(module))}",
          "-o", "/dev/null"],
     ]
 
@@ -134,5 +112,5 @@ def instrument_commands(argus_opt: str, source: str, probed: str, module: str,
 def reference_commands(argus_opt: str, source: str, module: str,
                        target: str = "nvptx") -> List[List[str]]:
     return [[argus_opt, source,
-             f"--{PIPELINE[target]}={option_string(pipeline_options({}, module, probes=False))}",
+             f"--{PIPELINE[target]}={option_string(pipeline_options(module, probes=False))}",
              "-o", "/dev/null"]]
