@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The table of prepare_scope.py's runs: kernel time of each probe scope
-against the unprobed kernel of the same call, and the records written."""
+"""The table of prepare_scope.py's and prepare_occupancy.py's runs (every
+index of bench/measure/gen with reports in OUT): kernel time of each variant
+against the first ("ref") of its kernel in the same call, and the records
+written."""
 import json
 import os
 import sys
@@ -14,7 +16,14 @@ def val(x):
 
 
 out = sys.argv[1]
-index = json.load(open(os.path.join(HERE, "gen", "scope_index.json")))
+index = {}
+for name in ("scope_index.json", "occupancy_index.json"):
+    path = os.path.join(HERE, "gen", name)
+    if os.path.exists(path):
+        for kernel, entry in json.load(open(path)).items():
+            if any(os.path.exists(os.path.join(out, r["spec"] + ".report.json"))
+                   for r in entry["runs"]):
+                index[name.split("_")[0] + ": " + kernel] = entry
 print("| kernel | probes | options | median ms | vs unprobed | records |")
 print("| --- | --- | --- | ---: | ---: | ---: |")
 for kernel, entry in index.items():

@@ -174,13 +174,15 @@ class CompiledKernel:
 
 def compile_module(module: "_ir.Module", target: str, probes: bool = False,
                    fmt: str = "isa", chip: Optional[str] = None,
-                   probe_regions: Sequence[str] = ()) -> (str, list):
+                   probe_regions: Sequence[str] = (),
+                   min_blocks_per_sm: int = 0) -> (str, list):
     """Lower a parsed module; returns (assembly text, diagnostics)."""
-    data, diags, _ = _compile_module(module, target, probes, fmt, chip, probe_regions)
+    data, diags, _ = _compile_module(module, target, probes, fmt, chip, probe_regions,
+                                     min_blocks_per_sm)
     return data.decode("utf-8", "replace"), diags
 
 
-def _compile_module(module, target, probes, fmt, chip, probe_regions):
+def _compile_module(module, target, probes, fmt, chip, probe_regions, min_blocks_per_sm=0):
     """Lower a clone of ``module`` in process: (the first object's bytes,
     diagnostics, the launch ABI of each kernel by name)."""
     check_target(target)
@@ -192,7 +194,7 @@ def _compile_module(module, target, probes, fmt, chip, probe_regions):
     pipe = pipeline_for(target)
     _ir.require_pass(pipe, f"compiling for {target}")
     objects, kernels, diags = module.clone().lower(family_of(target), chip or "", probes,
-                                                   probe_regions, fmt)
+                                                   probe_regions, fmt, min_blocks_per_sm)
     if objects is None:
         raise CompileError(f"lowering for {target} failed ({pipe})", diags)
     if not objects or not objects[0][1]:
@@ -204,7 +206,8 @@ def compile_kernel(kernel, target: Optional[str] = None, probes: bool = False,
                    fmt: str = "isa") -> CompiledKernel:
     target = check_target(kernel.target if target is None else target)
     chip = target if target != kernel.target else None
-    data, diags, kernels = _compile_module(kernel.module(), target, probes, fmt, chip, ())
+    data, diags, kernels = _compile_module(kernel.module(), target, probes, fmt, chip, (),
+                                           kernel.min_blocks_per_sm)
     abi = kernels.get(kernel.name)
     if abi is None:
         raise CompileError(f"lowering for {target} recorded no launch ABI for "

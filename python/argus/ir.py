@@ -101,17 +101,20 @@ class Module:
         return report, list(diags)
 
     def lower(self, family: str, chip: str = "", probes: bool = False,
-              probe_regions=(), fmt: str = "isa"):
+              probe_regions=(), fmt: str = "isa", min_blocks_per_sm: int = 0):
         """Lower in place through argus-to-nvptx / argus-to-gfx942, in
         process. Returns (objects, kernels, diagnostics): ``objects`` the
         gpu.binary objects as (binary symbol, bytes), ``kernels`` the launch
         ABI of each kernel by name (``_argus.KernelLaunch``); both None when
-        the lowering failed."""
+        the lowering failed. ``min_blocks_per_sm`` > 0 asks ptxas for that
+        many resident blocks per SM (NVPTX ``.minnctapersm``: it bounds the
+        registers per thread)."""
         if not hasattr(self._m, "lower"):
             raise FeatureUnavailable("the _argus extension was built without the lowering",
                                      missing="ArgusTransforms")
         objects, kernels, diags = self._m.lower(family, chip or "", bool(probes),
-                                                [str(r) for r in probe_regions], fmt)
+                                                [str(r) for r in probe_regions], fmt,
+                                                int(min_blocks_per_sm))
         return objects, (dict(kernels) if kernels is not None else None), list(diags)
 
     def measurement_sites(self) -> dict:

@@ -10,7 +10,8 @@ conditions on ``grid_dim`` determine: ``CompiledKernel.grid``) and runs the kern
 (``run_kernel``), returning its :class:`argus.compile.RunResult`.
 
 ``@argus.autotune(configs=[...], key=[...])`` over ``@argus.kernel`` runs
-every configuration (constexpr values, optionally ``block``) once per
+every configuration (constexpr values, optionally ``block`` and
+``min_blocks_per_sm``) once per
 distinct key, measures it through the runtime (``RunResult.time_ms``), keeps
 the fastest, caches the choice and launches it; configurations that fail to
 trace, verify, compile or run are skipped with the reason recorded.
@@ -32,7 +33,9 @@ from .errors import ArgusError, CompileError, InvariantViolation, MLIRError, NoG
 # Keyword arguments of a launch that are not kernel parameters (a parameter
 # of the same name wins).
 LAUNCH_OPTIONS = ("sizes", "check", "outputs", "repetitions", "warmup", "probes", "target",
-                  "block")
+                  "block", "min_blocks_per_sm")
+# What an autotune configuration may set besides constexpr parameters.
+_VARIANT_OPTIONS = ("block", "min_blocks_per_sm")
 
 
 def _np():
@@ -193,11 +196,13 @@ def launch(kernel: Kernel, grid, args: Sequence[Any], kwargs: Dict[str, Any],
            defaults: Optional[Dict[str, Any]] = None) -> RunResult:
     """``kernel[grid](*args, **kwargs)``: see the module docstring. Launch
     options (keywords that are not parameters): ``sizes``, ``check``,
-    ``outputs``, ``probes``, ``target``, ``block``, ``repetitions`` (default
+    ``outputs``, ``probes``, ``target``, ``block``, ``min_blocks_per_sm``,
+    ``repetitions`` (default
     1) and ``warmup`` (default 0)."""
     b = bind(kernel, args, kwargs, defaults)
     o = b.options
-    variant = kernel.specialize(target=o.get("target"), block=o.get("block"), **b.constexprs)
+    variant = kernel.specialize(target=o.get("target"), block=o.get("block"),
+                                min_blocks_per_sm=o.get("min_blocks_per_sm"), **b.constexprs)
     res, hosts = _run(b, grid, variant, False, o.get("repetitions", 1), o.get("warmup", 0))
     by_name = {}
     for (name, ann, val), h in zip([v for v in b.values if isinstance(v[1], TensorSpec)], hosts):
@@ -253,14 +258,15 @@ class Autotuner:
         for c in configs:
             if not isinstance(c, dict):
                 raise ArgusError(f"an autotune configuration is a dict, got {c!r}")
-            bad = [k for k in c if k != "block" and k not in names]
+            bad = [k for k in c if k not in _VARIANT_OPTIONS and k not in names]
             if bad:
                 code = kernel.fn.__code__
                 raise ArgusError(f"autotune configuration {c} sets {', '.join(bad)}, which "
                                  f"{'is' if len(bad) == 1 else 'are'} not argus.constexpr "
                                  f"parameters of {kernel.name}", code.co_filename,
                                  code.co_firstlineno, hint="configurations set constexpr "
-                                 f"parameters ({', '.join(names) or 'none'}) and 'block'")
+                                 f"parameters ({', '.join(names) or 'none'}), 'block' and "
+                                 "'min_blocks_per_sm'")
             self.configs.append(dict(c))
         self.kernel = kernel
         self.key = list(key)
@@ -289,9 +295,11 @@ class Autotuner:
 
     def _variant(self, cfg: Dict[str, Any], b: BoundLaunch) -> Kernel:
         # bind() filled the configuration's constexprs the caller did not pass
-        return self.kernel.specialize(target=b.options.get("target"),
-                                      block=b.options.get("block", cfg.get("block")),
-                                      **b.constexprs)
+        o = b.options
+        return self.kernel.specialize(
+            target=o.get("target"), block=o.get("block", cfg.get("block")),
+            min_blocks_per_sm=o.get("min_blocks_per_sm", cfg.get("min_blocks_per_sm")),
+            **b.constexprs)
 
     def tune(self, grid, args: Sequence[Any], kwargs: Dict[str, Any]) -> Dict[str, Any]:
         """Measure every configuration for these arguments (on copies of the
@@ -351,9 +359,11 @@ class Autotuner:
     def _launch(self, grid, args, kwargs) -> RunResult:
         cfg = self.tune(grid, args, kwargs)
         kw = dict(kwargs)
-        if "block" in cfg and "block" not in kw:
-            kw["block"] = cfg["block"]
-        return launch(self.kernel, grid, args, kw, {k: v for k, v in cfg.items() if k != "block"})
+        for opt in _VARIANT_OPTIONS:
+            if opt in cfg and opt not in kw:
+                kw[opt] = cfg[opt]
+        return launch(self.kernel, grid, args, kw,
+                      {k: v for k, v in cfg.items() if k not in _VARIANT_OPTIONS})
 
     def __repr__(self):
         return f"<argus.Autotuner {self.kernel.name}: {len(self.configs)} configs, key={self.key}>"
@@ -371,7 +381,8 @@ def autotune(configs: Sequence[Dict[str, Any]], key: Sequence[str] = (), verify:
 
         gemm[lambda m: (m["N"] // m["BN"], m["M"] // m["BM"])](a, b, c, K)
 
-    Each configuration sets constexpr parameters and optionally ``block``;
+    Each configuration sets constexpr parameters and optionally ``block``
+    and ``min_blocks_per_sm``;
     ``key`` names parameters or named dims whose values select a cached
     choice. With ``verify`` (default) each variant is proved first (a
     violated one is skipped; unknown checks do not skip it)."""

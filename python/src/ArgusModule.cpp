@@ -240,7 +240,7 @@ public:
   /// failure. Nothing is written to files.
   py::tuple lower(const std::string &family, const std::string &chip,
                   bool probes, const std::vector<std::string> &probeRegions,
-                  const std::string &format) {
+                  const std::string &format, int64_t minBlocksPerSM) {
     if (family != "nvptx" && family != "gfx942")
       throw py::value_error("lower: family must be 'nvptx' or 'gfx942', got '" +
                             family + "'");
@@ -248,8 +248,12 @@ public:
       if (r.empty() || r.find('|') != std::string::npos)
         throw py::value_error("lower: probe region '" + r +
                               "' must be a non-empty name or ID without '|'");
+    if (minBlocksPerSM < 0)
+      throw py::value_error("lower: min_blocks_per_sm must be >= 0, got " +
+                            std::to_string(minBlocksPerSM));
     mlir::argus::ArgusTargetPipelineOptions o;
     o.probes = probes;
+    o.minBlocksPerSM = minBlocksPerSM;
     std::string regions;
     for (const std::string &r : probeRegions)
       regions += (regions.empty() ? "" : "|") + r;
@@ -475,7 +479,7 @@ PYBIND11_MODULE(_argus, m) {
       .def("lower", &ArgusMod::lower, py::arg("family"), py::arg("chip") = "",
            py::arg("probes") = false,
            py::arg("probe_regions") = std::vector<std::string>{},
-           py::arg("format") = "isa",
+           py::arg("format") = "isa", py::arg("min_blocks_per_sm") = 0,
            "Lower in place through argus-to-nvptx / argus-to-gfx942: returns "
            "(objects [(binary, bytes)], kernels {name: KernelLaunch}, "
            "diagnostics); None, None on failure")

@@ -20,13 +20,23 @@ from .values import IndexValue, ScalarValue, TensorValue, Value
 _TARGETS = ("gfx942", "sm_90a", "sm_90")
 
 
+def _check_min_blocks(n) -> int:
+    """A ``min_blocks_per_sm`` value: an int >= 0 (0: no request)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ArgusError(f"min_blocks_per_sm must be an int >= 0, got {n!r}",
+                         hint="it asks ptxas for that many resident blocks per SM "
+                              "(.minnctapersm), which bounds the registers per thread; "
+                              "0 asks nothing")
+    return n
+
+
 class Kernel:
     """A traced kernel: ``ir()``, ``verify()``, ``compile()``, ``run()``."""
 
     _MAX_VARIANTS = 64  # specialisations kept per kernel (least recently used dropped)
 
     def __init__(self, fn: Callable, target: str, block, name: Optional[str] = None,
-                 constexprs: Optional[Dict[str, Any]] = None):
+                 constexprs: Optional[Dict[str, Any]] = None, min_blocks_per_sm: int = 0):
         self.fn = fn
         self.name = name or fn.__name__
         if target not in _TARGETS:
@@ -36,6 +46,7 @@ class Kernel:
         if not self.block or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
                                  for b in self.block):
             raise ArgusError(f"block must be a positive int or a tuple of them, got {block!r}")
+        self.min_blocks_per_sm = _check_min_blocks(min_blocks_per_sm)
         self.constexprs: Dict[str, Any] = dict(constexprs or {})
         self._source = None
         self._module = None
@@ -64,10 +75,12 @@ class Kernel:
         """The parameters annotated ``argus.constexpr``, in order."""
         return [n for n, a in self._annotations().items() if a is constexpr]
 
-    def specialize(self, target: Optional[str] = None, block=None, **values) -> "Kernel":
+    def specialize(self, target: Optional[str] = None, block=None,
+                   min_blocks_per_sm: Optional[int] = None, **values) -> "Kernel":
         """The kernel with its ``argus.constexpr`` parameters bound (the body
-        sees these Python values), for ``target`` and ``block`` if given. Each
-        distinct (values, target, block) is traced once: variants are cached
+        sees these Python values), for ``target``, ``block`` and
+        ``min_blocks_per_sm`` if given. Each distinct (values, target, block,
+        min_blocks_per_sm) is traced once: variants are cached
         (up to 64 per kernel), and so are their compiled forms
         (``compile(target, probes)``)."""
         names = self.constexpr_names
@@ -85,17 +98,20 @@ class Kernel:
         tgt = self.target if target is None else target
         blk = self.block if block is None else ((block,) if isinstance(block, int) else
                                                 tuple(block))
-        if (tgt, blk) == (self.target, self.block) and bound == self.constexprs:
+        mbs = self.min_blocks_per_sm if min_blocks_per_sm is None else \
+            _check_min_blocks(min_blocks_per_sm)
+        if (tgt, blk, mbs) == (self.target, self.block, self.min_blocks_per_sm) and \
+                bound == self.constexprs:
             return self
         try:
-            key = (tuple(sorted(bound.items())), tgt, blk)
+            key = (tuple(sorted(bound.items())), tgt, blk, mbs)
             hash(key)
         except TypeError:
             raise ArgusError(f"constexpr values must be hashable (ints, floats, strings, "
                              f"tuples), got {bound!r}") from None
         v = self._variants.get(key)
         if v is None:
-            v = Kernel(self.fn, tgt, blk, self.name, bound)
+            v = Kernel(self.fn, tgt, blk, self.name, bound, mbs)
             v._is_variant = True
             self._variants[key] = v
             while len(self._variants) > self._MAX_VARIANTS:
@@ -277,12 +293,16 @@ def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
             tr.b.assume(ok, f"{p}.dim{k} ({d}) == {what}", tr.loc(loc))
 
 
-def kernel(fn=None, *, target: str = "gfx942", block=256, name: Optional[str] = None):
+def kernel(fn=None, *, target: str = "gfx942", block=256, name: Optional[str] = None,
+           min_blocks_per_sm: int = 0):
     """Decorator: ``@argus.kernel(target="gfx942", block=256)``. Parameters
     annotated ``argus.constexpr`` are compile-time constants (see
-    :meth:`Kernel.specialize`)."""
+    :meth:`Kernel.specialize`). ``min_blocks_per_sm`` > 0 (NVPTX) asks ptxas
+    for that many resident blocks per SM, bounding the registers per thread:
+    a kernel ptxas gives many registers may run faster with more blocks
+    (an autotune configuration may set it, as ``block``)."""
     def wrap(f):
-        return Kernel(f, target, block, name)
+        return Kernel(f, target, block, name, min_blocks_per_sm=min_blocks_per_sm)
     if fn is not None:
         return wrap(fn)
     return wrap
