@@ -24,7 +24,7 @@ for name in ("scope_index.json", "occupancy_index.json"):
             if any(os.path.exists(os.path.join(out, r["spec"] + ".report.json"))
                    for r in entry["runs"]):
                 index[name.split("_")[0] + ": " + kernel] = entry
-print("| kernel | probes | options | median ms | vs unprobed | records |")
+print("| kernel | variant | options | median ms | vs ref | records |")
 print("| --- | --- | --- | ---: | ---: | ---: |")
 for kernel, entry in index.items():
     t0 = None
