@@ -281,30 +281,30 @@ KernelVerifier::reducedExtents(const std::string &f) {
         std::vector<z3::expr> c = coordVars("c", shape);
         z3::expr val = applyTagOp(op, c, in).at(f);
         auto clipped = dyn_cast<ViewOp>(view);
-        auto coordinate = [&](unsigned j) {
+        // Global coordinate j of each element, and whether the field is that
+        // term for term (`[%m0, %k0] ["m", "k"]`): such a dimension needs no
+        // query, and is tried first so that the dimensions before it (a
+        // satisfiable query each) are not asked about.
+        std::vector<std::optional<z3::expr>> coordinate(shape.size());
+        std::vector<unsigned> order, rest;
+        for (unsigned j = 0; j < shape.size(); ++j) {
+          if (mv.gather && j == 0)
+            continue; // the gathered rows: no coordinate of the view
           z3::expr o = mv.gather
                            ? evalIndex(cast<GatherViewOp>(view).getCol(), in)
                            : mv.offsets[j];
-          return o + c[mv.perm[j]];
-        };
-        // A field written as the coordinate itself (`[%m0, %k0] ["m", "k"]`)
-        // is that coordinate term for term: no query, and the dimensions
-        // before it (a satisfiable query each) are not asked about.
-        std::vector<unsigned> order;
-        for (unsigned j = 0; j < shape.size(); ++j)
-          if (!(mv.gather && j == 0)) // the gathered rows: no coordinate
-            order.push_back(j);
-        std::stable_partition(order.begin(), order.end(), [&](unsigned j) {
-          z3::expr d = (val - coordinate(j)).simplify();
-          return d.is_numeral() && d.get_numeral_uint64() == 0;
-        });
-        for (unsigned j : order) {
-          if (hit)
-            break;
-          z3::expr d = (val - coordinate(j)).simplify();
-          bool same = d.is_numeral() && d.get_numeral_uint64() == 0;
+          coordinate[j] = o + c[mv.perm[j]];
+          z3::expr d = (val - *coordinate[j]).simplify();
+          (d.is_numeral() && d.get_numeral_uint64() == 0 ? order : rest)
+              .push_back(j);
+        }
+        size_t identical = order.size();
+        order.insert(order.end(), rest.begin(), rest.end());
+        for (size_t i = 0; i < order.size() && !hit; ++i) {
+          unsigned j = order[i];
           std::optional<z3::model> mdl;
-          if (!same && solve({val != coordinate(j)}, mdl) != z3::unsat)
+          if (i >= identical &&
+              solve({val != *coordinate[j]}, mdl) != z3::unsat)
             continue;
           Value bound;
           if (clipped && j < clipped.getBounds().size())
