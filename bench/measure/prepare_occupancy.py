@@ -8,33 +8,20 @@ registers. `min-blocks-per-sm=N` (.minnctapersm) asks ptxas for N blocks.
     PYTHONPATH=build/python:python python3 bench/measure/prepare_occupancy.py
     # device: sh bench/measure/run_specs_h200.sh occupancy_index.json table_scope.py
 """
-import argparse
 import json
 import os
 import re
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "bench", "lowering"))
-
-from make_specs import gemm_spec  # noqa: E402
-
-KERNELS = ("gemm_pipelined_2stage", "gemm_pipelined_3stage")
+from pipelined import KERNELS, gen_dir, parse_args, source, write_spec
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size", type=int, default=4096)
-    ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--opt", default=os.path.join(ROOT, "build", "bin", "argus-opt"))
-    a = ap.parse_args()
-    gen = os.path.join(HERE, "gen")
-    os.makedirs(gen, exist_ok=True)
+    a = parse_args(reps=50)
+    gen = gen_dir()
     index = {}
     for k in KERNELS:
-        src = os.path.join(ROOT, "examples", k + ".mlir")
+        src = source(k)
         runs = []
         for n in (0, 4, 5):
             variant = "ref" if n == 0 else f"min-blocks-{n}"
@@ -47,12 +34,7 @@ def main():
             regs = re.search(r"Used (\d+) registers", v)
             spill = re.search(r"(\d+) bytes spill stores", v)
             note = f"{regs.group(1) if regs else '?'} regs, {spill.group(1) if spill else '?'} B spilled"
-            info = {"block": 128, "tile_m": 64, "tile_n": 64, "tile_k": 32, "regions": {}}
-            spec = gemm_spec(name, ptx, k, a.size, a.size, a.size, info, a.reps)
-            spec["module"] = os.path.basename(ptx)
-            spec.pop("check", None)  # timing only (the host GEMM takes minutes)
-            with open(os.path.join(gen, name + ".json"), "w") as f:
-                json.dump(spec, f, indent=1)
+            write_spec(gen, name, ptx, k, a, check=False)
             runs.append({"spec": name, "variant": variant,
                          "options": (f"min-blocks-per-sm={n}; " if n else "") + note})
         index[k] = {"runs": runs}

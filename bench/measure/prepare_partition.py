@@ -14,35 +14,22 @@ planner's own argus-opt commands (transform.instrument_commands).
     PYTHONPATH=build/python:python python3 bench/measure/prepare_partition.py
     # device: sh bench/measure/run_specs_h200.sh partition_index.json table_partition.py
 """
-import argparse
 import json
 import os
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "bench", "lowering"))
-
-from argus.measure import Planner, Query  # noqa: E402
-from argus.measure.program import Program  # noqa: E402
-from argus.measure.transform import instrument_commands, reference_commands  # noqa: E402
-from make_specs import gemm_spec  # noqa: E402
-
-KERNELS = ("gemm_pipelined_2stage", "gemm_pipelined_3stage")
+from argus.measure import Planner, Query
+from argus.measure.program import Program
+from argus.measure.transform import instrument_commands, reference_commands
+from pipelined import KERNELS, gen_dir, parse_args, source, write_spec
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size", type=int, default=4096)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--opt", default=os.path.join(ROOT, "build", "bin", "argus-opt"))
-    a = ap.parse_args()
-    gen = os.path.join(HERE, "gen")
-    os.makedirs(gen, exist_ok=True)
+    a = parse_args(reps=20)
+    gen = gen_dir()
     index = {}
     for k in KERNELS:
-        src = os.path.join(ROOT, "examples", k + ".mlir")
+        src = source(k)
         regions = list(Program.load(src).regions())
         plan = Planner().plan(Query(src, asks=[(r, "duration") for r in regions]))
         variants = []  # (name, insert-probes options or None, regions it reports)
@@ -69,14 +56,8 @@ def main():
             ids = {} if opts is None else {
                 str(i.id): n for n, i in
                 Program.load(os.path.join(gen, name + ".mlir")).regions().items() if n in probed}
-            info = {"block": 128, "tile_m": 64, "tile_n": 64, "tile_k": 32, "regions": ids}
-            spec = gemm_spec(name, ptx, k, a.size, a.size, a.size, info, a.reps,
-                             probes_capacity=1024 if ids else None)
-            spec["module"] = os.path.basename(ptx)
-            if vname != "ref":
-                del spec["check"]  # checked once, on the reference run
-            with open(os.path.join(gen, name + ".json"), "w") as f:
-                json.dump(spec, f, indent=1)
+            # checked once, on the reference run
+            write_spec(gen, name, ptx, k, a, ids, 1024 if ids else None, check=vname == "ref")
             entries.append({"variant": vname, "spec": name, "regions": probed})
         index[k] = {"regions": regions, "runs": entries,
                     "plan": {rid: r["items"] for rid, r in plan.runs.items()}}

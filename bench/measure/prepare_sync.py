@@ -11,33 +11,20 @@ the region IDs the pass chose read back from the instrumented module.
     PYTHONPATH=build/python:python python3 bench/measure/prepare_sync.py [--size 4096]
     # device: sh bench/measure/run_h200.sh  (carry runtime/third_party)
 """
-import argparse
-import json
 import os
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "bench", "lowering"))
+from argus.measure.program import Program
+from pipelined import KERNELS, gen_dir, parse_args, source, write_spec
 
-from argus.measure.program import Program  # noqa: E402
-from make_specs import gemm_spec  # noqa: E402
-
-KERNELS = ("gemm_pipelined_2stage", "gemm_pipelined_3stage")
 LOOPS = ("mainloop", "drain")
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size", type=int, default=4096)
-    ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--opt", default=os.path.join(ROOT, "build", "bin", "argus-opt"))
-    a = ap.parse_args()
-    gen = os.path.join(HERE, "gen")
-    os.makedirs(gen, exist_ok=True)
+    a = parse_args(reps=50)
+    gen = gen_dir()
     for k in KERNELS:
-        src = os.path.join(ROOT, "examples", k + ".mlir")
+        src = source(k)
         prog = Program.load(src)
         sites = [t.site for r in LOOPS for t in prog.sync_sites(r)]
         probed = os.path.join(gen, k + ".sync.mlir")
@@ -51,13 +38,9 @@ def main():
             ptx = os.path.join(gen, f"{k}.{variant}.ptx")
             subprocess.run([a.opt, module, f"--argus-to-nvptx={extra} dump={ptx}",
                             "-o", os.devnull], check=True)
-            info = {"block": 128, "tile_m": 64, "tile_n": 64, "tile_k": 32,
-                    "regions": {str(i): n for i, n in sorted(made.items())}}
-            spec = gemm_spec(f"{k}.{variant}", ptx, k, a.size, a.size, a.size, info, a.reps,
-                             probes_capacity=1024 if variant == "sync" else None)
-            spec["module"] = os.path.basename(ptx)
-            with open(os.path.join(gen, f"{k}.{variant}.json"), "w") as f:
-                json.dump(spec, f, indent=1)
+            write_spec(gen, f"{k}.{variant}", ptx, k, a,
+                       {str(i): n for i, n in sorted(made.items())},
+                       1024 if variant == "sync" else None)
         print(f"{k}: {len(sites)} sync sites: {', '.join(sites)}")
 
 
