@@ -26,6 +26,13 @@ while the next tile's mainloop does; before sC is rewritten the issuing
 thread waits for the previous store to have read it (``tma_store_wait``)
 and the barrier passes that on.
 
+``dtype="tf32"`` builds the fp32 GEMM on the tensor cores: A (M x K), B
+given as N x K (both K-contiguous: wgmma reads 32-bit operands only
+K-major, so this is C = A B^T, the layout of ``torch.nn.Linear`` weights)
+and C f32; ``wgmma.m64n256k8.f32.tf32.ss`` reads the f32 words of shared
+memory at tf32 precision. 128 x 256 x 32 tiles keep a stage at 48 KiB.
+Shared tiles are laid out by ``argus.tma_layout`` from their tensor maps.
+
 ``make_gemm_tma_ws`` takes knobs that plant protocol mistakes (the tests
 check that the verifier finds each one at its Python line):
 ``flip_parity=False`` (consumers always wait parity 0), ``expect_bytes``
@@ -43,55 +50,72 @@ import argus
 WGMMA = "wgmma.m64n256k16.f32.bf16.ss"
 BM, BN, BK = 128, 256, 64
 EPILOGUES = ("registers", "tma_store")
+DTYPES = ("bf16", "f16", "tf32")
 
 
 def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                      wgmma_pending: int = 1, b_stage_shift: int = 0,
                      empty_arrivals: int = 256, name: str = "gemm_tma_ws",
                      epilogue: str = "registers", fence: bool = True, store_wait: int = 0,
-                     bias: bool = False, activation: str = None, regions: bool = False):
+                     bias: bool = False, activation: str = None, regions: bool = False,
+                     dtype: str = "bf16"):
     """``bias`` adds a per-column bias (a length-N tensor after C) to the
     f32 accumulator and ``activation`` (``"relu"``, ``"gelu"``, ... any
     elementwise DSL function, or a callable on the f32 tile) is applied
-    before the bf16 conversion.
+    before the conversion to the output type.
     ``regions`` marks each tile's epilogue as a region ("epilogue", besides
     the roles' "produce" and "consume"), for probes."""
     region = argus.region if regions else (lambda name: contextlib.nullcontext())
     act = getattr(argus, activation) if isinstance(activation, str) else activation
     if epilogue not in EPILOGUES:
         raise ValueError(f"epilogue is one of {EPILOGUES}, got {epilogue!r}")
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype is one of {DTYPES}, got {dtype!r}")
     bulk = epilogue == "tma_store"
+    tf32 = dtype == "tf32"
+    if tf32 and bulk:
+        raise ValueError("the tf32 GEMM stores C (f32) from registers: a 128 x 256 f32 sC "
+                         "does not fit beside the ring")
+    # tf32: f32 in memory, 32 of them per 128-byte row, k8 per instruction.
+    elem, out_t = ("f32", "f32") if tf32 else (dtype, dtype)
+    wgmma = "wgmma.m64n256k8.f32.tf32.ss" if tf32 else WGMMA.replace("bf16", dtype)
+    bk = 32 if tf32 else BK
+    eb = 4 if tf32 else 2
     # sC takes 64 KiB of shared memory: one stage fewer.
     S = 3 if bulk else 4
-    FC = argus.frag(WGMMA, "c", warps=(2, 1))
+    FC = argus.frag(wgmma, "c", warps=(2, 1))
     if expect_bytes is None:
-        expect_bytes = (BM * BK + BK * BN) * 2  # one stage of A and B, bf16
+        expect_bytes = (BM * bk + bk * BN) * eb  # one stage of A and B
 
     def body(A, B, C, Bias, M, N, K):
-        argus.assume((N % 8).eq(0), "N is a multiple of 8 (16-byte rows of B for TMA)")
-        argus.assume((K % 8).eq(0), "K is a multiple of 8 (16-byte rows of A for TMA)")
-        argus.assume(K >= 8, "K >= 8")
+        if tf32:
+            argus.assume((K % 4).eq(0), "K is a multiple of 4 (16-byte rows of A and B for TMA)")
+            argus.assume(K >= 4, "K >= 4")
+            argus.assume((N % 2).eq(0), "N is even (C's rows leave in 8-byte pairs)")
+        else:
+            argus.assume((N % 8).eq(0), "N is a multiple of 8 (16-byte rows of B for TMA)")
+            argus.assume((K % 8).eq(0), "K is a multiple of 8 (16-byte rows of A for TMA)")
+            argus.assume(K >= 8, "K >= 8")
         tiles_n = argus.cdiv(N, BN)
         tiles = argus.cdiv(M, BM) * tiles_n
-        ktiles = argus.cdiv(K, BK)
+        ktiles = argus.cdiv(K, bk)
         # The slab counter runs up to tiles * ktiles on one block.
         argus.assume(tiles < (1 << 22) // ktiles,
-                     "ceil(M / 128) * ceil(N / 256) * ceil(K / 64) < 2^22")
+                     f"ceil(M / 128) * ceil(N / 256) * ceil(K / {bk}) < 2^22")
         bid = argus.block_id("x")
         grid = argus.grid_dim("x")
 
-        tmA = argus.tensor_map(A, (BM, BK), swizzle=128)
-        tmB = argus.tensor_map(B, (BK, 64), swizzle=128)
+        tmA = argus.tensor_map(A, (BM, bk), swizzle=128)
+        # tf32: B is N x K, one (256, 32) box; 16-bit: B is K x N, 64-column boxes.
+        tmB = argus.tensor_map(B, (BN, bk) if tf32 else (bk, 64), swizzle=128)
         if bulk:
             tmC = argus.tensor_map(C, (BM, 64), swizzle=128)
-        sa = argus.alloc((BM, BK), "bf16", argus.swizzle(3, 3, 3, "(128,64):(64,1)"),
-                         stages=S, name="sA")
-        sb = argus.alloc((BK, BN), "bf16", argus.swizzle(3, 3, 3, "(64,(64,4)):(64,(1,4096))"),
-                         stages=S, name="sB")
+        sa = argus.alloc((BM, bk), elem, argus.tma_layout(tmA, (BM, bk)), stages=S, name="sA")
+        sb_shape = (BN, bk) if tf32 else (bk, BN)
+        sb = argus.alloc(sb_shape, elem, argus.tma_layout(tmB, sb_shape), stages=S, name="sB")
         full = argus.mbarrier("full", stages=S, arrivals=1)
         if bulk:
-            sc = argus.alloc((BM, BN), "bf16",
-                             argus.swizzle(3, 3, 3, "(128,(64,4)):(64,(1,8192))"), name="sC")
+            sc = argus.alloc((BM, BN), out_t, argus.tma_layout(tmC, (BM, BN)), name="sC")
         empty = argus.mbarrier("empty", stages=S, arrivals=empty_arrivals)
 
         with argus.role("producer", warps=(0, 4), regs=40):
@@ -102,15 +126,19 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                     n0 = (t % tiles_n) * BN
                     k_loop = argus.range(0, ktiles, carry=i0, name="kt")
                     for kt, i in k_loop:
-                        k0 = kt * BK
+                        k0 = kt * bk
                         s = i % S
                         free = 1 - (i // S) % 2
                         argus.mbarrier_wait(empty[s], free)
                         argus.mbarrier_arrive_expect_tx(full[s], expect_bytes)
-                        ga = argus.tag(argus.view(A, (m0, k0), (BM, BK), clipped=True),
+                        ga = argus.tag(argus.view(A, (m0, k0), (BM, bk), clipped=True),
                                        lambda m, k: (m0 + m, k0 + k))
-                        gb = argus.tag(argus.view(B, (k0, n0), (BK, BN), clipped=True),
-                                       lambda k, n: (k0 + k, n0 + n))
+                        if tf32:
+                            gb = argus.tag(argus.view(B, (n0, k0), (BN, bk), clipped=True),
+                                           lambda n, k: (n0 + n, k0 + k))
+                        else:
+                            gb = argus.tag(argus.view(B, (k0, n0), (bk, BN), clipped=True),
+                                           lambda k, n: (k0 + k, n0 + n))
                         argus.tma_load(ga, sa[s], tmA, full[s])
                         sb_s = (i + b_stage_shift) % S if b_stage_shift else s
                         argus.tma_load(gb, sb[sb_s], tmB, full[s])
@@ -130,7 +158,9 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                         s = i % S
                         phase = (i // S) % 2 if flip_parity else 0
                         argus.mbarrier_wait(full[s], phase)
-                        acc = argus.mma_async(WGMMA, sa[s], sb[s], acc)
+                        # tf32: the N x K stage read as K x N (K-major B).
+                        acc = argus.mma_async(wgmma, sa[s],
+                                              argus.transpose(sb[s]) if tf32 else sb[s], acc)
                         argus.tag_assert(acc, "a.k == b.k && a.m == acc.m && b.n == acc.n")
                         argus.wgmma_commit()
                         argus.wgmma_wait(wgmma_pending)
@@ -148,11 +178,13 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                             gbias = argus.tag(argus.view(Bias, (n0,), (BN,), clipped=True),
                                               lambda n: (n0 + n,))
                             bv = argus.load(gbias, layout=argus.reduce_layout(FC, (BM, BN), 0))
-                            acc = acc + argus.broadcast(argus.convert(bv, "f32"), 0, like=acc)
+                            if not tf32:
+                                bv = argus.convert(bv, "f32")
+                            acc = acc + argus.broadcast(bv, 0, like=acc)
                             argus.tag_assert(acc, "lhs.n == rhs.n")
                         if act is not None:
                             acc = act(acc)
-                        out = argus.convert(acc, "bf16")
+                        out = acc if tf32 else argus.convert(acc, out_t)
                         gc = argus.tag(argus.view(C, (m0, n0), (BM, BN), clipped=True),
                                        lambda m, n: (m0 + m, n0 + n))
                         if not bulk:
@@ -172,16 +204,18 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                 if bulk:
                     argus.tma_store_wait(0)
 
+    # tf32: B is N x K (K-major); 16-bit: K x N.
+    b_dims = ("N", "K") if tf32 else ("K", "N")
     if bias:
         @argus.kernel(target="sm_90a", block=384, name=name)
-        def gemm_tma_ws(A: argus.Tensor[("M", "K"), "bf16"], B: argus.Tensor[("K", "N"), "bf16"],
-                        C: argus.Tensor[("M", "N"), "bf16"], Bias: argus.Tensor[("N",), "bf16"],
+        def gemm_tma_ws(A: argus.Tensor[("M", "K"), elem], B: argus.Tensor[b_dims, elem],
+                        C: argus.Tensor[("M", "N"), out_t], Bias: argus.Tensor[("N",), out_t],
                         M: argus.index, N: argus.index, K: argus.index):
             body(A, B, C, Bias, M, N, K)
     else:
         @argus.kernel(target="sm_90a", block=384, name=name)
-        def gemm_tma_ws(A: argus.Tensor[("M", "K"), "bf16"], B: argus.Tensor[("K", "N"), "bf16"],
-                        C: argus.Tensor[("M", "N"), "bf16"], M: argus.index, N: argus.index,
+        def gemm_tma_ws(A: argus.Tensor[("M", "K"), elem], B: argus.Tensor[b_dims, elem],
+                        C: argus.Tensor[("M", "N"), out_t], M: argus.index, N: argus.index,
                         K: argus.index):
             body(A, B, C, None, M, N, K)
     return gemm_tma_ws
@@ -192,6 +226,7 @@ gemm_tma_store_ws = make_gemm_tma_ws(epilogue="tma_store", name="gemm_tma_store_
 gemm_tma_store_ws_bias_gelu = make_gemm_tma_ws(epilogue="tma_store", bias=True,
                                                activation="gelu",
                                                name="gemm_tma_store_ws_bias_gelu")
+gemm_tf32_tma_ws = make_gemm_tma_ws(dtype="tf32", name="gemm_tf32_tma_ws")
 
 
 if __name__ == "__main__":

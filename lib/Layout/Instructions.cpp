@@ -99,31 +99,42 @@ MmaInstr mmaSyncTf32() {
   return r;
 }
 
+/// wgmma.m64nNk16 on f16/bf16 and wgmma.m64nNk8 on tf32: every k-step is
+/// 32 bytes of each operand row. The register A fragment of a warp covers
+/// rows 16w..16w+15 (groupID g = lane / 4, t = lane % 4): 16-bit a0..a7 at
+/// (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1), then the same at k + 8;
+/// tf32 a0..a3 at (g, t), (g+8, t), (g, t+4), (g+8, t+4).
 std::optional<MmaInstr> wgmma(int n, llvm::StringRef ty, bool ss) {
   if (n < 8 || n > 256 || n % 8 != 0)
     return std::nullopt;
+  bool tf32 = ty == "tf32";
+  int k = tf32 ? 8 : 16;
   MmaInstr r;
-  r.name = "wgmma.m64n" + std::to_string(n) + "k16.f32." + ty.str() +
-           (ss ? ".ss" : "");
+  r.name = "wgmma.m64n" + std::to_string(n) + "k" + std::to_string(k) +
+           ".f32." + ty.str() + (ss ? ".ss" : "");
   r.target = MmaInstr::Target::SM90;
   r.M = 64;
   r.N = n;
-  r.K = 16;
+  r.K = k;
   r.aType = r.bType = ty.str();
   r.cType = "f32";
   r.threads = 128;
   r.aFromShared = ss;
   r.bFromShared = true;
+  std::string ks = std::to_string(k);
   if (ss) {
-    r.aRegs = 64 * 16;
-    r.A.tv = L("(128,(64,16)):(0,(1,64))");
+    r.aRegs = 64 * k;
+    r.A.tv = L("(128,(64," + ks + ")):(0,(1,64))");
+  } else if (tf32) {
+    r.aRegs = 4;
+    r.A.tv = L("((4,8,4),(2,2)):((64,1,16),(8,256))");
   } else {
     r.aRegs = 8;
     r.A.tv = L("((4,8,4),(2,2,2)):((128,1,16),(64,8,512))");
   }
-  r.bRegs = n * 16;
+  r.bRegs = n * k;
   std::string ns = std::to_string(n);
-  r.B.tv = L("(128,(" + ns + ",16)):(0,(1," + ns + "))");
+  r.B.tv = L("(128,(" + ns + "," + ks + ")):(0,(1," + ns + "))");
   r.cRegs = n / 2;
   r.C.tv = L("((4,8,4),(2,2," + std::to_string(n / 8) +
              ")):((128,1,16),(64,8,512))");
@@ -158,10 +169,13 @@ std::optional<MmaInstr> argus::layout::lookupMmaInstr(llvm::StringRef name) {
   if (!rest.consume_front("wgmma.m64n"))
     return std::nullopt;
   unsigned n;
-  if (rest.consumeInteger(10, n) || !rest.consume_front("k16.f32."))
+  if (rest.consumeInteger(10, n))
+    return std::nullopt;
+  bool k8 = rest.consume_front("k8.f32.");
+  if (!k8 && !rest.consume_front("k16.f32."))
     return std::nullopt;
   bool ss = rest.consume_back(".ss");
-  if (rest != "f16" && rest != "bf16")
+  if (k8 ? rest != "tf32" : rest != "f16" && rest != "bf16")
     return std::nullopt;
   auto r = wgmma(int(n), rest, ss);
   if (r && r->name != name) // reject e.g. leading zeros
@@ -177,7 +191,7 @@ std::vector<std::string> argus::layout::knownMmaInstrNames() {
   r.push_back("mma.m16n8k16.f32.bf16");
   r.push_back("mma.m16n8k8.f32.tf32");
   for (int n : {8, 16, 32, 64, 128, 256})
-    for (const char *ty : {"f16", "bf16"})
+    for (const char *ty : {"f16", "bf16", "tf32"})
       for (bool ss : {false, true})
         r.push_back(wgmma(n, ty, ss)->name);
   return r;

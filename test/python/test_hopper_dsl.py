@@ -214,6 +214,103 @@ def test_epilogue_knob_is_checked():
         gemm_tma_ws.make_gemm_tma_ws(epilogue="smem")
 
 
+def test_dtype_knob_is_checked():
+    with pytest.raises(ValueError, match="dtype is one of"):
+        gemm_tma_ws.make_gemm_tma_ws(dtype="f32")
+    with pytest.raises(ValueError, match="stores C .f32. from registers"):
+        gemm_tma_ws.make_gemm_tma_ws(dtype="tf32", epilogue="tma_store")
+
+
+#===------------------------------------------------------------------------===#
+# The fp32 GEMM on the tensor cores (dtype="tf32": wgmma.m64n256k8 on f32)
+#===------------------------------------------------------------------------===#
+
+
+def test_tf32_gemm_proves_and_lowers_to_tf32_wgmma(need_verifier):
+    k = gemm_tma_ws.gemm_tf32_tma_ws
+    src = k.source()
+    assert '"wgmma.m64n256k8.f32.tf32.ss"' in src
+    assert "argus.transpose" in src and "Sw<3,2,3> o (256,32):(32,1)" in src
+    r = k.verify(strict=True)
+    assert r.proved, r.summary()
+    if not argus.has_pass("argus-to-nvptx"):
+        return
+    ck = k.compile()
+    # Four k-steps of 8 per 32-deep slab, no transpose immediates, no
+    # rounding: wgmma reads the f32 words of shared memory as tf32.
+    assert ck.asm.count("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32") == 4
+    assert re.search(r"m64n256k8\.f32\.tf32\.tf32 \{[^}]*\}, %rd\d+, %rd\d+, p, 1, 1;", ck.asm)
+    assert "cvt.rna.tf32" not in ck.asm
+    boxes = [(m["name"], m["box"], m["element"]) for m in ck.launch["tensor_maps"]]
+    assert boxes == [("A", [128, 32], "f32"), ("B", [256, 32], "f32")]
+
+
+TF32_BUGS = [
+    (dict(flip_parity=False), "mbarrier-parity", "argus.mbarrier_wait(full[", "needs parity 1"),
+    (dict(expect_bytes=32768), "mbarrier-tx-bytes", "argus.mbarrier_arrive_expect_tx(",
+     "deliver 49152 bytes"),
+    (dict(b_stage_shift=1), "tma-slot", "argus.tma_load(gb", "writes stage 1"),
+]
+
+
+@pytest.mark.parametrize("knobs,kind,needle,note", TF32_BUGS, ids=[b[1] for b in TF32_BUGS])
+def test_planted_tf32_bug_is_violated_at_its_line(need_verifier, knobs, kind, needle, note):
+    k = gemm_tma_ws.make_gemm_tma_ws(dtype="tf32", name="gemm_tf32_bug", **knobs)
+    c, e = violated_at(k, kind, EXAMPLE_PY, _example_line(needle))
+    assert any(note in str(n) for n in c.counterexamples[0].notes), c.counterexamples[0].notes
+    assert not e.result.unknown, e.result.summary()
+
+
+def test_tma_layout_is_what_the_copies_write():
+    # The hand-written layouts of examples/sm90a, derived.
+    assert argus.tma_layout((128, 64), (128, 64), "bf16").text == "Sw<3,3,3> o (128,64):(64,1)"
+    assert (argus.tma_layout((64, 64), (64, 256), "bf16").text
+            == "Sw<3,3,3> o (64,(64,4)):(64,(1,4096))")
+    assert (argus.tma_layout((128, 64), (128, 256), "f16").text
+            == "Sw<3,3,3> o (128,(64,4)):(64,(1,8192))")
+    assert argus.tma_layout((128, 32), (128, 32), "f32").text == "Sw<3,2,3> o (128,32):(32,1)"
+    # Boxes along both dimensions, row-major over the box grid.
+    assert (argus.tma_layout((64, 64), (128, 128), "bf16").text
+            == "Sw<3,3,3> o ((64,2),(64,2)):((64,8192),(1,4096))")
+    # Narrower swizzles and none.
+    assert argus.tma_layout((8, 32), (8, 32), "bf16", swizzle=64).text == "Sw<2,3,3> o (8,32):(32,1)"
+    assert argus.tma_layout((8, 8), (16, 8), "f32", swizzle=32).text == "Sw<1,2,3> o (16,8):(8,1)"
+    assert argus.tma_layout((4, 8), (8, 8), "bf16", swizzle=0).text == "(8,8):(8,1)"
+    # Every element where the TMA model puts it: the C++ op verifier checks
+    # the placement of a tma_load into an alloc with the derived layout.
+    for box, shape, dt in (((64, 32), (128, 64), "f32"), ((32, 64), (64, 128), "bf16")):
+        lay = argus.tma_layout(box, shape, dt)
+        ir = (f"func.func @k(%A: memref<?x?x{dt}>) attributes {{argus.kernel = "
+              f"#argus.kernel<block = [128], target = \"sm_90a\">}} {{\n"
+              f"  %c0 = arith.constant 0 : index\n"
+              f"  %m = argus.tensor_map \"A\" %A : memref<?x?x{dt}> -> "
+              f"!argus.tensor_map<{box[0]}x{box[1]}x{dt}, swizzle = 128>\n"
+              f"  %full = argus.mbarrier.alloc \"full\" arrivals 1 : !argus.mbarrier<1>\n"
+              f"  %s = argus.alloc \"s\" : !argus.buffer<1 x !argus.tile<{shape[0]}x{shape[1]}x{dt}"
+              f", shared, \"{lay.text}\">>\n"
+              f"  %d = argus.stage %s[%c0] : !argus.buffer<1 x !argus.tile<{shape[0]}x{shape[1]}x{dt}"
+              f", shared, \"{lay.text}\">>\n"
+              f"  %g = argus.view \"A\" %A[%c0, %c0] : memref<?x?x{dt}> -> "
+              f"!argus.tile<{shape[0]}x{shape[1]}x{dt}, global>\n"
+              f"  argus.tma_load %g, %d, %m, %full[%c0] : !argus.tile<{shape[0]}x{shape[1]}x{dt}, "
+              f"global>, !argus.tile<{shape[0]}x{shape[1]}x{dt}, shared, \"{lay.text}\">, "
+              f"!argus.tensor_map<{box[0]}x{box[1]}x{dt}, swizzle = 128>, !argus.mbarrier<1>\n"
+              f"  return\n}}\n")
+        assert argus.parse(ir).verify() == [], (box, shape, dt)
+
+
+def test_tma_layout_misuse():
+    with pytest.raises(argus.ShapeError, match="not a grid of"):
+        argus.tma_layout((128, 64), (100, 64), "bf16")
+    with pytest.raises(argus.LayoutError, match="needs 128-byte rows") as ei:
+        argus.tma_layout((128, 64), (128, 64), "f32")
+    assert "32 elements" in str(ei.value)
+    with pytest.raises(argus.LayoutError, match="needs the element type"):
+        argus.tma_layout((128, 64), (128, 64))
+    with pytest.raises(argus.LayoutError, match="swizzle 48"):
+        argus.tma_layout((128, 64), (128, 64), "bf16", swizzle=48)
+
+
 #===------------------------------------------------------------------------===#
 # Smaller kernels: the constructs one at a time
 #===------------------------------------------------------------------------===#

@@ -96,7 +96,8 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
              << "mma_async lowering supports one wgmma per warpgroup: a "
                 "[W, 1] warp grid, A "
              << M << " x K with M = 64 W, B K x " << instr.N
-             << ", K a multiple of 16; hint: split larger tiles into several "
+             << ", K a multiple of " << instr.K
+             << "; hint: split larger tiles into several "
                 "mma_async ops";
     if (k.numThreads() != 128 * groups)
       return op.emitOpError()
@@ -152,9 +153,7 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
       acc.push_back(
           vector::ExtractOp::create(rewriter, loc, adaptor.getAcc(), i));
     acc = tiedAsm(rewriter, loc, acc, {}, "wgmma.fence.sync.aligned;", "");
-    std::string name = "wgmma.mma_async.sync.aligned.m64n" +
-                       std::to_string(instr.N) + "k16.f32." + instr.aType +
-                       "." + instr.bType;
+    std::string name = wgmmaOpcode(instr);
     Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
     for (int64_t kk = 0; kk < K / instr.K; ++kk) {
       SmallVector<Value> args;
@@ -170,11 +169,8 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
         aOperand = "$" + std::to_string(next++);
         cons = "l";
       } else {
-        for (int64_t r = 0; r < 4; ++r) {
-          Value pair = extractSlots(rewriter, loc, adaptor.getA(),
-                                    instr.aRegs * kk + 2 * r, 2);
-          args.push_back(LLVM::BitcastOp::create(rewriter, loc, i32, pair));
-        }
+        llvm::append_range(
+            args, wgmmaARegisters(rewriter, loc, adaptor.getA(), instr, kk));
         aOperand = regList(next, 4);
         next += 4;
         cons = "r,r,r,r";
@@ -188,14 +184,11 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
       args.push_back(one);
       std::string scaleD = "$" + std::to_string(next++);
       cons += ",l,r";
-      // scale-d = 1 (D = A B + D); imm-scale-a/b = 1; K-major A
-      // (imm-trans-a = 0, .ss only); imm-trans-b = 1 for MN-major B, 0 for
-      // K-major B.
-      std::string transB = bDesc->mnMajor ? "1" : "0";
+      // scale-d = 1 (D = A B + D).
       std::string str = "{\n.reg .pred p;\nsetp.ne.b32 p, " + scaleD +
                         ", 0;\n" + name + " " + regList(0, nc) + ", " +
-                        aOperand + ", " + bOperand + ", p, 1, 1" +
-                        (ss ? ", 0, " : ", ") + transB + ";\n}";
+                        aOperand + ", " + bOperand + ", p" +
+                        wgmmaImmediates(instr, bDesc->mnMajor) + ";\n}";
       acc = tiedAsm(rewriter, loc, acc, args, str, cons);
     }
     Value d = vector::FromElementsOp::create(

@@ -67,8 +67,9 @@ Value loadWithLdMatrix(ConversionPatternRewriter &rewriter, Location loc,
 /// wgmma.mma_async lowering of an argus.mma (one warpgroup).
 /// A wgmma operand in shared memory: the descriptor bits besides the start
 /// address (LBO, SBO, swizzle mode) and the start-address advances in
-/// 16-byte units: per k-step of 16 elements, per 64-element atom along K
-/// (K-major A), per 64 rows (K-major A: the next warpgroup's rows).
+/// 16-byte units: per k-step (32 bytes: 16 16-bit or 8 tf32 elements), per
+/// 128-byte atom along K (K-major), per 64 rows (K-major A: the next
+/// warpgroup's rows).
 struct WgmmaSharedOperand {
   int64_t fixedBits = 0;
   int64_t kStep16 = 0;
@@ -76,7 +77,7 @@ struct WgmmaSharedOperand {
   int64_t rows64Step16 = 0;
   /// MN-major (the instruction's imm-trans = 1) or K-major (0).
   bool mnMajor = false;
-  /// Descriptor increment (16-byte units) of the kk-th 16-deep k-step.
+  /// Descriptor increment (16-byte units) of the kk-th k-step.
   int64_t kOffset16(int64_t kk) const;
 };
 /// B (K x N): MN-major or K-major, 128-byte swizzle, checked element by
@@ -87,6 +88,15 @@ FailureOr<WgmmaSharedOperand> wgmmaSharedA(Operation *op, TileType ta);
 /// The 64-bit descriptor of the operand starting at `mem` (a shared memref).
 Value wgmmaDescriptor(OpBuilder &b, Location loc, Value mem,
                       const WgmmaSharedOperand &d);
+
+/// "wgmma.mma_async.sync.aligned.m64nNkK.f32.<a>.<b>" of `instr`.
+std::string wgmmaOpcode(const L::MmaInstr &instr);
+/// The operands after scale-d: imm-scale-a/b and, for 16-bit inputs, the
+/// transpose immediates (A always K-major, B MN-major when `mnMajorB`).
+std::string wgmmaImmediates(const L::MmaInstr &instr, bool mnMajorB);
+/// The four 32-bit A registers of k-step `kk` from A's register fragment.
+SmallVector<Value> wgmmaARegisters(OpBuilder &b, Location loc, Value a,
+                                   const L::MmaInstr &instr, int64_t kk);
 
 LogicalResult lowerWgmma(MmaOp op, MmaOp::Adaptor adaptor,
                          ConversionPatternRewriter &rewriter,

@@ -11,6 +11,9 @@ CuTe strings.
 * :func:`tiled_mma` / :class:`TiledMMA` (CuTe DSL's ``TiledMMA``): an
   instruction over a warp grid: the A/B/C fragments, their thread-value
   layouts over a tile (:func:`tv_layout`), shape checks.
+* :func:`tma_layout`: the shared-memory layout a TMA copy writes (boxes
+  one after another in row-major order, each row-major, swizzled), so that a
+  TMA destination is allocated without a ``Sw<B,M,S> o ...`` string.
 * :func:`reduce_layout` (Triton's slice layout) and :func:`broadcast_layout`:
   the replicated layouts of ``reduce`` and ``broadcast``: after reducing
   ``dim``, each thread holds exactly the reduced coordinates it held before
@@ -633,3 +636,77 @@ def tiled_mma(instr: str, warps: Optional[Sequence[int]] = None, threads: Option
 __all__ = ["TiledMMA", "broadcast_layout", "copy_layout", "evaluate", "instruction_tv",
            "layout_threads", "memory_offset", "reduce_layout", "thread_values", "tiled_mma",
            "tv_layout"]
+
+
+#===------------------------------------------------------------------------===#
+# Shared-memory layouts of TMA copies
+#===------------------------------------------------------------------------===#
+
+
+def tma_layout(tmap, shape, dtype=None, swizzle: Optional[int] = None) -> Layout:
+    """The shared-memory layout of a ``shape`` tile that bulk tensor copies
+    through ``tmap`` (an ``argus.tensor_map``, or a box shape with ``dtype``
+    and ``swizzle``) fill: the tile is a grid of boxes, laid one after another
+    in row-major order, each box row-major, and the bytes swizzled with
+    ``Sw<B,4,3>`` (B = 3, 2, 1 for 128, 64, 32 bytes; written ``Sw<B,M,3>``
+    on elements of 2^(4-M) bytes). The dialect checks the same placement
+    (``argus.tma_load`` / ``argus.tma_store``), element by element.
+
+    ``argus.alloc((128, 32), "f32", argus.tma_layout(tmA, (128, 32)))`` gives
+    ``Sw<3,2,3> o (128,32):(32,1)``; a (64, 256) bf16 tile of (64, 64) boxes
+    gives ``Sw<3,3,3> o (64,(64,4)):(64,(1,4096))``."""
+    loc = _user_loc(2)
+    if hasattr(tmap, "box") and hasattr(tmap, "swizzle"):
+        box, dt = tuple(tmap.box), dtype_of(tmap.dtype)
+        sw = tmap.swizzle if swizzle is None else swizzle
+    else:
+        box = _shape(tmap, "the TMA box")
+        if dtype is None:
+            raise _err(LayoutError, "tma_layout needs the element type with a box shape", loc,
+                       hint="pass dtype=, or the tensor map itself")
+        dt, sw = dtype_of(dtype), 128 if swizzle is None else swizzle
+    shape = _shape(shape, "the tile")
+    if len(shape) != len(box):
+        raise _err(ShapeError, f"the {_shs(shape)} tile and the {_shs(box)} box have different "
+                   "ranks", loc)
+    bad = [d for d in range(len(shape)) if shape[d] % box[d]]
+    if bad:
+        raise _err(ShapeError, f"the {_shs(shape)} tile is not a grid of {_shs(box)} boxes "
+                   f"(dimension {bad[0]})", loc,
+                   hint="choose a tile whose dimensions are multiples of the box's")
+    eb = _BITS.get(dt, 0) // 8
+    b = {0: 0, 32: 1, 64: 2, 128: 3}.get(sw)
+    if b is None or eb not in (1, 2, 4, 8):
+        raise _err(LayoutError, f"no TMA layout for swizzle {sw!r} and {dt} elements", loc,
+                   hint="swizzle is 0, 32, 64 or 128 bytes")
+    if b and box[-1] * eb != sw:
+        raise _err(LayoutError, f"a {_shs(box)} box of {dt} has {box[-1] * eb}-byte rows but "
+                   f"swizzle {sw} needs {sw}-byte rows", loc,
+                   hint=f"use an innermost box dimension of {sw // eb} elements")
+    grid = [shape[d] // box[d] for d in range(len(shape))]
+    box_elems = math.prod(box)
+    modes = []
+    for d in range(len(shape)):
+        inner = math.prod(box[d + 1:])
+        outer = box_elems * math.prod(grid[d + 1:])
+        modes.append([(box[d], inner), (grid[d], outer)])
+    def mode_text(leaves):
+        merged: List[Leaf] = []
+        for n, st in leaves:
+            if n == 1:
+                continue
+            if merged and merged[-1][0] * merged[-1][1] == st:  # contiguous: one leaf
+                merged[-1] = (merged[-1][0] * n, merged[-1][1])
+            else:
+                merged.append((n, st))
+        leaves = merged or [(1, 0)]
+        if len(leaves) == 1:
+            return str(leaves[0][0]), str(leaves[0][1])
+        return ("(" + ",".join(str(n) for n, _ in leaves) + ")",
+                "(" + ",".join(str(st) for _, st in leaves) + ")")
+    texts = [mode_text(m) for m in modes]
+    base = f"({','.join(t[0] for t in texts)}):({','.join(t[1] for t in texts)})"
+    if len(texts) == 1:
+        base = f"{texts[0][0]}:{texts[0][1]}"
+    m = 4 - eb.bit_length() + 1
+    return Layout(f"Sw<{b},{m},3> o {base}" if b else base)

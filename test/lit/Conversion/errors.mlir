@@ -374,7 +374,7 @@ func.func @wgmma_two_along_m()
   %b = argus.stage %sb[%c0] : !argus.buffer<1 x !SB>
   %a = argus.fill 1.0 : !RA
   %z = argus.fill 0.0 : !RC
-  // expected-error @+1 {{'argus.mma' op wgmma lowering supports one warpgroup (128 threads), A (64 x K) in registers, B (K x N) in shared memory, 16-bit inputs, one instruction along M and N}}
+  // expected-error @+1 {{'argus.mma' op wgmma lowering supports one warpgroup (128 threads), A (64 x K) in registers, B (K x N) in shared memory, one instruction along M and N}}
   %d = argus.mma "wgmma.m64n64k16.f32.f16" %a, %b, %z : !RA, !SB, !RC
   return
 }

@@ -97,3 +97,25 @@ func.func @exchange_in_role()
   }
   return
 }
+
+// -----
+
+// wgmma reads 32-bit operands K-major only: an MN-major tf32 B (K x N with N
+// contiguous) is refused with the layout it needs.
+#FragC11 = #argus.frag<"wgmma.m64n64k8.f32.tf32.ss", c, warps = [1, 1]>
+!SA11 = !argus.tile<64x32xf32, shared, "Sw<3,2,3> o (64,32):(32,1)">
+!SB11 = !argus.tile<32x64xf32, shared, "Sw<3,2,3> o (32,(32,2)):(32,(1,1024))">
+!RC11 = !argus.tile<64x64xf32, register, #FragC11>
+func.func @tf32_b_mn_major()
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %sa = argus.alloc "sA" : !argus.buffer<1 x !SA11>
+  %sb = argus.alloc "sB" : !argus.buffer<1 x !SB11>
+  %a = argus.stage %sa[%c0] : !argus.buffer<1 x !SA11>
+  %b = argus.stage %sb[%c0] : !argus.buffer<1 x !SB11>
+  %z = argus.fill 0.0 : !RC11
+  // expected-error @+1 {{wgmma lowering needs a tf32 B in the 128-byte-swizzled K-major layout}}
+  %acc = argus.mma_async "wgmma.m64n64k8.f32.tf32.ss" %a, %b, %z : !SA11, !SB11, !RC11
+  %r = argus.wgmma_wait 0, %acc : !RC11
+  return
+}

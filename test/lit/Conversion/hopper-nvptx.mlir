@@ -1,7 +1,8 @@
 // The sm_90a asynchronous ops lowered to NVPTX, one kernel per pattern:
 // tensor-map parameters, mbarrier rings, TMA copies (one and several
 // boxes), the proxy fence, warp roles (with and without a register budget),
-// mma_async (.ss and A in registers), wgmma_commit and wgmma_wait.
+// mma_async (.ss and A in registers; 16-bit and tf32), wgmma_commit and
+// wgmma_wait.
 
 // RUN: argus-opt %s -split-input-file --argus-to-gpu | FileCheck %s
 // RUN: argus-opt %s --argus-to-nvptx="dump=%t.ptx" -o /dev/null
@@ -321,6 +322,94 @@ func.func @mma_async_rs(%A: memref<?x?xf16>, %C: memref<?x?xf32>)
   %r = argus.wgmma_wait 0, %acc : !RC8
   %g = argus.view "C" %C[%c0, %c0] : memref<?x?xf32> -> !argus.tile<64x64xf32, global>
   argus.store %r, %g : !RC8, !argus.tile<64x64xf32, global>
+  return
+}
+
+// -----
+
+// tf32 (f32 in shared memory read at tf32 precision): wgmma.m64n256k8, K-major
+// A and K-major B (the transpose of a 256 x 32 tile), both Sw<3,2,3> over
+// 128-byte rows: SBO 1024 >> 4 = 64, the A descriptor advanced by the
+// warpgroup (64 rows = 8192 bytes = 512 units), 32 bytes (2 units) per
+// k-step of 8 elements, four k-steps; no transpose immediates (wgmma has
+// them for 16-bit inputs only).
+#FragC9 = #argus.frag<"wgmma.m64n256k8.f32.tf32.ss", c, warps = [2, 1]>
+!SA9 = !argus.tile<128x32xf32, shared, "Sw<3,2,3> o (128,32):(32,1)">
+!SW9 = !argus.tile<256x32xf32, shared, "Sw<3,2,3> o (256,32):(32,1)">
+!SB9 = !argus.tile<32x256xf32, shared, "Sw<3,2,3> o (32,256):(1,32)">
+!RC9 = !argus.tile<128x256xf32, register, #FragC9>
+// CHECK-LABEL: gpu.func @mma_async_tf32_ss(
+// CHECK: %[[B0:.*]] = arith.ori %{{.*}}, %c4611686293305360384_i64
+// CHECK: %[[A0:.*]] = arith.ori %{{.*}}, %c4611686293305360384_i64
+// CHECK: %[[OFF:.*]] = arith.muli %{{.*}}, %c512_i64
+// CHECK: %[[A:.*]] = arith.addi %[[A0]], %[[OFF]]
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {$0, {{.*}}, $127}, $256, $257, p, 1, 1;
+// CHECK-SAME: %[[A]], %[[B0]], %{{.*}} : (
+// CHECK: %[[A1:.*]] = arith.addi %[[A]], %c2_i64
+// CHECK: %[[B1:.*]] = arith.addi %[[B0]], %c2_i64
+// CHECK: wgmma.mma_async
+// CHECK-SAME: %[[A1]], %[[B1]], %{{.*}} : (
+// CHECK: arith.addi %[[A]], %c4_i64
+// CHECK: arith.addi %[[B0]], %c4_i64
+// CHECK: wgmma.mma_async
+// CHECK: arith.addi %[[A]], %c6_i64
+// CHECK: arith.addi %[[B0]], %c6_i64
+// CHECK: wgmma.mma_async
+// CHECK-NOT: wgmma.mma_async
+// PTX-LABEL: .entry mma_async_tf32_ss(
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
+func.func @mma_async_tf32_ss(%C: memref<?x?xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [384], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %sa = argus.alloc "sA" : !argus.buffer<1 x !SA9>
+  %sw = argus.alloc "sW" : !argus.buffer<1 x !SW9>
+  argus.role "consumer" warps 4 to 12 {
+    %a = argus.stage %sa[%c0] : !argus.buffer<1 x !SA9>
+    %w = argus.stage %sw[%c0] : !argus.buffer<1 x !SW9>
+    %b = argus.transpose %w : !SW9 -> !SB9
+    %z = argus.fill 0.0 : !RC9
+    %acc = argus.mma_async "wgmma.m64n256k8.f32.tf32.ss" %a, %b, %z : !SA9, !SB9, !RC9
+    argus.wgmma_commit
+    %r = argus.wgmma_wait 0, %acc : !RC9
+    %g = argus.view "C" %C[%c0, %c0] : memref<?x?xf32> -> !argus.tile<128x256xf32, global>
+    argus.store %r, %g : !RC9, !argus.tile<128x256xf32, global>
+  }
+  return
+}
+
+// -----
+
+// tf32 with A in registers: one f32 per 32-bit register, four per k-step
+// (a0..a3 of the fragment's k-step), B K-major, no transpose immediate.
+#FragA10 = #argus.frag<"wgmma.m64n64k8.f32.tf32", a, warps = [1, 1]>
+#FragC10 = #argus.frag<"wgmma.m64n64k8.f32.tf32", c, warps = [1, 1]>
+!RA10 = !argus.tile<64x32xf32, register, #FragA10>
+!SW10 = !argus.tile<64x32xf32, shared, "Sw<3,2,3> o (64,32):(32,1)">
+!SB10 = !argus.tile<32x64xf32, shared, "Sw<3,2,3> o (32,64):(1,32)">
+!RC10 = !argus.tile<64x64xf32, register, #FragC10>
+// CHECK-LABEL: gpu.func @mma_async_tf32_rs(
+// CHECK: %[[X:.*]] = vector.extract %{{.*}}[0] : f32 from vector<16xf32>
+// CHECK: llvm.bitcast %[[X]] : f32 to i32
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1;
+// CHECK-SAME: "=f,{{.*}},31,r,r,r,r,l,r"
+// CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
+// CHECK-NOT: wgmma.mma_async
+// PTX-LABEL: .entry mma_async_tf32_rs(
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
+func.func @mma_async_tf32_rs(%A: memref<?x?xf32>, %C: memref<?x?xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %sw = argus.alloc "sW" : !argus.buffer<1 x !SW10>
+  %w = argus.stage %sw[%c0] : !argus.buffer<1 x !SW10>
+  %b = argus.transpose %w : !SW10 -> !SB10
+  %ga = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !argus.tile<64x32xf32, global>
+  %a = argus.load %ga : !argus.tile<64x32xf32, global> -> !RA10
+  %z = argus.fill 0.0 : !RC10
+  %acc = argus.mma_async "wgmma.m64n64k8.f32.tf32" %a, %b, %z : !RA10, !SB10, !RC10
+  argus.wgmma_commit
+  %r = argus.wgmma_wait 0, %acc : !RC10
+  %g = argus.view "C" %C[%c0, %c0] : memref<?x?xf32> -> !argus.tile<64x64xf32, global>
+  argus.store %r, %g : !RC10, !argus.tile<64x64xf32, global>
   return
 }
 

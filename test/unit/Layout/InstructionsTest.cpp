@@ -114,6 +114,39 @@ TEST_CASE("wgmma fragment tables", "[instr]") {
   CHECK_FALSE(lookupMmaInstr("wgmma.m64n064k16.f32.f16"));
 }
 
+// PTX ISA, "Register Fragments" for wgmma .m64nNk8 (.tf32): warp w of the
+// warpgroup holds rows 16w..16w+15 of A; a0:(g, t), a1:(g+8, t), a2:(g, t+4),
+// a3:(g+8, t+4); the accumulator as for k16.
+TEST_CASE("wgmma tf32 fragment tables", "[instr]") {
+  for (int n : {8, 128, 256}) {
+    MmaInstr x =
+        *lookupMmaInstr("wgmma.m64n" + std::to_string(n) + "k8.f32.tf32");
+    REQUIRE(x.K == 8);
+    REQUIRE(x.aType == "tf32");
+    REQUIRE(x.aRegs == 4);
+    REQUIRE(x.cRegs == n / 2);
+    for (int tid = 0; tid < 128; ++tid) {
+      int w = tid / 32, lane = tid % 32, g = lane >> 2, t = lane % 4;
+      for (int i = 0; i < 4; ++i)
+        REQUIRE(x.aCoord(tid, i) ==
+                P{16 * w + g + 8 * (i & 1), t + 4 * (i >> 1)});
+      for (int i = 0; i < x.cRegs; ++i)
+        REQUIRE(x.cCoord(tid, i) == P{16 * w + g + 8 * ((i >> 1) & 1),
+                                      8 * (i / 4) + 2 * t + (i & 1)});
+      // B comes from shared memory: every thread sees the whole K x N tile.
+      for (int v : {0, 1, n * 8 - 1})
+        REQUIRE(x.bCoord(tid, v) == P{v / n, v % n});
+    }
+  }
+  MmaInstr ss = *lookupMmaInstr("wgmma.m64n256k8.f32.tf32.ss");
+  CHECK(ss.aFromShared);
+  CHECK(ss.aRegs == 64 * 8);
+  CHECK(ss.aCoord(5, 64 * 7 + 3) == P{3, 7});
+  CHECK_FALSE(lookupMmaInstr("wgmma.m64n64k16.f32.tf32"));
+  CHECK_FALSE(lookupMmaInstr("wgmma.m64n64k8.f32.bf16"));
+  CHECK_FALSE(lookupMmaInstr("wgmma.m64n64k8.f32.f32"));
+}
+
 TEST_CASE("MFMA fragment tables (gfx942)", "[instr]") {
   struct Ref {
     const char *name;
