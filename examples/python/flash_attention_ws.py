@@ -46,6 +46,14 @@ K stage is released before S_j has retired), ``kv_tile_shift`` (the
 producer loads key tile j + shift into the slot of tile j; 0 when right),
 ``skip_last_pv=True`` (O is normalised from the key loop's accumulator, so
 the last key tile's P V never reaches it).
+
+Schedule knobs (the same proof): ``stages`` (K and V ring depth, 2 by
+default), ``regs`` (the producer's and consumers' register budgets) and
+``pingpong=True``: the two consumer warpgroups take turns issuing their
+wgmma through named barriers 0 and 1 (warpgroup 1 lets warpgroup 0 go
+first; each issue point syncs on its own slot and arrives on the other's),
+so one warpgroup's softmax runs while the other's S and P V keep the
+tensor cores busy (FlashAttention-3's inter-warpgroup ping-pong).
 """
 
 import math
@@ -68,7 +76,9 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                             expect_bytes: int = None, kempty_arrivals: int = 256,
                             early_k_release: bool = False, kv_tile_shift: int = 0,
                             causal: bool = False, ragged: bool = False,
-                            skip_last_pv: bool = False, name: str = None):
+                            skip_last_pv: bool = False, name: str = None,
+                            stages: int = 2, pingpong: bool = False,
+                            regs: tuple = (40, 232)):
     if name is None:
         name = ("flash_attention_causal_ragged_ws" if causal and ragged else
                 "flash_attention_causal_ws" if causal else
@@ -78,6 +88,9 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
     # first, whose mask (key <= query < the head's end for every stored row)
     # also keeps the keys inside the head.
     partial_first = ragged and not causal
+    S2 = stages  # K and V ring stages
+    if not isinstance(stages, int) or stages < 2:
+        raise ValueError(f"stages is an int >= 2, got {stages!r}")
     D = head_dim
     if D not in (64, 128):
         raise ValueError(f"head_dim is 64 or 128, got {head_dim!r}")
@@ -162,23 +175,23 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
         tmK = argus.tensor_map(K, (BN, 64), swizzle=128)
         tmV = argus.tensor_map(V, (BN, 64), swizzle=128)
         sq = argus.alloc((BM, D), "bf16", SQK, stages=1, name="sQ")
-        sk = argus.alloc((BN, D), "bf16", SQK, stages=2, name="sK")
-        sv = argus.alloc((BN, D), "bf16", SQK, stages=2, name="sV")
+        sk = argus.alloc((BN, D), "bf16", SQK, stages=S2, name="sK")
+        sv = argus.alloc((BN, D), "bf16", SQK, stages=S2, name="sV")
         qfull = argus.mbarrier("qfull", stages=1, arrivals=1)
-        kfull = argus.mbarrier("kfull", stages=2, arrivals=1)
-        vfull = argus.mbarrier("vfull", stages=2, arrivals=1)
-        kempty = argus.mbarrier("kempty", stages=2, arrivals=kempty_arrivals)
-        vempty = argus.mbarrier("vempty", stages=2, arrivals=256)  # the consumers' threads
+        kfull = argus.mbarrier("kfull", stages=S2, arrivals=1)
+        vfull = argus.mbarrier("vfull", stages=S2, arrivals=1)
+        kempty = argus.mbarrier("kempty", stages=S2, arrivals=kempty_arrivals)
+        vempty = argus.mbarrier("vempty", stages=S2, arrivals=256)  # the consumers' threads
 
-        with argus.role("producer", warps=(0, 4), regs=40):
+        with argus.role("producer", warps=(0, 4), regs=regs[0]):
             with argus.region("produce"):
                 argus.mbarrier_arrive_expect_tx(qfull[0], tile_bytes)
                 gq = argus.tag(argus.view(Q, (q0, 0), (BM, D), clipped=ragged),
                                lambda m, d: (q0 + m, c0 + d))
                 argus.tma_load(gq, sq[0], tmQ, qfull[0])
                 for j in argus.range(0, ntiles, name="j"):
-                    s = j % 2
-                    free = 1 - (j // 2) % 2
+                    s = j % S2
+                    free = 1 - (j // S2) % 2
                     n0 = key_row(j + kv_tile_shift if kv_tile_shift else j)
                     argus.mbarrier_wait(kempty[s], free)
                     argus.mbarrier_arrive_expect_tx(kfull[s], expect_bytes)
@@ -191,8 +204,28 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                                    lambda n, d: (n0 + n, c0 + d))
                     argus.tma_load(gv, sv[s], tmV, vfull[s])
 
-        with argus.role("consumer", warps=(4, 12), regs=232):
+        with argus.role("consumer", warps=(4, 12), regs=regs[1]):
             with argus.region("consume"):
+                if pingpong:
+                    # Ping-pong: the two warpgroups take turns issuing their
+                    # wgmma (turn barriers 0 and 1), so one's softmax runs
+                    # while the other's S and P V keep the tensor cores busy.
+                    # Scheduling only: the proof does not use these barriers.
+                    wg = argus.thread_id("x") // 128 - 1
+                    with argus.when(wg.eq(1)):
+                        argus.named_barrier_arrive(0, 256)  # warpgroup 0 goes first
+
+                def my_turn():
+                    if pingpong:
+                        argus.named_barrier_sync(wg, 256)
+
+                def their_turn(last=False):
+                    if pingpong and not last:
+                        argus.named_barrier_arrive(1 - wg, 256)
+                    elif pingpong:  # only warpgroup 1 still issues after this
+                        with argus.when(wg.eq(0)):
+                            argus.named_barrier_arrive(1, 256)
+
                 argus.mbarrier_wait(qfull[0], 0)
                 sq0 = sq[0]
                 # The statistics' initial values (key tile 0 below starts them).
@@ -214,9 +247,11 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 else:
                     s0 = argus.tag(argus.zeros((BM, BN), "f32", FS),
                                    lambda m, n: (q0 + m, first_key + n))
+                my_turn()
                 s0 = argus.mma_async(WS, sq0, kt0, s0)
                 argus.tag_assert(s0, "a.d == b.d && a.m == acc.m && b.n == acc.n")
                 argus.wgmma_commit()
+                their_turn()
                 s0 = argus.wgmma_wait(0, s0)
                 argus.mbarrier_arrive(kempty[0])
                 s0 = argus.scale(s0, scale)
@@ -250,13 +285,14 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                 # O is rescaled once P V retired.
                 loop = argus.range(1, ntiles, carry=(m0, l0, o_init, p0), name="j")
                 for j, (m_i, l_i, o_i, p_i) in loop:
-                    s = j % 2
-                    phase = (j // 2) % 2 if flip_parity else 0
+                    s = j % S2
+                    phase = (j // S2) % 2 if flip_parity else 0
                     jp = j - 1
-                    sp = jp % 2
-                    phasep = (jp // 2) % 2
+                    sp = jp % S2
+                    phasep = (jp // S2) % 2
                     n0 = key_row(j)
 
+                    my_turn()
                     argus.mbarrier_wait(kfull[s], phase)
                     kt = argus.transpose(sk[s])
                     s_acc = argus.tag(argus.zeros((BM, BN), "f32", FS),
@@ -269,6 +305,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                     o_acc = argus.mma_async(WO, p_i, sv[sp], o_i)
                     argus.tag_assert(o_acc, "a.n == b.n && a.m == acc.m && b.d == acc.d")
                     argus.wgmma_commit()
+                    their_turn()
 
                     if early_k_release:
                         argus.mbarrier_arrive(kempty[s])
@@ -297,11 +334,13 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
 
                 # The last key tile's P V.
                 jl = ntiles - 1
-                sl = jl % 2
-                argus.mbarrier_wait(vfull[sl], (jl // 2) % 2)
+                sl = jl % S2
+                my_turn()
+                argus.mbarrier_wait(vfull[sl], (jl // S2) % 2)
                 o_acc = argus.mma_async(WO, p_f, sv[sl], o_f)
                 argus.tag_assert(o_acc, "a.n == b.n && a.m == acc.m && b.d == acc.d")
                 argus.wgmma_commit()
+                their_turn(last=True)
                 o_fin = argus.wgmma_wait(0, o_acc)
                 argus.mbarrier_arrive(vempty[sl])
 

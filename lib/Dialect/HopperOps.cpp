@@ -154,6 +154,31 @@ LogicalResult MBarrierWaitOp::verify() {
   return verifyBarrierStage(*this, getBarrier().getType(), getStage());
 }
 
+/// A named barrier's slot (0-7 when constant) and thread count (whole
+/// warps, at most a block).
+static LogicalResult verifyNamedBarrier(Operation *op, Value slot,
+                                        int64_t threads) {
+  if (auto cst = slot.getDefiningOp<arith::ConstantIndexOp>())
+    if (cst.value() < 0 || cst.value() > 7)
+      return op->emitOpError()
+             << "named barrier slot " << cst.value()
+             << " is out of range; slots are 0-7 (hardware barriers 8-15)";
+  if (threads % 32 || threads > 1024)
+    return op->emitOpError()
+           << "a named barrier counts whole warps (a multiple of 32, at most "
+              "1024 threads), got "
+           << threads;
+  return success();
+}
+
+LogicalResult NamedBarrierSyncOp::verify() {
+  return verifyNamedBarrier(*this, getSlot(), getThreads());
+}
+
+LogicalResult NamedBarrierArriveOp::verify() {
+  return verifyNamedBarrier(*this, getSlot(), getThreads());
+}
+
 LogicalResult RoleOp::verify() {
   if (failed(verifyKernelTopLevel(*this, "a warp role")))
     return failure();

@@ -20,6 +20,7 @@ from .dsl import (atomic_add, conv_output_size, cummax, cummin, cumprod, cumsum,
                   scan)
 from .dsl import (BarrierSlot, MBarrier, TensorMap, cdiv, fence_proxy_async, index_const,  # noqa: F401
                   mbarrier, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
+                  named_barrier_arrive, named_barrier_sync,
                   role, tensor_map, tma_load, tma_store, tma_store_wait, wgmma_commit,
                   wgmma_wait, when)
 from .dsl import (TiledMMA, broadcast_layout, constexpr, copy_layout, layouts,  # noqa: F401

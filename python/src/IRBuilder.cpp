@@ -343,6 +343,16 @@ public:
                                                   b.getI64IntegerAttr(bytes));
   }
 
+  void namedBarrier(bool sync, Value slot, int64_t threads, Location at) {
+    checkOperands({slot}, at);
+    if (sync)
+      mlir::argus::NamedBarrierSyncOp::create(b, at, slot,
+                                              b.getI64IntegerAttr(threads));
+    else
+      mlir::argus::NamedBarrierArriveOp::create(b, at, slot,
+                                                b.getI64IntegerAttr(threads));
+  }
+
   void tmaStoreWait(int64_t pending, Location at) {
     live(at);
     mlir::argus::TmaStoreWaitOp::create(b, at, b.getI64IntegerAttr(pending));
@@ -647,6 +657,7 @@ void bindIRBuilder(py::module_ &m) {
       .def("tensor_map", &B::tensorMap)
       .def("mbarrier_alloc", &B::mbarrierAlloc)
       .def("arrive_expect_tx", &B::arriveExpectTx)
+      .def("named_barrier", &B::namedBarrier)
       .def("tma_store_wait", &B::tmaStoreWait)
       .def("wgmma_wait", &B::wgmmaWait)
       .def("region_begin", &B::regionBegin)

@@ -285,6 +285,40 @@ def test_head_dim_64_builds():
         fa.make_flash_attention_ws(head_dim=96)
 
 
+def test_pingpong_and_deeper_rings_prove_the_same_checks(need_verifier):
+    # The ping-pong's turn barriers schedule the two warpgroups' wgmma issue
+    # and give the proof nothing: the kernel proves the same checks with and
+    # without them, and with 3-stage K / V rings.
+    base = fa.make_flash_attention_ws(head_dim=64, name="fa64").verify(strict=True)
+    for kw in (dict(pingpong=True), dict(stages=3), dict(pingpong=True, stages=3)):
+        k = fa.make_flash_attention_ws(head_dim=64, name="fa64_v", **kw)
+        src = k.ir()
+        if kw.get("pingpong"):
+            # Warpgroup 1 lets warpgroup 0 go first; per issue point a sync on
+            # the own slot and an arrival on the other's; warpgroup 0 passes
+            # the last turn.
+            assert src.count("argus.named_barrier.sync") == 3
+            assert src.count("argus.named_barrier.arrive") == 4
+        if kw.get("stages"):
+            assert "arrivals 1 : <3>" in src
+        r = k.verify(strict=True)
+        assert r.proved, r.summary()
+        assert (collections.Counter(c.kind for c in r.checks)
+                == collections.Counter(c.kind for c in base.checks)), kw
+    with pytest.raises(ValueError, match="stages is an int"):
+        fa.make_flash_attention_ws(stages=1)
+
+
+def test_named_barrier_misuse_is_reported_at_the_line():
+    @argus.kernel(target="sm_90a", block=256, name="nb")
+    def nb(X: argus.Tensor[("N",), "f32"]):
+        argus.named_barrier_sync(0, 100)
+    with pytest.raises(argus.ArgusError, match="whole warps") as ei:
+        nb.ir()
+    line = inspect.getsourcelines(test_named_barrier_misuse_is_reported_at_the_line)[1] + 3
+    assert os.path.abspath(ei.value.file) == os.path.abspath(__file__) and ei.value.line == line
+
+
 #===------------------------------------------------------------------------===#
 # PTX
 #===------------------------------------------------------------------------===#

@@ -752,6 +752,41 @@ def Argus_FenceProxyAsyncOp : Argus_Op<"fence_proxy_async"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Argus_NamedBarrierSyncOp : Argus_Op<"named_barrier.sync"> {
+  let summary = "wait at named barrier `slot` until `threads` threads arrived";
+  let description = [{
+    `bar.sync 8 + slot, threads`: each executing thread arrives and waits
+    until `threads` threads (these and those of `argus.named_barrier.arrive`
+    on the same slot) have arrived. Slots 0-7 are hardware barriers 8-15
+    (0 is the block's, 1-7 the warp roles'); `threads` is a multiple of 32.
+
+    For *issue scheduling* between warpgroups, e.g. a ping-pong where one
+    consumer warpgroup issues its wgmma while the other runs its softmax or
+    epilogue: the verifier gives named barriers no ordering (proofs never
+    rest on them; order data with `argus.barrier` or mbarriers) and does
+    not check that their arrivals match.
+
+    ```mlir
+    argus.named_barrier.sync %wg, 256
+    ```
+  }];
+  let arguments = (ins Index:$slot, ConfinedAttr<I64Attr, [IntPositive]>:$threads);
+  let assemblyFormat = "$slot `,` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
+def Argus_NamedBarrierArriveOp : Argus_Op<"named_barrier.arrive"> {
+  let summary = "arrive at named barrier `slot` without waiting";
+  let description = [{
+    `bar.arrive 8 + slot, threads`: each executing thread counts towards the
+    `threads` arrivals that `argus.named_barrier.sync` on the slot waits
+    for, and goes on. Issue scheduling only, like `named_barrier.sync`.
+  }];
+  let arguments = (ins Index:$slot, ConfinedAttr<I64Attr, [IntPositive]>:$threads);
+  let assemblyFormat = "$slot `,` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
 def Argus_RoleOp : Argus_Op<"role", [SingleBlock, NoTerminator,
     RecursiveMemoryEffects]> {
   let summary = "a warp role: code run by a contiguous range of warps";

@@ -416,6 +416,49 @@ struct BarrierLowering : ArgusPattern<BarrierOp> {
   }
 };
 
+/// `bar.sync` / `bar.arrive` on hardware barrier 8 + slot.
+template <typename Op> struct NamedBarrierLowering : ArgusPattern<Op> {
+  using ArgusPattern<Op>::ArgusPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelInfo k = this->kernel(op);
+    if (!k.target->hasNamedBarriers())
+      return op.emitOpError() << "needs named barriers; " << k.chip
+                              << " has only the block-wide s_barrier";
+    if (op.getThreads() > k.blockThreads())
+      return op.emitOpError()
+             << "counts " << op.getThreads() << " threads but the block has "
+             << k.blockThreads();
+    // Roles synchronise on barriers 1, 2, ...: they must stay below 8.
+    int64_t maxRole = 0;
+    op->template getParentOfType<gpu::GPUFuncOp>().walk([&](Operation *p) {
+      if (auto role = p->getAttrOfType<DenseI64ArrayAttr>(kRoleAttr);
+          role && role.size() > 2)
+        maxRole = std::max(maxRole, role[2]);
+    });
+    if (maxRole > 7)
+      return op.emitOpError()
+             << "named barrier slots use hardware barriers 8-15, but warp "
+                "role "
+             << maxRole << " synchronises on barrier " << maxRole
+             << "; hint: use at most 7 roles with named barriers";
+    Location loc = op.getLoc();
+    Value id = arith::AddIOp::create(
+        rewriter, loc,
+        arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     adaptor.getSlot()),
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), 8));
+    bool sync = std::is_same_v<Op, NamedBarrierSyncOp>;
+    inlinePtx(rewriter, loc, {}, {id},
+              std::string(sync ? "bar.sync" : "bar.arrive") + " $0, " +
+                  std::to_string(op.getThreads()) + ";",
+              "r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::argus::markStoreOnce(gpu::GPUFuncOp gfn) {
@@ -432,11 +475,13 @@ void mlir::argus::populateMemoryLoweringPatterns(const TypeConverter &tc,
                                                  RewritePatternSet &patterns,
                                                  bool useLdMatrix) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ViewLowering, GatherViewLowering, Im2colViewLowering,
-               AllocLowering, StageLowering, SameBytesLowering<TransposeOp>,
-               SameBytesLowering<ReinterpretOp>, StoreLowering,
-               CopyLowering<CopyOp>, CopyLowering<CopyAsyncOp>,
-               AsyncGroupLowering<CommitGroupOp>,
-               AsyncGroupLowering<WaitGroupOp>, BarrierLowering>(tc, ctx);
+  patterns
+      .add<ViewLowering, GatherViewLowering, Im2colViewLowering, AllocLowering,
+           StageLowering, SameBytesLowering<TransposeOp>,
+           SameBytesLowering<ReinterpretOp>, StoreLowering,
+           CopyLowering<CopyOp>, CopyLowering<CopyAsyncOp>,
+           AsyncGroupLowering<CommitGroupOp>, AsyncGroupLowering<WaitGroupOp>,
+           BarrierLowering, NamedBarrierLowering<NamedBarrierSyncOp>,
+           NamedBarrierLowering<NamedBarrierArriveOp>>(tc, ctx);
   patterns.add<LoadLowering>(tc, ctx, useLdMatrix);
 }

@@ -39,7 +39,8 @@ from .compute import (abs, add, broadcast, cmp, convert, convert_layout, cummax,
 from .tags import reduced, tag, tag_assert
 from .control import assume, block_id, grid_dim, range, region, thread_id, when  # noqa: F401
 from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarrier,
-                     mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async, role,
+                     mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
+                     named_barrier_arrive, named_barrier_sync, role,
                      tensor_map, tma_load, tma_store, tma_store_wait, wgmma_commit,
                      wgmma_wait)
 from .kernel import Kernel, kernel
@@ -65,7 +66,8 @@ __all__ = [
     "reduced", "tag", "tag_assert",
     "assume", "block_id", "grid_dim", "region", "thread_id", "when",
     "BarrierSlot", "MBarrier", "TensorMap", "fence_proxy_async", "mbarrier", "mbarrier_arrive",
-    "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "role", "tensor_map", "tma_load",
+    "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "named_barrier_arrive",
+    "named_barrier_sync", "role", "tensor_map", "tma_load",
     "tma_store", "tma_store_wait", "wgmma_commit", "wgmma_wait",
     "Kernel", "kernel",
 ]

@@ -236,6 +236,33 @@ def mbarrier_wait(barrier: BarrierSlot, parity) -> None:
     tr.op("argus.mbarrier.wait", [ring, s, p], [], loc)
 
 
+def _named_barrier(sync: bool, slot, threads: int) -> None:
+    tr = _current_tracer()
+    loc = _user_loc(3)
+    op = "named_barrier_sync" if sync else "named_barrier_arrive"
+    s = _index_or_err(tr, slot, f"the {op} slot")
+    _int_attr(threads, f"the {op} thread count", loc)
+    if threads <= 0 or threads % 32 or threads > 1024:
+        raise _err(TraceError, f"{op} counts whole warps (a multiple of 32 up to 1024), got "
+                   f"{threads}", loc)
+    tr.b.named_barrier(sync, s.h, threads, tr.loc(loc))
+
+
+def named_barrier_sync(slot, threads: int) -> None:
+    """``bar.sync``: wait at named barrier ``slot`` (0-7, an int or a traced
+    index such as the warpgroup) until ``threads`` threads have arrived, these
+    included. For issue scheduling between warpgroups (a ping-pong): the
+    verifier gives named barriers no ordering, so proofs never rest on them
+    (order data with ``barrier()`` or mbarriers)."""
+    _named_barrier(True, slot, threads)
+
+
+def named_barrier_arrive(slot, threads: int) -> None:
+    """``bar.arrive``: count towards the ``threads`` arrivals that
+    ``named_barrier_sync(slot, threads)`` waits for, without waiting."""
+    _named_barrier(False, slot, threads)
+
+
 def fence_proxy_async() -> None:
     """``fence.proxy.async.shared::cta``: this thread's ordinary shared
     writes become visible to later TMA / wgmma reads once a barrier or an

@@ -415,6 +415,33 @@ func.func @mma_async_tf32_rs(%A: memref<?x?xf32>, %C: memref<?x?xf32>)
 
 // -----
 
+// Named barriers: slot s is hardware barrier 8 + s (roles use 1..7), the id
+// computed at run time; bar.sync waits, bar.arrive does not.
+// CHECK-LABEL: gpu.func @named_barriers(
+// CHECK: %[[ID:.*]] = arith.addi %{{.*}}, %c8_i32
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.sync $0, 256;", "r" %[[ID]]
+// CHECK: "bar.arrive $0, 256;", "r"
+// PTX-LABEL: .entry named_barriers(
+// PTX: bar.sync %r{{[0-9]+}}, 256;
+// PTX: bar.arrive %r{{[0-9]+}}, 256;
+func.func @named_barriers()
+    attributes {argus.kernel = #argus.kernel<block = [384], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  argus.role "consumer" warps 4 to 12 {
+    %t = gpu.thread_id x
+    %c128 = arith.constant 128 : index
+    %c1 = arith.constant 1 : index
+    %q = arith.divui %t, %c128 : index
+    %wg = arith.subi %q, %c1 : index
+    argus.named_barrier.sync %wg, 256
+    %other = arith.subi %c1, %wg : index
+    argus.named_barrier.arrive %other, 256
+  }
+  return
+}
+
+// -----
+
 // Over 48 KiB on sm_90a: one extern dynamic shared array (1024-byte
 // aligned), the buffers views into it, the size on the kernel and in the
 // launch facts.

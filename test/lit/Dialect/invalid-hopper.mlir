@@ -310,3 +310,23 @@ func.func @tma_store_wait_negative()
   argus.tma_store_wait -1
   return
 }
+
+// -----
+
+func.func @named_barrier_slot_out_of_range()
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a">} {
+  %c8 = arith.constant 8 : index
+  // expected-error @+1 {{named barrier slot 8 is out of range; slots are 0-7 (hardware barriers 8-15)}}
+  argus.named_barrier.sync %c8, 256
+  return
+}
+
+// -----
+
+func.func @named_barrier_partial_warp()
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{a named barrier counts whole warps (a multiple of 32, at most 1024 threads), got 100}}
+  argus.named_barrier.arrive %c0, 100
+  return
+}

@@ -82,3 +82,16 @@ func.func @roles(%sa: !SA, %sb: !SB)
   }
   return
 }
+
+// Named barriers (issue scheduling between warpgroups), slots constant or
+// computed.
+// CHECK-LABEL: func.func @named_barriers(
+// CHECK: argus.named_barrier.arrive %{{.*}}, 256
+// CHECK: argus.named_barrier.sync %{{.*}}, 256
+func.func @named_barriers(%wg: index)
+    attributes {argus.kernel = #argus.kernel<block = [384], target = "sm_90a">} {
+  %c1 = arith.constant 1 : index
+  argus.named_barrier.arrive %c1, 256
+  argus.named_barrier.sync %wg, 256
+  return
+}
