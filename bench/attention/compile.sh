@@ -2,8 +2,9 @@
 # Compile the sm_90a flash-attention kernels to PTX for attention_bench.py
 # (development machine: needs argus-opt and the Python module). Each kernel
 # is verified first: bf16 and causal from examples/sm90a, fp16 from the bf16
-# kernel with the element type replaced, head dim 64 from the DSL builder
-# (examples/python/flash_attention_ws.py).
+# kernel with the element type replaced; from the DSL builder
+# (examples/python/flash_attention_ws.py) the ping-pong variant of the bf16
+# kernel (pingpong=True) and head dim 64 (ping-pong, 3-stage K / V rings).
 #
 #   bench/attention/compile.sh [path/to/build]
 set -euo pipefail
@@ -17,12 +18,15 @@ trap 'rm -rf "$tmp"' EXIT
 sed 's/bf16/f16/g' "$root/examples/sm90a/flash_attention_ws.mlir" > "$tmp/f16.mlir"
 PYTHONPATH="$build/python:$root/python:$root/examples/python" /usr/bin/python3 -c "
 import flash_attention_ws as f
-open('$tmp/d64.mlir', 'w').write(f.make_flash_attention_ws(head_dim=64).ir())"
+open('$tmp/d64.mlir', 'w').write(
+    f.make_flash_attention_ws(head_dim=64, pingpong=True, stages=3).ir())
+open('$tmp/pp.mlir', 'w').write(f.make_flash_attention_ws(pingpong=True).ir())"
 for v in "flash_attention_ws:$root/examples/sm90a/flash_attention_ws.mlir" \
          "flash_attention_causal_ws:$root/examples/sm90a/flash_attention_causal_ws.mlir" \
          "flash_attention_ragged_ws:$root/examples/sm90a/flash_attention_ragged_ws.mlir" \
          "flash_attention_causal_ragged_ws:$root/examples/sm90a/flash_attention_causal_ragged_ws.mlir" \
-         "flash_attention_ws_f16:$tmp/f16.mlir" "flash_attention_ws_d64:$tmp/d64.mlir"; do
+         "flash_attention_ws_f16:$tmp/f16.mlir" "flash_attention_ws_d64:$tmp/d64.mlir" \
+         "flash_attention_ws_pp:$tmp/pp.mlir"; do
   name="${v%%:*}"; file="${v#*:}"
   # A violated check stops; an unknown one is reported.
   compile_verified_ptx "$opt" "$file" "$here/$name.ptx" "$name" unknown-ok

@@ -4,6 +4,7 @@
 cd "$(dirname "$0")" || exit 2
 A="python3 attention_bench.py --repeat 2"
 $A --ptx flash_attention_ws.ptx --shapes "8,16,4096,128;16,16,2048,128;2,16,8192,128"
+$A --ptx flash_attention_ws_pp.ptx --shapes "8,16,4096,128;16,16,2048,128;2,16,8192,128"
 $A --ptx flash_attention_ragged_ws.ptx --shapes "4,16,3000,128;8,16,4096,128;2,16,8000,128;16,16,2047,128"
 $A --ptx flash_attention_causal_ws.ptx --causal --shapes "8,16,4096,128;16,16,2048,128;2,16,8192,128"
 $A --ptx flash_attention_causal_ragged_ws.ptx --causal --shapes "4,16,3000,128;16,16,2047,128;2,16,8000,128;8,16,4096,128"
