@@ -23,12 +23,15 @@ using namespace mlir::argus;
 // 0. The accumulators go through every asm block as tied operands, so
 // nothing reads them before the wait.
 
-/// The 128-byte swizzle atom: 8 rows of 128 bytes, the 16-byte chunk index
-/// xor-ed with the row (Sw<3,4,3> on byte offsets). Returns the element
-/// offset inside the 1024-byte atom of (row, col) for `eb`-byte elements.
+/// The 128-byte swizzle atom (the layout library's K-major atom: 8 rows of
+/// 128 bytes, Sw<3,4,3> on byte offsets): the element offset inside the
+/// 1024-byte atom of (row, col) for `eb`-byte elements (2 or 4).
 static int64_t sw128Atom(int64_t row, int64_t col, int64_t eb) {
-  int64_t a = (row % 8) * 128 + (col % (128 / eb)) * eb;
-  return (a ^ (((a >> 7) & 7) << 4)) / eb;
+  static const L::SwizzledLayout atoms[2] = {
+      llvm::cantFail(L::smemSwizzleAtom(L::SmemSwizzle::B128, 16)).atom,
+      llvm::cantFail(L::smemSwizzleAtom(L::SmemSwizzle::B128, 32)).atom};
+  return atoms[eb == 4](
+      L::IntTuple::tuple({int64_t(row % 8), int64_t(col % (128 / eb))}));
 }
 
 /// The MN-major operand (B as K x N, N contiguous): 8 k-rows of 64

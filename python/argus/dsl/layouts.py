@@ -690,21 +690,7 @@ def tma_layout(tmap, shape, dtype=None, swizzle: Optional[int] = None) -> Layout
         inner = math.prod(box[d + 1:])
         outer = box_elems * math.prod(grid[d + 1:])
         modes.append([(box[d], inner), (grid[d], outer)])
-    def mode_text(leaves):
-        merged: List[Leaf] = []
-        for n, st in leaves:
-            if n == 1:
-                continue
-            if merged and merged[-1][0] * merged[-1][1] == st:  # contiguous: one leaf
-                merged[-1] = (merged[-1][0] * n, merged[-1][1])
-            else:
-                merged.append((n, st))
-        leaves = merged or [(1, 0)]
-        if len(leaves) == 1:
-            return str(leaves[0][0]), str(leaves[0][1])
-        return ("(" + ",".join(str(n) for n, _ in leaves) + ")",
-                "(" + ",".join(str(st) for _, st in leaves) + ")")
-    texts = [mode_text(m) for m in modes]
+    texts = [_render_mode(m) for m in modes]
     base = f"({','.join(t[0] for t in texts)}):({','.join(t[1] for t in texts)})"
     if len(texts) == 1:
         base = f"{texts[0][0]}:{texts[0][1]}"
