@@ -33,6 +33,12 @@ def gen_dir() -> str:
     return gen
 
 
+def write_index(gen: str, name: str, index: dict) -> None:
+    """gen/<name>_index.json, which run_specs_h200.sh and the table scripts read."""
+    with open(os.path.join(gen, f"{name}_index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+
+
 def source(kernel: str) -> str:
     return os.path.join(ROOT, "examples", kernel + ".mlir")
 

@@ -8,12 +8,11 @@ registers. `min-blocks-per-sm=N` (.minnctapersm) asks ptxas for N blocks.
     PYTHONPATH=build/python:python python3 bench/measure/prepare_occupancy.py
     # device: sh bench/measure/run_specs_h200.sh occupancy_index.json table_scope.py
 """
-import json
 import os
 import re
 import subprocess
 
-from pipelined import KERNELS, gen_dir, parse_args, source, write_spec
+from pipelined import KERNELS, gen_dir, parse_args, source, write_index, write_spec
 
 
 def main():
@@ -39,8 +38,7 @@ def main():
                          "options": (f"min-blocks-per-sm={n}; " if n else "") + note})
         index[k] = {"runs": runs}
         print(k, [r["options"] for r in runs])
-    with open(os.path.join(gen, "occupancy_index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(gen, "occupancy", index)
 
 
 if __name__ == "__main__":

@@ -14,14 +14,13 @@ planner's own argus-opt commands (transform.instrument_commands).
     PYTHONPATH=build/python:python python3 bench/measure/prepare_partition.py
     # device: sh bench/measure/run_specs_h200.sh partition_index.json table_partition.py
 """
-import json
 import os
 import subprocess
 
 from argus.measure import Planner, Query
 from argus.measure.program import Program
 from argus.measure.transform import instrument_commands, reference_commands
-from pipelined import KERNELS, gen_dir, parse_args, source, write_spec
+from pipelined import KERNELS, gen_dir, parse_args, source, write_index, write_spec
 
 
 def main():
@@ -64,8 +63,7 @@ def main():
         print(f"{k}: {len(regions)} regions, planner runs: "
               + "; ".join(f"{rid}: {', '.join(r['items']) or 'reference'}"
                           for rid, r in plan.runs.items()))
-    with open(os.path.join(gen, "partition_index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(gen, "partition", index)
 
 
 if __name__ == "__main__":

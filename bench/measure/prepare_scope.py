@@ -9,12 +9,11 @@ of block 0 only. Each is `argus-insert-probes` with the scope, then
     PYTHONPATH=build/python:python python3 bench/measure/prepare_scope.py
     # device: sh bench/measure/run_specs_h200.sh scope_index.json table_scope.py
 """
-import json
 import os
 import subprocess
 
 from argus.measure.program import Program
-from pipelined import KERNELS, gen_dir, parse_args, source, write_spec
+from pipelined import KERNELS, gen_dir, parse_args, source, write_index, write_spec
 
 # (variant, argus-insert-probes options); None: the unprobed reference.
 VARIANTS = (("ref", None), ("all", ""), ("warp0", "scope-warps=0"),
@@ -48,8 +47,7 @@ def main():
             runs.append({"spec": name, "variant": variant, "options": opts})
         index[k] = {"runs": runs}
         print(f"{k}: {len(runs)} variants")
-    with open(os.path.join(gen, "scope_index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(gen, "scope", index)
 
 
 if __name__ == "__main__":
