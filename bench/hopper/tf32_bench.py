@@ -43,10 +43,6 @@ def parse_shapes(spec):
     return shapes
 
 
-def tflops(m, n, k, ms):
-    return 2.0 * m * n * k / (ms * 1e-3) / 1e12
-
-
 class Tf32Gemm(gb.PtxKernel):
     def __init__(self, drv, ptx, sms):
         super().__init__(drv, ptx)
@@ -61,10 +57,6 @@ class Tf32Gemm(gb.PtxKernel):
         self.launch(params, (self.sms, 1), stream)
 
 
-def rel_err(c, ref):
-    return ((c.double() - ref).norm() / ref.norm()).item()
-
-
 def check(kern, m, n, k, seed, stream):
     g = torch.Generator(device="cuda")
     g.manual_seed(seed)
@@ -75,8 +67,8 @@ def check(kern, m, n, k, seed, stream):
     kern.run(params, stream)
     torch.cuda.synchronize()
     ref = a.double() @ w.double().t()
-    ours = rel_err(c, ref) if not torch.isnan(c).any().item() else float("nan")
-    theirs = rel_err(a @ w.t(), ref)
+    ours = gb.rel_err(c, ref) if not torch.isnan(c).any().item() else float("nan")
+    theirs = gb.rel_err(a @ w.t(), ref)
     return ours, theirs
 
 
@@ -135,8 +127,8 @@ def main(argv=None):
         if not r["ok"]:
             print("| %s | %.1e (FAIL) | %.1e | - | - | - |" % (name, r["err"], r["err_cublas"]))
             continue
-        ours = " / ".join("%.0f" % tflops(m, n, k, p[0]) for p in r["passes"])
-        peer = " / ".join("%.0f" % tflops(m, n, k, p[1]) for p in r["passes"])
+        ours = " / ".join("%.0f" % gb.tflops(m, n, k, p[0]) for p in r["passes"])
+        peer = " / ".join("%.0f" % gb.tflops(m, n, k, p[1]) for p in r["passes"])
         ratio = " / ".join("%.2f" % (p[1] / p[0]) for p in r["passes"])
         print("| %s | %.1e | %.1e | %s | %s | %s |" % (name, r["err"], r["err_cublas"], ours,
                                                      peer, ratio))
