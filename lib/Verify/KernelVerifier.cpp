@@ -6,6 +6,7 @@
 
 #include "KernelVerifier.h"
 #include "ArithmeticLemmas.h"
+#include "ConstantDivision.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -215,21 +216,27 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       return z3::unsat;
   // A fresh (non-incremental) solver per query: Z3's bit-blasting tactic is
   // much faster here than its incremental core.
+  DivisionNormalizer norm;
+  z3::expr_vector all(ctx);
+  for (auto &c : q->cons)
+    all.push_back(norm(c));
+  for (size_t i = 0; i < q->obligations.size(); ++i)
+    if (static_cast<int>(i) != skip)
+      all.push_back(
+          norm(z3::implies(q->obligations[i].guard, q->obligations[i].cond)));
+  for (auto &c : extra)
+    all.push_back(norm(c));
+  // Facts of symbolic divisions and products the bit-blaster cannot find
+  // in time (valid, so they change no answer).
+  for (auto &l : arithmeticLemmas(ctx, all))
+    all.push_back(l);
+  // Quotients by constants as their defining equations, not dividers (the
+  // same models).
   z3::solver s(ctx, "QF_BV");
   limitSolver(s,
               timeoutMs ? std::min(timeoutMs, opts.timeoutMs) : opts.timeoutMs);
-  DivisionNormalizer norm;
-  for (auto &c : q->cons)
-    s.add(norm(c));
-  for (size_t i = 0; i < q->obligations.size(); ++i)
-    if (static_cast<int>(i) != skip)
-      s.add(norm(z3::implies(q->obligations[i].guard, q->obligations[i].cond)));
-  for (auto &c : extra)
-    s.add(norm(c));
-  // Facts of symbolic divisions and products the bit-blaster cannot find
-  // in time (valid, so they change no answer).
-  for (auto &l : arithmeticLemmas(ctx, s.assertions()))
-    s.add(l);
+  for (const z3::expr &c : eliminateConstantDivisions(ctx, all))
+    s.add(c);
   ++queries;
   // Products, quotients and remainders of two symbolic values bit-blast
   // into multiplier and divider circuits. First try the query with each
