@@ -309,6 +309,84 @@ def test_pingpong_and_deeper_rings_prove_the_same_checks(need_verifier):
         fa.make_flash_attention_ws(stages=1)
 
 
+PAIRED = dict(causal=True, pingpong=True, paired=True)
+
+
+def test_paired_ir_runs_two_query_tiles_on_one_ring():
+    """paired=True: two Q tiles (one barrier each) loaded up front, one
+    producer loop over the block's T + 1 key tiles, per item a consumer key
+    loop and its own O and LSE stores; only the block's last P V passes the
+    last ping-pong turn."""
+    k = fa.make_flash_attention_ws(**PAIRED)
+    src = k.ir()
+    assert "@flash_attention_causal_paired_ws" in src
+    assert '"grid_dim.y * 256 == S (one block per pair of query tiles)"' in src
+    for name in ("sQ0", "sQ1", "qfull0", "qfull1"):
+        assert f'"{name}"' in src, name
+    assert src.count("argus.tma_load") == 4   # Q tile 0, Q tile 1, K, V
+    assert src.count("scf.for") == 3          # the producer's, one per item
+    assert src.count("argus.store") == 4      # O and LSE, per item
+    assert src.count("argus.reduced") == 2
+    assert "arith.maxui" in src and "arith.minui" in src  # the producer's key tile
+    # Two items of three issue points each; the first arrival lets warpgroup
+    # 0 go first, the block's last turn is passed once.
+    assert src.count("argus.named_barrier.sync") == 6
+    assert src.count("argus.named_barrier.arrive") == 7
+    # The unpaired causal kernel is unchanged (its own IR test compares it
+    # with the handwritten one).
+    assert canonical(src)[0] != canonical(fa.make_flash_attention_ws(causal=True,
+                                                                      pingpong=True).ir())[0]
+    for bad in (dict(paired=True), dict(paired=True, causal=True, ragged=True),
+                dict(causal=True, item1_ring_bug="parity"),
+                dict(PAIRED, item1_ring_bug="stage")):
+        with pytest.raises(ValueError):
+            fa.make_flash_attention_ws(**bad)
+
+
+def test_causal_paired_kernel_is_proved(need_verifier):
+    """Every check of the paired kernel proved, of the same kinds as the
+    unpaired causal ping-pong kernel's: per item the tag assertions, the
+    mask, the key walk's reduction coverage and range; the ring protocol
+    across both items; O and LSE written exactly once and covered across
+    the pairing (tiles T - 1 - y and y of every head)."""
+    res = fa.make_flash_attention_ws(**PAIRED).verify(raise_on_violation=False,
+                                                      timeout_ms=TIMEOUT_MS)
+    assert {c.status for c in res.checks} == {"proved"}, res.summary()
+    base = fa.make_flash_attention_ws(causal=True, pingpong=True).verify(
+        raise_on_violation=False, timeout_ms=TIMEOUT_MS)
+    assert {c.kind for c in res.checks} == {c.kind for c in base.checks}
+    kinds = collections.Counter(c.kind for c in res.checks)
+    assert kinds["reduction-range"] == kinds["reduction-coverage"] == 2  # one per item
+    assert kinds["output-once"] == kinds["output-coverage"] == 2  # O and LSE
+
+
+_GRID_RULE = (
+    "import sys, json; sys.path[:0] = {path!r}; import flash_attention_ws as f; "
+    "sys.stdout.write(json.dumps(f.make_flash_attention_ws(causal=True, pingpong=True, "
+    "paired=True).compile().abi.grid))")
+
+
+def test_paired_grid_rule_is_one_block_per_pair_of_query_tiles():
+    """The launch ABI's grid (what attention_bench.py launches with): heads
+    along x, S / 256 blocks along y; an S that is no multiple of 256 is
+    refused."""
+    if not argus.has_pass("argus-to-nvptx"):
+        pytest.skip("argus-to-nvptx not built")
+    import sys
+    from argus.grid import launch_grid
+    p = subprocess.run([sys.executable, "-c", _GRID_RULE.format(path=sys.path)],
+                       capture_output=True, text=True, cwd=os.path.dirname(EXAMPLE_PY))
+    assert p.returncode == 0, _crash(p.returncode, p.stderr)
+    rule = json.loads(p.stdout)
+
+    def args(b, h, s):
+        return [(b * h * s, 128)] * 4 + [(b * h * s,), s]
+    assert launch_grid(rule, args(8, 16, 4096)) == (128, 16, 1)
+    assert launch_grid(rule, args(2, 16, 8192)) == (32, 32, 1)
+    with pytest.raises(argus.ArgusError, match="not a multiple of 256"):
+        launch_grid(rule, args(1, 1, 384))
+
+
 def test_named_barrier_misuse_is_reported_at_the_line():
     @argus.kernel(target="sm_90a", block=256, name="nb")
     def nb(X: argus.Tensor[("N",), "f32"]):
@@ -451,10 +529,19 @@ BUGS = [
     (dict(kv_tile_shift=1), "assert", "s_acc = argus.mma_async(", 0),
     (dict(kempty_arrivals=128), "mbarrier-arrivals", 'argus.mbarrier("kempty"', 0),
     (dict(skip_last_pv=True), "reduction-range", 'argus.reduced(o16, "n"', 0),
+    # Paired: item 1's waits take their parity from its own key index, not
+    # from the ring counter x + 1 + j (the same line traces both items; item
+    # 0's waits there are right) ...
+    (dict(PAIRED, item1_ring_bug="parity"), "mbarrier-parity",
+     "argus.mbarrier_wait(kfull[s], phase)", 0),
+    # ... or its whole ring counter: it reads item 0's key tiles.
+    (dict(PAIRED, item1_ring_bug="counter"), "assert", "s_acc = argus.mma_async(", 0),
 ]
 
 
-@pytest.mark.parametrize("knobs,kind,needle,nth", BUGS, ids=[b[1] for b in BUGS])
+@pytest.mark.parametrize("knobs,kind,needle,nth", BUGS,
+                         ids=[b[1] + ("-paired-" + b[0]["item1_ring_bug"]
+                                      if b[0].get("paired") else "") for b in BUGS])
 def test_planted_bug_is_violated_at_its_line(need_verifier, knobs, kind, needle, nth):
     k = fa.make_flash_attention_ws(**knobs, name="fa_bug")
     violated_at(k, kind, EXAMPLE_PY, _example_line(needle, nth), timeout_ms=TIMEOUT_MS)
@@ -527,6 +614,26 @@ def test_index_const_keeps_a_symbol_in_tag_maps():
             argus.index_const(1.5)
     ir = k.ir()
     assert "affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>" in ir
+
+
+def test_minimum_and_maximum_of_indices():
+    """argus.minimum / maximum of traced indices (and ints) are the unsigned
+    arith.minui / maxui (the paired kernel's key tile); of tiles, as before,
+    argus.min / max."""
+    @argus.kernel(target="sm_90a", block=128)
+    def k(N: argus.index):
+        b = argus.block_id("x")
+        top = argus.maximum(b, N)
+        assert isinstance(top, argus.IndexValue)
+        argus.minimum(top - b, 1)
+        argus.maximum(4, N)
+        t = argus.zeros((128,), "f32", "(128,1):(1,0)")
+        argus.maximum(t, argus.minimum(t, 0.0))
+        with pytest.raises(argus.TraceError):
+            argus.minimum(1, 2)  # no traced operand: neither tiles nor indices
+    src = k.ir()
+    assert src.count("arith.maxui") == 2 and src.count("arith.minui") == 1
+    assert "argus.max" in src and "argus.min" in src
 
 
 def test_rows_of_a_wgmma_fragment_and_minus_infinity():

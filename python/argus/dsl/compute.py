@@ -15,8 +15,8 @@ from ._tracer import _current_tracer, _err, _user_loc
 from .layouts import broadcast_layout, reduce_layout
 from .types import (ScalarSpec, TileType, _as_layout, _shape, _shs, check_instruction, dtype_of,
                     is_float)
-from .values import (IndexValue, ScalarValue, Tile, _need_tile, _new_tile,
-                     _not_a_tile_hint, _sugar)
+from .values import (IndexValue, ScalarValue, Tile, _arith, _index_or_err, _need_tile,
+                     _new_tile, _not_a_tile_hint, _sugar)
 
 
 def mma(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
@@ -104,8 +104,34 @@ def add(a, b): return _binary("add", a, b)
 def sub(a, b): return _binary("sub", a, b)
 def mul(a, b): return _binary("mul", a, b)
 def div(a, b): return _binary("div", a, b)
-def maximum(a, b): return _binary("max", a, b)
-def minimum(a, b): return _binary("min", a, b)
+def _index_pair(a, b) -> bool:
+    """Whether ``a`` and ``b`` are traced indices and ints (at least one traced)."""
+    def ok(x):
+        return isinstance(x, IndexValue) or (isinstance(x, int) and not isinstance(x, bool))
+    return ok(a) and ok(b) and (isinstance(a, IndexValue) or isinstance(b, IndexValue))
+
+
+def _index_minmax(op: str, a, b) -> IndexValue:
+    tr = a._tr if isinstance(a, IndexValue) else b._tr
+    x = _index_or_err(tr, a, f"argus.{op}'s lhs")
+    y = _index_or_err(tr, b, f"argus.{op}'s rhs")
+    return _arith(tr, op, x, y)
+
+
+def maximum(a, b):
+    """Elementwise maximum of tiles (``argus.max``); of two indices (a traced
+    index and an int or another index), the unsigned ``arith.maxui``."""
+    if _index_pair(a, b):
+        return _index_minmax("maxui", a, b)
+    return _binary("max", a, b)
+
+
+def minimum(a, b):
+    """Elementwise minimum of tiles (``argus.min``); of two indices, the
+    unsigned ``arith.minui``."""
+    if _index_pair(a, b):
+        return _index_minmax("minui", a, b)
+    return _binary("min", a, b)
 
 
 def _unary(op: str, x: Tile) -> Tile:

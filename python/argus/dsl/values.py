@@ -667,7 +667,7 @@ def _index_or_err(tr: _Tracer, x, what: str) -> IndexValue:
 
 
 _ARITH_SYM = {"addi": "+", "subi": "-", "muli": "*", "divui": "//", "remui": "%",
-              "ceildivui": "cdiv"}
+              "ceildivui": "cdiv", "minui": "minimum", "maxui": "maximum"}
 
 
 def _arith(tr: _Tracer, op: str, a: IndexValue, b: IndexValue) -> IndexValue:
