@@ -14,3 +14,10 @@ $A --ptx flash_attention_ws_f16.ptx --dtype fp16 --shapes "8,16,4096,128;16,16,2
 $A --ptx flash_attention_ws_d64.ptx --head-dim 64 --shapes "4,32,8192,64;8,16,4096,64"
 $A --ptx flash_attention_causal_ws_d64.ptx --causal --head-dim 64 --shapes "4,32,8192,64;8,16,4096,64"
 $A --ptx flash_attention_causal_paired_ws_d64.ptx --causal --head-dim 64 --shapes "4,32,8192,64;8,16,4096,64"
+# Causal, head by head (query tiles along x): ping-pong, then paired.
+C="--causal --shapes 8,16,4096,128;16,16,2048,128;2,16,8192,128"
+$A --ptx flash_attention_causal_ws_pp_hbh.ptx $C
+$A --ptx flash_attention_causal_paired_ws_hbh.ptx $C
+C64="--causal --head-dim 64 --shapes 4,32,8192,64;8,16,4096,64"
+$A --ptx flash_attention_causal_ws_d64_hbh.ptx $C64
+$A --ptx flash_attention_causal_paired_ws_d64_hbh.ptx $C64

@@ -55,6 +55,11 @@ first; each issue point syncs on its own slot and arrives on the other's),
 so one warpgroup's softmax runs while the other's S and P V keep the
 tensor cores busy (FlashAttention-3's inter-warpgroup ping-pong).
 
+``head_by_head=True`` (causal only): query tiles along x and heads along y,
+so the blocks in flight share a head's keys and values in L2 (a head's
+heaviest tile still first); by default the causal grid puts heads along
+x, so that every head's heaviest tile comes first.
+
 ``paired=True`` (causal only, S a multiple of 256): the grid has S / 256
 blocks per head along y, and block y computes two query tiles of its head
 one after the other, the heavy tile x = T - 1 - y (T = S / 128; key tiles
@@ -99,7 +104,9 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                             skip_last_pv: bool = False, name: str = None,
                             stages: int = 2, pingpong: bool = False,
                             regs: tuple = (40, 232), paired: bool = False,
-                            item1_ring_bug: str = None):
+                            item1_ring_bug: str = None, head_by_head: bool = False):
+    if head_by_head and not causal:
+        raise ValueError("head_by_head=True is a causal launch order (causal=True)")
     if paired and (not causal or ragged):
         raise ValueError("paired=True needs causal=True and ragged=False")
     if item1_ring_bug not in (None, "parity", "counter") or (item1_ring_bug and not paired):
@@ -144,7 +151,7 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
                            LSE: argus.Tensor[("?",), "f32"], S: argus.index):
         # Shape preconditions (assumed by the verifier, checked at launch).
         # gx counts query tiles, gy heads (causal: heads along x, tiles y).
-        tiles_dim, heads_dim = ("y", "x") if causal else ("x", "y")
+        tiles_dim, heads_dim = ("y", "x") if causal and not head_by_head else ("x", "y")
         gx = argus.grid_dim(tiles_dim)
         gy = argus.grid_dim(heads_dim)
         if paired:
@@ -170,12 +177,12 @@ def make_flash_attention_ws(head_dim: int = 128, flip_parity: bool = True,
         argus.assume(LSE.dim(0).eq(rows), f"LSE has grid_dim.{heads_dim} * S rows")
 
         if paired:
-            by = argus.block_id("x")
-            pair = argus.block_id("y")
+            by = argus.block_id(heads_dim)
+            pair = argus.block_id(tiles_dim)
             bx = (gx * 2 - 1) - pair  # item 0: the heavy query tile T - 1 - y
         elif causal:
-            by = argus.block_id("x")
-            bx = (gx - 1) - argus.block_id("y")  # the heaviest query tile first
+            by = argus.block_id(heads_dim)
+            bx = (gx - 1) - argus.block_id(tiles_dim)  # the heaviest query tile first
         else:
             bx = argus.block_id("x")
             by = argus.block_id("y")

@@ -362,29 +362,50 @@ def test_causal_paired_kernel_is_proved(need_verifier):
 
 _GRID_RULE = (
     "import sys, json; sys.path[:0] = {path!r}; import flash_attention_ws as f; "
-    "sys.stdout.write(json.dumps(f.make_flash_attention_ws(causal=True, pingpong=True, "
-    "paired=True).compile().abi.grid))")
+    "sys.stdout.write(json.dumps(f.make_flash_attention_ws({options}).compile().abi.grid))")
 
 
-def test_paired_grid_rule_is_one_block_per_pair_of_query_tiles():
-    """The launch ABI's grid (what attention_bench.py launches with): heads
-    along x, S / 256 blocks along y; an S that is no multiple of 256 is
-    refused."""
-    if not argus.has_pass("argus-to-nvptx"):
-        pytest.skip("argus-to-nvptx not built")
+def _launch_grid_of(options: str):
+    """The launch ABI's grid rule (what attention_bench.py launches with) of
+    make_flash_attention_ws(<options>), compiled in a subprocess, as a
+    function of (B, H, S) at head dim 128."""
     import sys
     from argus.grid import launch_grid
-    p = subprocess.run([sys.executable, "-c", _GRID_RULE.format(path=sys.path)],
+    p = subprocess.run([sys.executable, "-c", _GRID_RULE.format(path=sys.path, options=options)],
                        capture_output=True, text=True, cwd=os.path.dirname(EXAMPLE_PY))
     assert p.returncode == 0, _crash(p.returncode, p.stderr)
     rule = json.loads(p.stdout)
+    return lambda b, h, s: launch_grid(rule, [(b * h * s, 128)] * 4 + [(b * h * s,), s])
 
-    def args(b, h, s):
-        return [(b * h * s, 128)] * 4 + [(b * h * s,), s]
-    assert launch_grid(rule, args(8, 16, 4096)) == (128, 16, 1)
-    assert launch_grid(rule, args(2, 16, 8192)) == (32, 32, 1)
+
+def test_paired_grid_rule_is_one_block_per_pair_of_query_tiles():
+    """Heads along x, S / 256 blocks along y; an S that is no multiple of
+    256 is refused."""
+    if not argus.has_pass("argus-to-nvptx"):
+        pytest.skip("argus-to-nvptx not built")
+    grid = _launch_grid_of("causal=True, pingpong=True, paired=True")
+    assert grid(8, 16, 4096) == (128, 16, 1)
+    assert grid(2, 16, 8192) == (32, 32, 1)
     with pytest.raises(argus.ArgusError, match="not a multiple of 256"):
-        launch_grid(rule, args(1, 1, 384))
+        grid(1, 1, 384)
+
+
+def test_causal_head_by_head_launch_order(need_verifier):
+    """head_by_head=True: query tiles along x (heavy first), heads along y,
+    so the blocks in flight share a head's K and V in L2; proved with the
+    same checks as the default order, and the launch ABI's grid follows."""
+    with pytest.raises(ValueError, match="causal"):
+        fa.make_flash_attention_ws(head_by_head=True)
+    k = fa.make_flash_attention_ws(causal=True, pingpong=True, head_by_head=True)
+    # The query tile counts down along x (the default: along y).
+    assert re.search(r"arith\.subi %\w+, %block_id_x", k.ir())
+    assert re.search(r"arith\.subi %\w+, %block_id_y",
+                     fa.make_flash_attention_ws(causal=True, pingpong=True).ir())
+    res = k.verify(raise_on_violation=False, timeout_ms=TIMEOUT_MS)
+    assert {c.status for c in res.checks} == {"proved"}, res.summary()
+    if argus.has_pass("argus-to-nvptx"):
+        grid = _launch_grid_of("causal=True, pingpong=True, head_by_head=True")
+        assert grid(8, 16, 4096) == (32, 128, 1)
 
 
 def test_named_barrier_misuse_is_reported_at_the_line():
