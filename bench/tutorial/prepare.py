@@ -64,6 +64,10 @@ KERNELS = [
     ("gemm_bias_gelu_any", lambda: ge.make_gemm("sm_90", "f16", bias=True, activation="gelu",
                                                 name="gemm_bias_gelu_any", any_shape=True),
      "matmul_bias_gelu", ["C"], [{"M": 1000, "N": 3001, "K": 777}], gemm_grid),
+    # The fp32 GEMM on Hopper's tensor cores (tf32 wgmma; B given N x K, as
+    # nn.Linear stores it: C = A B^T; N even, K a multiple of 4).
+    ("gemm_tf32_tma_ws", lambda: gt.make_gemm_tma_ws(dtype="tf32"), "matmul_nt_tf32", ["C"],
+     HOPPER_SHAPES + [{"M": 2049, "N": 1022, "K": 516}], persistent_grid),
     ("gemm_tma_store_ws", lambda: gt.gemm_tma_store_ws, "matmul", ["C"], HOPPER_SHAPES,
      persistent_grid),
     ("gemm_tma_store_ws_bias_gelu", lambda: gt.gemm_tma_store_ws_bias_gelu, "matmul_bias_gelu",
@@ -108,7 +112,7 @@ KERNELS = [
 # Accumulated outputs: zeros before the launch, restored before the checked run.
 INOUTS = {"column_sum": ["S"]}
 # Kernels that need sm_90a (the others are lowered for sm_90).
-SM90A = {"log_softmax", "layernorm", "cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws_bias_gelu_tanh", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
+SM90A = {"gemm_tf32_tma_ws", "log_softmax", "layernorm", "cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws_bias_gelu_tanh", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
          "gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
 # Kernels lowered with probes (region reports come back with the run).
 PROBED = {"gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
@@ -136,7 +140,7 @@ def main():
             path = os.path.join(gen, f"{name}_{tag}.json")
             with open(path, "w") as f:
                 json.dump(spec, f, indent=1)
-            index.append({"spec": os.path.basename(path), "op": op, "sizes": sizes,
+            index.append({"kernel": name, "spec": os.path.basename(path), "op": op, "sizes": sizes,
                           "proved": report.summary()})
         print(name, report.summary(), f"{len(ck.binary)} bytes PTX, written {ck.written}")
     with open(os.path.join(gen, "index.json"), "w") as f:

@@ -38,6 +38,9 @@ def peers(op, t, eps):
     if op == "matmul_tf32":
         ref = lambda: (t["A"].double() @ t["B"].double()).float()  # noqa: E731
         peer = lambda: t["A"] @ t["B"]  # noqa: E731 (tf32 allowed below)
+    elif op == "matmul_nt_tf32":  # C = A B^T, B stored N x K
+        ref = lambda: (t["A"].double() @ t["B"].double().t()).float()  # noqa: E731
+        peer = lambda: t["A"] @ t["B"].t()  # noqa: E731 (tf32 allowed below)
     elif op == "matmul":
         ref = lambda: t["A"].float() @ t["B"].float()  # noqa: E731
         peer = lambda: t["A"] @ t["B"]  # noqa: E731
@@ -88,6 +91,10 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = True
     gen_dir = os.path.join(HERE, "gen")
     index = json.load(open(os.path.join(gen_dir, "index.json")))
+    # Optional kernel names: run only those of the index (a long table in
+    # several device calls).
+    only = set(sys.argv[1:])
+    index = [e for e in index if not only or e.get("kernel") in only]
     rows = []
     for e in index:
         spec = json.load(open(os.path.join(gen_dir, e["spec"])))
