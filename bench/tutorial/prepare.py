@@ -96,10 +96,12 @@ KERNELS = [
      [conv_sizes(8, 224, 224, 3, 64), conv_sizes(3, 37, 45, 5, 7)], conv_grid),
     ("softmax_any", lambda: sm.make_softmax_any(), "softmax", ["Y"],
      [{"M": 16384, "N": 1000}, {"M": 65536, "N": 777}], lambda s: (cdiv(s["M"], 2), 1, 1)),
-    ("log_softmax", lambda: sm.make_softmax(log=True), "log_softmax", ["Y"],
+    ("log_softmax", lambda: sm.make_softmax(log=True, any_rows=False), "log_softmax", ["Y"],
      [{"M": 262144}], lambda s: (s["M"] // 64, 1, 1)),
+    ("log_softmax_any", lambda: sm.make_softmax(log=True), "log_softmax", ["Y"],
+     [{"M": 262144}, {"M": 100001}], lambda s: (cdiv(s["M"], 64), 1, 1)),
     ("layernorm", lambda: sm.make_layernorm(), "layernorm", ["Y"],
-     [{"M": 262144, "eps": 1e-5}], lambda s: (s["M"] // 32, 1, 1)),
+     [{"M": 262144, "eps": 1e-5}, {"M": 100001, "eps": 1e-5}], lambda s: (cdiv(s["M"], 32), 1, 1)),
     ("rmsnorm", lambda: sm.make_rmsnorm(cols=256, dtype="f32"), "rmsnorm", ["Y"],
      [{"M": 262144, "eps": 1e-6}, {"M": 100001, "eps": 1e-6}],
      lambda s: (cdiv(s["M"], 32), 1, 1)),
@@ -112,7 +114,7 @@ KERNELS = [
 # Accumulated outputs: zeros before the launch, restored before the checked run.
 INOUTS = {"column_sum": ["S"]}
 # Kernels that need sm_90a (the others are lowered for sm_90).
-SM90A = {"gemm_tf32_tma_ws", "log_softmax", "layernorm", "cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws_bias_gelu_tanh", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
+SM90A = {"gemm_tf32_tma_ws", "log_softmax", "log_softmax_any", "layernorm", "cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws_bias_gelu_tanh", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
          "gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
 # Kernels lowered with probes (region reports come back with the run).
 PROBED = {"gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}

@@ -16,15 +16,24 @@ import argus
 
 
 def make_softmax(target: str = "sm_90a", rows: int = 64, cols: int = 128, threads: int = 128,
-                 dtype: str = "f32", log: bool = False):
+                 dtype: str = "f32", log: bool = False, any_rows: bool = True):
     """softmax (``log=False``) or log-softmax along the rows of an M x cols
-    tensor; M a multiple of ``rows``, one row tile per block."""
+    tensor, one row tile per block. ``any_rows``: M need not be a multiple
+    of ``rows`` (the last block's views are clipped: its missing rows read
+    as zeros and are never stored); ``any_rows=False`` requires the multiple
+    and saves the row predicates (log-softmax 262144 x 128 on the H200:
+    0.074 ms against 0.092 clipped)."""
 
     @argus.kernel(target=target, block=threads, name="log_softmax" if log else "softmax")
     def softmax(X: argus.Tensor[("M", cols), dtype], Y: argus.Tensor[("M", cols), dtype]):
-        argus.assume(X.dim("M").eq(argus.grid_dim("x") * rows), "one row tile per block")
+        if any_rows:
+            argus.assume(argus.grid_dim("x").eq(argus.cdiv(X.dim("M"), rows)),
+                         "one row tile per block, the last one clipped")
+        else:
+            argus.assume(X.dim("M").eq(argus.grid_dim("x") * rows), "one row tile per block")
         m0 = argus.block_id("x") * rows
-        gx = argus.tag(argus.view(X, (m0, 0), (rows, cols)), lambda m, n: (m0 + m, n))
+        gx = argus.tag(argus.view(X, (m0, 0), (rows, cols), clipped=any_rows),
+                       lambda m, n: (m0 + m, n))
         x = argus.convert(argus.load(gx), "f32")            # derived blocked layout
         mx = argus.broadcast(argus.reduce(x, "max", 1), 1)  # derived reduce / broadcast
         d = x - mx
@@ -33,7 +42,8 @@ def make_softmax(target: str = "sm_90a", rows: int = 64, cols: int = 128, thread
         s = argus.broadcast(argus.reduce(e, "sum", 1), 1)
         y = d - argus.log(s) if log else e / s
         argus.tag_assert(y, "lhs.m == rhs.m")
-        gy = argus.tag(argus.view(Y, (m0, 0), (rows, cols)), lambda m, n: (m0 + m, n))
+        gy = argus.tag(argus.view(Y, (m0, 0), (rows, cols), clipped=any_rows),
+                       lambda m, n: (m0 + m, n))
         argus.store(argus.convert(y, dtype), gy)
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
 
@@ -76,21 +86,25 @@ def make_softmax_any(target: str = "sm_90a", rows: int = 2, cols: int = 1024,
 
 def make_layernorm(target: str = "sm_90a", rows: int = 32, cols: int = 256, threads: int = 256,
                    dtype: str = "f32"):
-    """LayerNorm over the rows (no affine part): (x - mean) / sqrt(var + eps)."""
+    """LayerNorm over the rows (no affine part): (x - mean) / sqrt(var + eps);
+    M any size (clipped views, as make_softmax)."""
 
     @argus.kernel(target=target, block=threads, name="layernorm")
     def layernorm(X: argus.Tensor[("M", cols), dtype], Y: argus.Tensor[("M", cols), dtype],
                   eps: argus.Scalar["f32"]):
-        argus.assume(X.dim("M").eq(argus.grid_dim("x") * rows), "one row tile per block")
+        argus.assume(argus.grid_dim("x").eq(argus.cdiv(X.dim("M"), rows)),
+                     "one row tile per block, the last one clipped")
         m0 = argus.block_id("x") * rows
-        gx = argus.tag(argus.view(X, (m0, 0), (rows, cols)), lambda m, n: (m0 + m, n))
+        gx = argus.tag(argus.view(X, (m0, 0), (rows, cols), clipped=True),
+                       lambda m, n: (m0 + m, n))
         x = argus.convert(argus.load(gx), "f32")
         mean = argus.reduce(x, "sum", 1) * (1.0 / cols)
         d = x - argus.broadcast(mean, 1)
         var = argus.reduce(d * d, "sum", 1) * (1.0 / cols)
         y = d * argus.broadcast(argus.rsqrt(var + eps), 1)
         argus.tag_assert(y, "lhs.m == rhs.m")
-        gy = argus.tag(argus.view(Y, (m0, 0), (rows, cols)), lambda m, n: (m0 + m, n))
+        gy = argus.tag(argus.view(Y, (m0, 0), (rows, cols), clipped=True),
+                       lambda m, n: (m0 + m, n))
         argus.store(argus.convert(y, dtype), gy)
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
 

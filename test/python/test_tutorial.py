@@ -107,3 +107,35 @@ def test_gelu_approximate_must_be_none_or_tanh():
         k.module()
     assert "gelu's approximate is 'none' or 'tanh', got 'erf'" in str(ei.value)
     assert ei.value.file.endswith("test_tutorial.py")
+
+
+@pytest.mark.parametrize("make,rows,extra", [
+    (lambda: softmax.make_softmax(log=True), 64, []),
+    (lambda: softmax.make_layernorm(), 32, [1e-5]),
+])
+def test_row_kernels_take_any_number_of_rows(make, rows, extra, need_verifier):
+    """log-softmax and LayerNorm clip their last row tile: proved, and the
+    launch ABI's grid covers an M that is no multiple of the tile."""
+    from argus.grid import launch_grid
+    k = make()
+    assert "clipped" in k.source()
+    r = k.verify()
+    assert r.checks and r.proved, r.summary()
+    if not argus.has_pass("argus-to-nvptx"):
+        return
+    rule = k.compile().abi.grid
+    cols = 256 if extra else 128
+    for m in (100001, rows * 5):
+        assert launch_grid(rule, [(m, cols), (m, cols)] + extra) == (-(-m // rows), 1, 1)
+
+
+def test_softmax_without_clipping_requires_whole_tiles(need_verifier):
+    from argus.grid import launch_grid
+    k = softmax.make_softmax(log=True, any_rows=False)
+    assert "clipped" not in k.source()
+    assert k.verify().proved
+    if argus.has_pass("argus-to-nvptx"):
+        rule = k.compile().abi.grid
+        assert launch_grid(rule, [(64 * 7, 128)] * 2) == (7, 1, 1)
+        with pytest.raises(argus.ArgusError):
+            launch_grid(rule, [(100001, 128)] * 2)
