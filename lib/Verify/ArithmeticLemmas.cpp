@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArithmeticLemmas.h"
+#include "Subterms.h"
 
 #include <map>
 #include <optional>
@@ -136,16 +137,7 @@ struct Collector {
   std::map<std::pair<unsigned, unsigned>, Dividend *> divisions;
 
   void visit(const z3::expr &root) {
-    std::vector<z3::expr> stack{root};
-    while (!stack.empty()) {
-      z3::expr e = stack.back();
-      stack.pop_back();
-      if (!e.is_app() || !seen.insert(e.id()).second)
-        continue;
-      for (unsigned i = 0; i < e.num_args(); ++i)
-        stack.push_back(e.arg(i));
-      record(e);
-    }
+    forEachSubterm({root}, seen, [&](const z3::expr &e) { record(e); });
   }
 
   void record(const z3::expr &e) {

@@ -5,10 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantDivision.h"
+#include "Subterms.h"
 
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,20 +46,10 @@ z3::expr_vector eliminateConstantDivisions(z3::context &ctx,
   std::map<std::pair<unsigned, uint64_t>, std::pair<z3::expr, z3::expr>> pairs;
   std::vector<std::pair<z3::expr, uint64_t>> dividends;
   z3::expr_vector from(ctx), to(ctx);
-  std::set<unsigned> seen;
-  std::vector<z3::expr> stack;
-  for (unsigned i = 0; i < assertions.size(); ++i)
-    stack.push_back(assertions[i]);
-  while (!stack.empty()) {
-    z3::expr e = stack.back();
-    stack.pop_back();
-    if (!e.is_app() || !seen.insert(e.id()).second)
-      continue;
-    for (unsigned i = 0; i < e.num_args(); ++i)
-      stack.push_back(e.arg(i));
+  forEachSubterm(assertions, [&](const z3::expr &e) {
     std::optional<uint64_t> c = constantDivisor(e);
     if (!c)
-      continue;
+      return;
     z3::expr x = e.arg(0);
     auto key = std::make_pair(x.id(), *c);
     auto it = pairs.find(key);
@@ -75,7 +65,7 @@ z3::expr_vector eliminateConstantDivisions(z3::context &ctx,
     }
     from.push_back(e);
     to.push_back(isQuotient(e) ? it->second.first : it->second.second);
-  }
+  });
   if (from.empty())
     return assertions;
 

@@ -7,6 +7,7 @@
 #include "KernelVerifier.h"
 #include "ArithmeticLemmas.h"
 #include "ConstantDivision.h"
+#include "Subterms.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -159,24 +160,14 @@ z3::check_result KernelVerifier::abstractNonlinear(z3::solver &full,
                                                    unsigned timeoutMs) {
   z3::expr_vector as = full.assertions();
   z3::expr_vector from(ctx), to(ctx);
-  std::set<unsigned> seen;
-  std::vector<z3::expr> stack;
-  for (unsigned i = 0; i < as.size(); ++i)
-    stack.push_back(as[i]);
-  while (!stack.empty()) {
-    z3::expr e = stack.back();
-    stack.pop_back();
-    if (!e.is_app() || !seen.insert(e.id()).second)
-      continue;
-    if (isNonlinear(e)) {
-      from.push_back(e);
-      std::string name = "nonlinear!" + std::to_string(from.size());
-      to.push_back(e.is_bool() ? ctx.bool_const(name.c_str())
-                               : ctx.constant(name.c_str(), e.get_sort()));
-    }
-    for (unsigned i = 0; i < e.num_args(); ++i)
-      stack.push_back(e.arg(i));
-  }
+  forEachSubterm(as, [&](const z3::expr &e) {
+    if (!isNonlinear(e))
+      return;
+    from.push_back(e);
+    std::string name = "nonlinear!" + std::to_string(from.size());
+    to.push_back(e.is_bool() ? ctx.bool_const(name.c_str())
+                             : ctx.constant(name.c_str(), e.get_sort()));
+  });
   if (from.empty())
     return z3::unknown;
   z3::solver s(ctx, "QF_BV");
