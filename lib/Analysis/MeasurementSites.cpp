@@ -93,21 +93,28 @@ struct RegionWalker {
   }
 };
 
-llvm::json::Value locationJSON(Operation *op) {
-  llvm::json::Object o;
-  o["op"] = op->getName().getStringRef().str();
-  o["file"] = "";
-  o["line"] = 0;
-  o["col"] = 0;
-  op->getLoc()->walk([&](Location l) {
+/// The file location the LLVM debug-info translation gives `loc` (the first
+/// file location in its tree: a name's child, an inlined call's callee, a
+/// fused location's first), or null.
+FileLineColLoc fileLocation(Location loc) {
+  FileLineColLoc found;
+  loc->walk([&](Location l) {
     if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      o["file"] = f.getFilename().str();
-      o["line"] = (int64_t)f.getLine();
-      o["col"] = (int64_t)f.getColumn();
+      found = f;
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
+  return found;
+}
+
+llvm::json::Value locationJSON(Operation *op) {
+  llvm::json::Object o;
+  o["op"] = op->getName().getStringRef().str();
+  FileLineColLoc f = fileLocation(op->getLoc());
+  o["file"] = f ? f.getFilename().str() : "";
+  o["line"] = f ? (int64_t)f.getLine() : 0;
+  o["col"] = f ? (int64_t)f.getColumn() : 0;
   return o;
 }
 
@@ -307,4 +314,47 @@ llvm::json::Value MeasurementSites::toJSON() const {
                             {"async_sites", std::move(async)},
                             {"sync_sites", std::move(sync)},
                             {"pipeline_depth", depth}};
+}
+
+std::vector<LineOwners> MeasurementSites::lineOwners() const {
+  std::vector<LineOwners> lines;
+  llvm::DenseMap<std::pair<StringAttr, unsigned>, size_t> index;
+  for (Operation *op : order) {
+    if (isa<RegionBeginOp, RegionEndOp>(op))
+      continue; // markers lower to no code without probes
+    FileLineColLoc f = fileLocation(op->getLoc());
+    if (!f)
+      continue;
+    auto [it, fresh] =
+        index.try_emplace({f.getFilename(), f.getLine()}, lines.size());
+    if (fresh)
+      lines.push_back({f.getFilename().str(), f.getLine(), {}});
+    auto w = within.find(op);
+    llvm::StringRef owner =
+        w == within.end() || w->second.empty()
+            ? llvm::StringRef()
+            : llvm::StringRef(regionList[w->second.back()].name);
+    ++lines[it->second].opsByRegion[owner];
+  }
+  return lines;
+}
+
+llvm::json::Value MeasurementSites::lineRegionsJSON() const {
+  llvm::json::Array regions, lines;
+  for (const MeasuredRegion &r : regionList)
+    regions.push_back(llvm::json::Object{
+        {"name", r.name},
+        {"id", r.id},
+        {"parent", r.parent.empty() ? llvm::json::Value(nullptr)
+                                    : llvm::json::Value(r.parent)}});
+  for (const LineOwners &l : lineOwners()) {
+    llvm::json::Object ops;
+    for (const auto &e : l.opsByRegion)
+      ops[e.getKey().str()] = e.getValue();
+    lines.push_back(llvm::json::Object{
+        {"file", l.file}, {"line", (int64_t)l.line}, {"ops", std::move(ops)}});
+  }
+  return llvm::json::Object{{"schema", "argus.line_regions/1"},
+                            {"regions", std::move(regions)},
+                            {"lines", std::move(lines)}};
 }

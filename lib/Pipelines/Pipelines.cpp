@@ -6,12 +6,14 @@
 
 #include "argus/Pipelines/Pipelines.h"
 
+#include "argus/Analysis/Passes.h"
 #include "argus/Conversion/Passes.h"
 #include "argus/Target/Passes.h"
 #include "argus/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -54,6 +56,12 @@ void addProbes(OpPassManager &pm, const ArgusTargetPipelineOptions &o) {
 OpPassManager &addArgusToGPU(OpPassManager &pm,
                              const ArgusTargetPipelineOptions &o,
                              StringRef chip) {
+  // The line table is taken while the region markers are still there.
+  if (!o.lineinfoRegions.empty()) {
+    ArgusPrintLineRegionsOptions lines;
+    lines.output = o.lineinfoRegions;
+    pm.addPass(createArgusPrintLineRegions(lines));
+  }
   addProbes(pm, o);
   ArgusToGPUOptions lower;
   lower.target = chip.str();
@@ -83,6 +91,13 @@ void addFinish(OpPassManager &pm, OpPassManager &gm,
                const ArgusTargetPipelineOptions &o) {
   addCleanup(gm);
   gm.addPass(createReconcileUnrealizedCastsPass());
+  // Line info: a subprogram per function, so the translation keeps each
+  // op's location; directives only, so ptxas needs no -g.
+  if (o.lineinfo || !o.lineinfoRegions.empty()) {
+    LLVM::DIScopeForLLVMFuncOpPassOptions di;
+    di.emissionKind = LLVM::DIEmissionKind::DebugDirectivesOnly;
+    pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(di));
+  }
   // gpu-module-to-binary with the LLVM backend guarded: its errors become
   // diagnostics instead of ending the process (ModuleToBinary.cpp).
   ArgusModuleToBinaryOptions bin;

@@ -17,6 +17,7 @@
 #define ARGUS_ANALYSIS_MEASUREMENTSITES_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
 #include <functional>
@@ -70,6 +71,16 @@ struct MeasurementSite {
   bool inLoop = false;
 };
 
+/// The ops of one source line, counted by the innermost measured region
+/// they lie in ("" for none): what a line-table entry of the lowered code
+/// can be attributed to (several regions when a line's ops are spread over
+/// them, as an inlined helper's are).
+struct LineOwners {
+  std::string file;
+  unsigned line = 0;
+  llvm::StringMap<int64_t> opsByRegion;
+};
+
 class MeasurementSites {
 public:
   /// Fails, with a diagnostic at the marker, when one region name has two
@@ -88,6 +99,13 @@ public:
   /// {"regions": [...], "async_sites": {region: [...]}, "sync_sites":
   /// {region: [...]}, "pipeline_depth": N}; locations as file, line, col.
   llvm::json::Value toJSON() const;
+
+  /// Every source line of the module's ops (region markers excepted) with
+  /// its ops counted by innermost region, in order of first appearance.
+  std::vector<LineOwners> lineOwners() const;
+  /// {"schema": "argus.line_regions/1", "regions": [{name, id, parent}],
+  ///  "lines": [{"file", "line", "ops": {region: count}}]}.
+  llvm::json::Value lineRegionsJSON() const;
 
 private:
   std::vector<MeasuredRegion> regionList;

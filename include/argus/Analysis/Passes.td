@@ -32,4 +32,23 @@ def ArgusPrintSites : Pass<"argus-print-sites", "::mlir::ModuleOp"> {
   }];
 }
 
+def ArgusPrintLineRegions
+    : Pass<"argus-print-line-regions", "::mlir::ModuleOp"> {
+  let summary = "Print each source line's ops by measured region as JSON";
+  let description = [{
+    The line table of the region measurement planner's hardware metrics:
+    for every source line of the module's ops (region markers excepted),
+    how many of its ops lie in each measured region, innermost only ("" for
+    ops outside every region). A per-instruction hardware counter whose
+    instruction carries that line in the lowered code's line info
+    (`--argus-to-nvptx="lineinfo-regions=PATH"` writes this table next to
+    the PTX) is attributed to those regions in proportion to the counts.
+    Also lists the regions with their IDs and parents. Read-only.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"-\"",
+           "write the JSON to this file ('-': standard output)">
+  ];
+}
+
 #endif // ARGUS_ANALYSIS_PASSES_TD

@@ -79,6 +79,17 @@ struct ArgusTargetPipelineOptions
       llvm::cl::desc("NVPTX: at least this many resident blocks per SM "
                      "(.minnctapersm; bounds registers); 0: none"),
       llvm::cl::init(0)};
+  Option<bool> lineinfo{
+      *this, "lineinfo",
+      llvm::cl::desc("emit line info (.loc / .file directives, no DWARF "
+                     "sections) from the ops' source locations, for "
+                     "per-instruction profiles (ptxas -lineinfo keeps it)"),
+      llvm::cl::init(false)};
+  Option<std::string> lineinfoRegions{
+      *this, "lineinfo-regions",
+      llvm::cl::desc("emit line info and write the line -> region table "
+                     "(argus-print-line-regions) to this file"),
+      llvm::cl::init("")};
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("override the chip (default "
                                           "sm_90a / gfx942)"),

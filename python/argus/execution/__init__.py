@@ -6,7 +6,7 @@ on this machine or on a Slurm cluster, with content-addressed artifacts.
     ex = SlurmExecutor(ArtifactStore("/shared/artifacts"), SlurmConfig(partition="gpu"))
     execution = ex.execute(plan, HandlerRef("argus.measure.handlers:make_handlers", {...}))
 
-See docs/Measure.md ("Executors") and docs/Slurm.md.
+See docs/Measure.md ("Executor", "Offline collections") and docs/Slurm.md.
 """
 
 from .artifacts import ArtifactStore, canonical, task_key  # noqa: F401

@@ -15,6 +15,7 @@ Layout under the artifact directory::
                                   batch system (spec, report, ``exit``); moved
                                   into the artifact when its result is taken
     slurm/                        the Slurm backend's job scripts, task lists, logs
+    offline/                      the offline backend's scripts (collect-<episode>.sh) and journals
 
 A directory without ``result.json`` is not an artifact: a crash mid-task
 leaves nothing that could be mistaken for a result, and the task reruns.

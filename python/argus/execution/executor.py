@@ -23,7 +23,10 @@ name (argus-run; no Python, no MLIR). Backends:
   when the handlers are a plain dict of closures), one worker per local
   GPU for collections;
 * ``SlurmExecutor`` (slurm.py): CPU tasks as job arrays, GPU collections
-  batched into ``--gres=gpu:1`` jobs, status from sacct / squeue.
+  batched into ``--gres=gpu:1`` jobs, status from sacct / squeue;
+* ``OfflineExecutor`` (offline.py): CPU tasks here, ready GPU collections
+  written into one script that a person runs on a GPU host; they wait
+  (status ``waiting``) until an execution finds their results.
 
 The semantics every backend keeps:
 

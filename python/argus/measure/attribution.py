@@ -11,6 +11,10 @@ Count weighting: PC ``p`` gives region ``r`` the share
 attributed values of all regions sum to the table's totals (over the PCs
 that belong to some region; the rest is reported as unattributed).
 
+Ops outside every region own their share too (``OUTSIDE``): that share is
+reported as unattributed, so a PC whose line is half prologue gives a
+region half its counts, not all of them.
+
 Association entropy of PC ``p``: ``H(p) = -sum_r w(p, r) log2 w(p, r)``
 (0 when one region owns it). An attributed field carries the entropy of its
 instructions, averaged with the weight each PC contributed to the field:
@@ -22,7 +26,10 @@ error bound.
 from __future__ import annotations
 
 import math
-from typing import Dict, Mapping
+from typing import Dict, Mapping, Optional
+
+#: The owner of ops outside every measured region.
+OUTSIDE = ""
 
 
 def weights(pc_regions: Mapping[int, Mapping[str, float]]) -> Dict[int, Dict[str, float]]:
@@ -57,6 +64,9 @@ def attribute(pc_metrics: Mapping[int, Mapping[str, float]],
                 continue
             h = entropy(w[pc])
             for r, share in w[pc].items():
+                if r == OUTSIDE:
+                    unattributed[m] = unattributed.get(m, 0.0) + share * v
+                    continue
                 a = acc.setdefault(r, {}).setdefault(m, [0.0, 0.0, 0.0, 0])
                 part = share * v
                 a[0] += part
@@ -72,3 +82,38 @@ def attribute(pc_metrics: Mapping[int, Mapping[str, float]],
                              "shared_fraction": (shared / val) if val else 0.0,
                              "pcs": npcs}
     return {"regions": regions, "unattributed": unattributed, "totals": totals}
+
+
+def inclusive(attributed: dict, parents: Mapping[str, Optional[str]]) -> Dict[str, dict]:
+    """Per region, its own attributed values plus those of the regions
+    nested in it (``parents``: region -> enclosing region), each with the
+    value-weighted entropy and shared fraction of its parts."""
+    own = attributed["regions"]
+    out: Dict[str, dict] = {}
+    for r in set(parents) | set(own):
+        parts = [c for c in own if c == r or _within(c, r, parents)]
+        fields: Dict[str, dict] = {}
+        for c in parts:
+            for m, f in own[c].items():
+                a = fields.setdefault(m, {"value": 0.0, "h": 0.0, "s": 0.0, "pcs": 0})
+                a["value"] += f["value"]
+                a["h"] += f["entropy"] * f["value"]
+                a["s"] += f["shared_fraction"] * f["value"]
+                a["pcs"] += f["pcs"]
+        out[r] = {m: {"value": a["value"], "provenance": "attributed",
+                      "entropy": a["h"] / a["value"] if a["value"] else 0.0,
+                      "shared_fraction": a["s"] / a["value"] if a["value"] else 0.0,
+                      "pcs": a["pcs"], "regions": sorted(parts)}
+                  for m, a in fields.items()}
+    return out
+
+
+def _within(name: str, outer: str, parents: Mapping[str, Optional[str]]) -> bool:
+    p = parents.get(name)
+    seen = set()
+    while p is not None and p not in seen:
+        if p == outer:
+            return True
+        seen.add(p)
+        p = parents.get(p)
+    return False

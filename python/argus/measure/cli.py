@@ -3,7 +3,19 @@
     argus-measure plan K.mlir --ask mainloop:timeline --ask wait:duration --iterations 0:16 [--json]
     argus-measure run  K.mlir --ask wait:duration --launch spec.json --artifacts DIR [--devices 0,1]
                        [--slurm-config slurm.json]   (run on Slurm: docs/Slurm.md)
+                       [--offline]   (GPU collections as a script for another host)
     argus-measure recipes
+
+--offline runs the CPU tasks here and writes every ready GPU collection into
+one script, DIR/offline/collect-<episode>.sh (DIR/offline/collect.sh links to
+the newest): run it with bash on the GPU host, with the artifact directory
+at the same absolute path there (a copy, or a symlink to one), bring the
+directory back and run the same command again, until it prints the report
+(docs/Measure.md, "Offline collections").
+
+Exit codes of run: 0 every task finished; 1 some task failed or was skipped
+(the report says what is missing); 2 a bad query or argument; 3 (--offline)
+collections wait for the script named on stderr.
 """
 
 from __future__ import annotations
@@ -52,9 +64,13 @@ def main(argv=None) -> int:
             p.add_argument("--devices", default="0")
             p.add_argument("--workers", type=int, default=2)
             p.add_argument("--timeout", type=float, default=600)
-            p.add_argument("--slurm-config", metavar="JSON",
-                           help="run on Slurm with this SlurmConfig (docs/Slurm.md); "
-                                "--artifacts must be on a shared file system")
+            backend = p.add_mutually_exclusive_group()
+            backend.add_argument("--slurm-config", metavar="JSON",
+                                 help="run on Slurm with this SlurmConfig (docs/Slurm.md); "
+                                      "--artifacts must be on a shared file system")
+            backend.add_argument("--offline", action="store_true",
+                                 help="CPU tasks here, GPU collections into a script to run "
+                                      "on the GPU host (exit code 3 while any wait)")
     sub.add_parser("recipes")
     a = ap.parse_args(argv)
     if a.cmd == "recipes":
@@ -76,7 +92,12 @@ def main(argv=None) -> int:
         return 0
     tools = {"argus-opt": a.argus_opt or "argus-opt", "argus-run": a.argus_run, "ncu": a.ncu}
     handlers = HandlerRef("argus.measure.handlers:make_handlers", {"tools": tools})
-    if a.slurm_config:
+    if a.offline:
+        from ..execution.offline import OfflineExecutor
+        from ..execution.slurm import SlurmConfig
+        executor = OfflineExecutor(ArtifactStore(a.artifacts),
+                                   SlurmConfig(collect_timeout=a.timeout, local_workers=a.workers))
+    elif a.slurm_config:
         from ..execution.slurm import SlurmConfig, SlurmExecutor
         try:
             cfg = SlurmConfig.from_json(dict(json.load(open(a.slurm_config)),
@@ -90,6 +111,11 @@ def main(argv=None) -> int:
                                  devices=[int(d) for d in a.devices.split(",") if d],
                                  collect_timeout=a.timeout)
     ex = executor.execute(plan, handlers)
+    if ex.info.get("waiting"):
+        print(f"offline: {len(ex.info['waiting'])} collection(s) waiting: run "
+              f"'bash {ex.info['script']}' on the GPU host (artifact directory at the same "
+              "path), then run this command again", file=sys.stderr)
+        return 3
     rep = ex.outcomes[plan.by_op("report")[0].id].result
     out = {"report": rep, "execution": ex.to_json(), "plan": plan.to_json()}
     if a.perfetto and rep:

@@ -67,22 +67,14 @@ def argus_run_command(argus_run: str, spec_path: str, report_path: str,
     return cmd
 
 
-#: Source-level SASS counters (per instruction) ncu reports on its source page.
-NCU_METRICS = ("inst_executed", "smsp__pcsamp_sample_count",
-               "smsp__pcsamp_warps_issue_stalled_barrier",
-               "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
-               "smsp__pcsamp_warps_issue_stalled_wait")
-
-
 def ncu_command(ncu: str, argus_run: str, spec_path: str, kernel: str, report_base: str,
                 device: Optional[int] = None) -> List[str]:
     """ncu over argus-run on the unprobed spec: the SourceCounters section
-    (per-instruction counters, PC sampling) into ``report_base.ncu-rep``;
-    ``ncu --import ... --page source --csv --print-source sass`` then gives
-    the per-PC table the attribution reads. Flag names are those of ncu
-    2023+; check them on the GPU host before relying on them."""
-    cmd = [ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
-           "--import-source", "yes", "--kernel-name", kernel, "--launch-count", "1",
+    (per-instruction executed counts, PC sampling stall reasons) and
+    WarpStateStats into ``report_base.ncu-rep``, clocks left alone (the
+    reference run's are not locked either)."""
+    cmd = [ncu, "--clock-control", "none", "--section", "SourceCounters",
+           "--section", "WarpStateStats", "--kernel-name", kernel, "--launch-count", "1",
            "-f", "-o", report_base, argus_run, spec_path, "--quiet"]
     if device is not None:
         cmd += ["--device", str(device)]
@@ -90,5 +82,25 @@ def ncu_command(ncu: str, argus_run: str, spec_path: str, kernel: str, report_ba
 
 
 def ncu_export_command(ncu: str, report_base: str) -> List[str]:
+    """ncu's source page as CSV: one row per SASS instruction (pcmap.py)."""
     return [ncu, "--import", report_base + ".ncu-rep", "--page", "source", "--csv",
             "--print-source", "sass"]
+
+
+def ptxas_command(ptxas: str, ptx: str, cubin: str, arch: str) -> List[str]:
+    """The cubin ncu profiles and nvdisasm reads: one binary for both, so
+    their addresses agree (the driver's own JIT could compile differently)."""
+    return [ptxas, f"-arch={arch}", "-lineinfo", "-o", cubin, ptx]
+
+
+def nvdisasm_command(nvdisasm: str, cubin: str) -> List[str]:
+    return [nvdisasm, "--print-line-info", "-c", cubin]
+
+
+def ptx_target(ptx_text: str) -> str:
+    """The ``.target`` of a PTX module (``sm_90a``)."""
+    for line in ptx_text.splitlines():
+        parts = line.split()
+        if parts[:1] == [".target"] and len(parts) > 1:
+            return parts[1].rstrip(",")
+    raise ValueError("PTX without a .target directive")

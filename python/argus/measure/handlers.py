@@ -8,7 +8,12 @@
   on the task's device; the run report is the result (a
   ``CommandHandler``: on Slurm the job script runs the same argus-run
   command on the node, with no Python there);
-* ``ncu``: ncu over argus-run (collect.py), also a ``CommandHandler``;
+* ``analysis:pc-regions``: argus-opt lowers the unprobed kernel with line
+  info and writes its line -> region table (transform.py);
+* ``ncu``: ptxas -lineinfo, ncu over argus-run on that cubin, ncu's source
+  page and nvdisasm's line info (collect.py), also a ``CommandHandler``;
+  ``finish`` attributes the per-PC counters to regions (pcmap.py,
+  attribution.py);
 * ``expand``: returns the discovery's targets (the executor expands);
 * ``report``: synthesis (report.py).
 
@@ -25,7 +30,7 @@ import subprocess
 from typing import Dict, Optional
 
 from ..execution.executor import Command, CommandHandler
-from . import collect, report, synthesis, transform
+from . import attribution, collect, pcmap, report, synthesis, transform
 from .program import Program
 
 
@@ -42,6 +47,8 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
     opt = tools.get("argus-opt", "argus-opt")
     run = tools.get("argus-run", "argus-run")
     ncu = tools.get("ncu", "ncu")
+    ptxas = tools.get("ptxas", "ptxas")
+    nvdisasm = tools.get("nvdisasm", "nvdisasm")
 
     def regions(ctx):
         return {name: i.to_json() for name, i in
@@ -78,6 +85,15 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
             _run(c)
         return {"module": "module.ptx", "commands": cmds}
 
+    def line_table(ctx):
+        module = os.path.join(ctx.workdir, "module.ptx")
+        lines = os.path.join(ctx.workdir, "lines.json")
+        cmds = transform.lineinfo_commands(opt, ctx.task.options["source"], module, lines,
+                                           ctx.task.options.get("target", "nvptx"))
+        for c in cmds:
+            _run(c)
+        return {"module": "module.ptx", "lines": "lines.json", "commands": cmds}
+
     def instrument(ctx):
         probed = os.path.join(ctx.workdir, "probed.mlir")
         module = os.path.join(ctx.workdir, "module.ptx")
@@ -111,31 +127,58 @@ def make_handlers(tools: Optional[Dict[str, str]] = None) -> dict:
                         "site_distance": (ctx.inputs[src] or {}).get("site_distance", {})}
 
     class NcuRun(CommandHandler):
+        """ptxas -lineinfo makes the cubin; ncu profiles argus-run on it and
+        exports its source page; nvdisasm gives the line of every PC of the
+        same cubin."""
+
         def prepare(self, ctx):
-            spec_path, _ = write_spec(ctx)
+            src = ctx.task.inputs[0]
+            ptx = os.path.join(ctx.input_files(src), (ctx.inputs[src] or {})["module"])
+            with open(ptx) as f:
+                arch = collect.ptx_target(f.read())
+            cubin = os.path.join(ctx.workdir, "module.cubin")
+            spec_path, _ = write_spec(ctx, module=cubin)
             base = os.path.join(ctx.workdir, "ncu")
             kernel = json.load(open(spec_path))["kernel"]
-            return [Command(collect.ncu_command(ncu, run, spec_path, kernel, base),
+            return [Command(collect.ptxas_command(ptxas, ptx, cubin, arch)),
+                    Command(collect.ncu_command(ncu, run, spec_path, kernel, base),
                             device_flag="--device"),
-                    Command(collect.ncu_export_command(ncu, base), stdout="source.csv")]
+                    Command(collect.ncu_export_command(ncu, base), stdout="source.csv"),
+                    Command(collect.nvdisasm_command(nvdisasm, cubin), stdout="sass.txt")]
 
         def finish(self, ctx, codes):
-            return {"source_csv": "source.csv"}
+            src = ctx.task.inputs[0]
+            with open(os.path.join(ctx.input_files(src), ctx.inputs[src]["lines"])) as f:
+                lines = json.load(f)
+            with open(os.path.join(ctx.workdir, "source.csv")) as f:
+                counters = pcmap.ncu_source_table(f.read())
+            with open(os.path.join(ctx.workdir, "sass.txt")) as f:
+                sass = f.read()
+            kernel = json.load(open(os.path.join(ctx.workdir, "spec.json")))["kernel"]
+            pc_line = pcmap.sass_lines(sass, kernel if kernel in pcmap.functions(sass) else None)
+            owners = pcmap.pc_regions(pc_line, lines)
+            return {"hw": attribution.attribute(counters, owners),
+                    "parents": pcmap.region_parents(lines),
+                    "pcs": {"profiled": len(counters), "with_line": len(pc_line),
+                            "in_table": len(owners)},
+                    "source_csv": "source.csv", "sass": "sass.txt"}
 
     return {"analysis:regions": regions,
             "analysis:async-sites": sites("async_sites"),
             "analysis:sync-sites": sites("sync_sites"),
+            "analysis:pc-regions": line_table,
             "expand": expand, "refine": refine, "lower": lower, "instrument": instrument,
             "argus-run": ArgusRun(), "ncu": NcuRun(), "report": report.synthesize_task}
 
 
-def write_spec(ctx):
+def write_spec(ctx, module: Optional[str] = None):
     """The run's launch spec in the task's workdir (module from the
-    transform input's artifact)."""
+    transform input's artifact, unless given)."""
     t = ctx.task
     src = t.inputs[0]
-    files = ctx.input_files(src)
-    module = os.path.join(files, (ctx.inputs[src] or {}).get("module", "module.ptx"))
+    if module is None:
+        files = ctx.input_files(src)
+        module = os.path.join(files, (ctx.inputs[src] or {}).get("module", "module.ptx"))
     template = t.options.get("launch") or {}
     probes = None
     if t.options.get("probes"):
@@ -147,7 +190,7 @@ def write_spec(ctx):
         probes = collect.probes_section(template, regions,
                                         t.options.get("capacity", 4096),
                                         t.options.get("clock", "globaltimer"))
-    spec = collect.launch_spec(template, module, name=f"{t.options['run']}-r{t.options['repeat']}",
+    spec = collect.launch_spec(template, module, name=f"{t.options.get('run', t.op)}-r{t.options.get('repeat', 0)}",
                                probes=probes, check=t.options.get("check", False))
     spec_path = os.path.join(ctx.workdir, "spec.json")
     with open(spec_path, "w") as f:

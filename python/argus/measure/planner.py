@@ -35,6 +35,8 @@ from .recipes import ANALYSIS_REQUIRES, REGISTRY, Recipe
 from .transform import DEFAULT_CLOCK, insert_probes_options, option_string
 
 DEFAULT_WINDOW = (0, 16)
+#: Analyses of the whole program rather than of one region.
+WHOLE_PROGRAM_ANALYSES = ("analysis:pc-regions",)
 
 
 def discover(program: Program, analysis: str, region: str) -> List[Target]:
@@ -180,7 +182,11 @@ class Planner:
                 continue
             for p in rec.prerequisites:
                 if p.startswith("analysis:") and p != "analysis:regions":
-                    synth.inputs.append(ctx.analysis_task(p, region, unavailable=why))
+                    # the line table is the whole program's: one task for all regions
+                    scope = "*" if p in WHOLE_PROGRAM_ANALYSES else region
+                    t_an = ctx.analysis_task(p, scope, unavailable=why)
+                    if t_an not in synth.inputs:
+                        synth.inputs.append(t_an)
             if rec.probe_kind is None:
                 continue
             kind = rec.probe_kind
@@ -339,8 +345,9 @@ class _Ctx:
         miss = sorted({why[it.key] for it in run if it.key in why})
         pcmap = self.analysis_task("analysis:pc-regions", "*")
         t = self.plan.add(Task(self.plan.new_id("collect", "ncu"), "collect", "ncu",
-                               inputs=[self.reference_transform, pcmap],
+                               inputs=[pcmap],
                                options={"items": [it.to_json() for it in run],
+                                        "launch": self.query.launch,
                                         "summary": "ncu source counters of the unprobed kernel"},
                                binding=self.binding(None), device=True,
                                unavailable="; ".join(miss) or None))

@@ -114,7 +114,8 @@ ANALYSES = {
     "analysis:async-sites": "asynchronous sites of a region and their completion conditions "
                             "(targets)",
     "analysis:sync-sites": "barrier / mbarrier / group-wait sites of a region (targets)",
-    "analysis:pc-regions": "SASS PC -> regions with instruction counts (line info and "
-                           "marker extents)",
+    "analysis:pc-regions": "the unprobed kernel's PTX with line info and its line -> "
+                           "regions table (ops per region, marker extents); the ncu "
+                           "collection maps SASS PCs through it (nvdisasm line info)",
 }
 ANALYSIS_REQUIRES = {"analysis:pc-regions": ("argus-to-nvptx:lineinfo-regions",)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from . import attribution
 from . import synthesis as S
 
 LEGEND = {"observed": "read from the device in one run (records, counters, event timings)",
@@ -21,6 +22,7 @@ def synthesize_task(ctx) -> dict:
     regions_info = {}
     distance: Dict[str, int] = {}
     missing = []
+    hw = None
     for tid, res in ctx.inputs.items():
         st = ctx.input_status[tid]
         if st not in ("done", "cached"):
@@ -28,19 +30,22 @@ def synthesize_task(ctx) -> dict:
             continue
         if tid.endswith("-transform-regions"):
             regions_info = res
+        elif isinstance(res, dict) and "hw" in res:
+            hw = res
         elif isinstance(res, dict) and "report" in res:
             run = res.get("run")
             plan_runs.setdefault(run, []).append(res["report"])
             distance.update(res.get("site_distance") or {})
     return build(t.options, regions_info, plan_runs, t.options.get("runs_items", {}),
-                 missing, t.binding, distance)
+                 missing, t.binding, distance, hw)
 
 
 def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
           run_items: Dict[str, List[str]], missing: List[dict], binding: dict,
-          distance: Optional[Dict[str, int]] = None) -> dict:
+          distance: Optional[Dict[str, int]] = None, hw: Optional[dict] = None) -> dict:
     """``distance``: per asynchronous site, in how many iterations its wait
-    follows its issue (the instrument task's MeasurementSites)."""
+    follows its issue (the instrument task's MeasurementSites); ``hw``: the
+    ncu collection's attribution (handlers.NcuRun.finish)."""
     scope = options.get("scope") or {}
     window = scope.get("iterations")
     out_regions: Dict[str, dict] = {}
@@ -62,6 +67,8 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
                 {"missing": "not collected (see unavailable)"}
         elif signal in ("completion", "site-trace", "exposed"):
             r[signal] = _async(signal, region, runs, run_items, window, distance or {})
+        elif signal == "hw" and hw is not None:
+            r[signal] = _hw(region, hw)
         else:
             r[signal] = {"missing": "not collected (see unavailable)"}
     ref = runs.get("reference", [])
@@ -69,7 +76,26 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
             "program_version": binding.get("program_version"), "scope": scope,
             "kernel": {"time": S.kernel_time(ref),
                        "check": (ref[0].get("check") if ref else None)},
-            "regions": out_regions, "missing_inputs": missing}
+            "regions": out_regions, "missing_inputs": missing,
+            **({"hw": _hw_summary(hw)} if hw is not None else {})}
+
+
+def _hw(region: str, hw: dict) -> dict:
+    """The region's attributed counters: ``own`` (its innermost ops) and
+    ``inclusive`` (with the regions nested in it)."""
+    own = hw["hw"]["regions"].get(region, {})
+    incl = attribution.inclusive(hw["hw"], hw.get("parents") or {}).get(region, {})
+    if not own and not incl:
+        return {"missing": "no profiled instruction carries a line of this region"}
+    return {"own": own, "inclusive": incl}
+
+
+def _hw_summary(hw: dict) -> dict:
+    """Totals of the ncu run (observed) and what no region owns."""
+    a = hw["hw"]
+    return {"totals": {m: S.field(v, "observed") for m, v in a["totals"].items()},
+            "unattributed": {m: S.field(v, "derived") for m, v in a["unattributed"].items()},
+            "pcs": hw.get("pcs")}
 
 
 def _sync(signal, reports, sites, window):
@@ -195,9 +221,20 @@ def text_summary(rep: dict) -> str:
                 vals = [r[key]["value"] for r in rows] if key else []
                 lines.append(f"  {region:12s} {sig:10s} {len(rows)} (site, iteration) rows"
                              + (f", mean {sum(vals) / len(vals):.1f}" if vals else ""))
+            elif sig == "hw":
+                for key in _HW_HEADLINE:
+                    f = v["inclusive"].get(key)
+                    if f:
+                        lines.append(f"  {region:12s} {sig:10s} {key}: {f['value']:.0f} "
+                                     f"(attributed, entropy {f['entropy']:.2f}, "
+                                     f"{f['pcs']} instructions)")
             elif sig == "timeline":
                 for name, tl in v.items():
                     its = tl["per_iteration"]["iterations"]
                     lines.append(f"  {region:12s} {sig:10s} {name}: {len(its)} iterations"
                                  + (f", mean of first {its[0]['mean']:.1f}" if its else ""))
     return "\n".join(lines)
+
+
+#: The counters of ncu's source page the text summary shows.
+_HW_HEADLINE = ("Instructions Executed", "Warp Stall Sampling (All Samples)")

@@ -17,6 +17,11 @@ The reference run lowers the unprobed kernel: ``--argus-to-nvptx="probes=0
 dump=module.ptx"`` (markers erased: the PTX is byte-identical to the kernel
 without markers, docs/Lowering.md).
 
+The hardware-metric run lowers the unprobed kernel with line info and the
+line -> region table of the same locations:
+``--argus-to-nvptx="probes=0 lineinfo-regions=lines.json dump=module.ptx"``
+(``.loc`` directives only: the code is that of the reference run).
+
 Site items become options that make regions (SiteRegions.cpp), which the
 pipeline then selects by name: ``sync-sites=S1,S2`` (region ``S``),
 ``completion-site=S1,S2 completion-iteration=I1,I2`` (paired lists; region
@@ -113,4 +118,12 @@ def reference_commands(argus_opt: str, source: str, module: str,
                        target: str = "nvptx") -> List[List[str]]:
     return [[argus_opt, source,
              f"--{PIPELINE[target]}={option_string(pipeline_options(module, probes=False))}",
+             "-o", "/dev/null"]]
+
+
+def lineinfo_commands(argus_opt: str, source: str, module: str, lines: str,
+                      target: str = "nvptx") -> List[List[str]]:
+    """The unprobed kernel with line info, and its line -> region table."""
+    opts = dict(pipeline_options(module, probes=False), **{"lineinfo-regions": lines})
+    return [[argus_opt, source, f"--{PIPELINE[target]}={option_string(opts)}",
              "-o", "/dev/null"]]
