@@ -1,13 +1,17 @@
 //===- Runner.cpp - Run a launch spec end to end --------------------------===//
 #include "argus/runtime/Runner.h"
+
+#include "argus/runtime/DeviceReference.h"
 #include "argus/runtime/Error.h"
 #include "argus/runtime/Spec.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace argus {
@@ -392,9 +396,27 @@ void checkResult(const RunState &st, RunResult &res, Json &rep) {
     return;
   }
   const CheckSpec &ck = spec.check;
-  std::vector<float> ref = referenceGemm(
-      st.host[ck.a].data(), spec.args[ck.a].dtype, st.host[ck.b].data(),
-      spec.args[ck.b].dtype, ck.M, ck.N, ck.K, ck.aTransposed, ck.bTransposed);
+  DType ta = spec.args[ck.a].dtype, tb = spec.args[ck.b].dtype;
+  auto t0 = std::chrono::steady_clock::now();
+  std::optional<std::vector<float>> onDevice;
+  std::string why;
+  if (ck.reference != "host") {
+    onDevice = deviceReferenceGemm(st.dev, st.host[ck.a].data(), ta,
+                                   st.host[ck.b].data(), tb, ck.M, ck.N, ck.K,
+                                   ck.aTransposed, ck.bTransposed, why);
+    if (!onDevice && ck.reference == "device")
+      throw RuntimeError(ErrorKind::Spec,
+                         "check.reference is \"device\", but " + why,
+                         "$.check.reference");
+  }
+  std::vector<float> ref =
+      onDevice
+          ? std::move(*onDevice)
+          : referenceGemm(st.host[ck.a].data(), ta, st.host[ck.b].data(), tb,
+                          ck.M, ck.N, ck.K, ck.aTransposed, ck.bTransposed);
+  double referenceMs = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - t0)
+                           .count();
   const std::vector<uint8_t> &cOut =
       st.out[ck.c].empty() ? st.host[ck.c] : st.out[ck.c];
   CompareResult cr = compareToReference(cOut.data(), spec.args[ck.c].dtype, ref,
@@ -409,7 +431,11 @@ void checkResult(const RunState &st, RunResult &res, Json &rep) {
   cj["N"] = ck.N;
   cj["K"] = ck.K;
   cj["layout"] = ck.layout;
-  cj["reference"] = "host GEMM, f32 accumulation";
+  cj["reference"] = onDevice ? "device GEMM (argus-run's reference kernel), "
+                               "f32 accumulation"
+                             : "host GEMM, f32 accumulation";
+  cj["reference_note"] = why.empty() ? Json() : Json(why);
+  cj["reference_ms"] = referenceMs;
   cj["atol"] = ck.atol;
   cj["rtol"] = ck.rtol;
   cj["elements"] = static_cast<uint64_t>(cr.elements);

@@ -527,7 +527,7 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
       bad(p, std::string("expected an object, got ") + kindName(*c));
     checkKeys(*c, p,
               {"kind", "A", "B", "C", "M", "N", "K", "layout", "b_layout",
-               "atol", "rtol"});
+               "atol", "rtol", "reference"});
     CheckSpec &ck = s.check;
     ck.enabled = true;
     ck.kind = getString(require(*c, p, "kind"), p + ".kind");
@@ -551,6 +551,14 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
     ck.M = getInt(require(*c, p, "M"), p + ".M", 1, int64_t(1) << 31);
     ck.N = getInt(require(*c, p, "N"), p + ".N", 1, int64_t(1) << 31);
     ck.K = getInt(require(*c, p, "K"), p + ".K", 1, int64_t(1) << 31);
+    if (const Json *r = findMember(*c, "reference")) {
+      ck.reference = getString(*r, p + ".reference");
+      if (ck.reference != "auto" && ck.reference != "device" &&
+          ck.reference != "host")
+        bad(p + ".reference",
+            "expected \"auto\", \"device\" or \"host\", got \"" + ck.reference +
+                "\"");
+    }
     if (const Json *l = findMember(*c, "layout")) {
       ck.layout = getString(*l, p + ".layout");
       if (ck.layout == "row-major" || ck.layout == "nn") {

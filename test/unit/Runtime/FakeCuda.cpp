@@ -49,6 +49,7 @@ using argus::rt::halfToFloat;
 extern "C" {
 ArgusFakeEncode argusFakeEncode;
 ArgusFakeLaunch argusFakeLaunch;
+int argusFakeReferenceLaunches; ///< launches of argus_reference_gemm
 }
 
 namespace {
@@ -320,11 +321,41 @@ static CUresult fakeGemmBf16Tn(FakeFunc *fn, void **params) {
   return 0;
 }
 
+/// argus-run's device reference (DeviceReference.cpp), emulated with the
+/// kernel's own parameters: element strides and type codes. Not recorded
+/// as the last launch, which stays the kernel under test's.
+static CUresult referenceGemm(void **params) {
+  auto arg = [&](int i) { return *static_cast<uint64_t *>(params[i]); };
+  auto *A = reinterpret_cast<const uint8_t *>(arg(0));
+  auto *B = reinterpret_cast<const uint8_t *>(arg(1));
+  auto *C = reinterpret_cast<float *>(arg(2));
+  uint64_t M = arg(3), N = arg(4), K = arg(5), am = arg(6), ak = arg(7),
+           bk = arg(8), bn = arg(9);
+  uint32_t ta = *static_cast<uint32_t *>(params[10]),
+           tb = *static_cast<uint32_t *>(params[11]);
+  auto load = [](const uint8_t *base, uint32_t t, uint64_t i) -> float {
+    const argus::rt::DType types[] = {
+        argus::rt::DType::F32, argus::rt::DType::F16, argus::rt::DType::BF16};
+    return static_cast<float>(argus::rt::loadElement(base, types[t], i));
+  };
+  ++argusFakeReferenceLaunches;
+  for (uint64_t m = 0; m < M; ++m)
+    for (uint64_t n = 0; n < N; ++n) {
+      float acc = 0;
+      for (uint64_t k = 0; k < K; ++k)
+        acc += load(A, ta, m * am + k * ak) * load(B, tb, k * bk + n * bn);
+      C[m * N + n] = acc;
+    }
+  return 0;
+}
+
 static CUresult runKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
                           unsigned bx, unsigned by, unsigned bz, unsigned smem,
                           void **params) {
   auto *fn = static_cast<FakeFunc *>(f);
   const std::string &name = fn->name;
+  if (name == "argus_reference_gemm")
+    return referenceGemm(params);
   unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
   std::memcpy(argusFakeLaunch.grid, g, sizeof(g));
   std::memcpy(argusFakeLaunch.block, b, sizeof(b));

@@ -39,6 +39,10 @@ struct ArgusFakeLaunch {
   uint64_t mapsSeen; ///< tensor maps fake_tma_copy read (magic checked)
 };
 
+/// `argusFakeReferenceLaunches` (an int) counts the launches of argus-run's
+/// device reference kernel, which the fake computes with its own strides
+/// and element types and does not record as the last launch.
+
 /// The fake's encoding of a CUtensorMap (the real one is opaque): qword 0
 /// is this magic, 1 the global address, 2 the rank, 3..7 the dims and
 /// 8..12 the box (innermost first), 13 the data type, 14 the swizzle.

@@ -1,10 +1,12 @@
 //===- RunnerTest.cpp - End-to-end runs against a fake CUDA driver --------===//
 #include "argus/runtime/Runner.h"
+#include "FakeCuda.h"
 #include "argus/runtime/Error.h"
 
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
+#include <dlfcn.h>
 #include <fstream>
 #include <iterator>
 
@@ -28,7 +30,8 @@ std::unique_ptr<Device> fakeDevice() {
 }
 
 LaunchSpec gemmSpec(unsigned capacity, const std::string &module = "fake.ptx",
-                    const std::string &kernel = "fake_gemm") {
+                    const std::string &kernel = "fake_gemm",
+                    const std::string &checkExtra = "") {
   writeFile(
       tmp("fake.ptx"),
       "// fake-ok\n.visible .entry fake_gemm(.param .u64 A, .param .u64 B, "
@@ -46,7 +49,8 @@ LaunchSpec gemmSpec(unsigned capacity, const std::string &module = "fake.ptx",
       {"dtype": "i32", "value": 64}, {"dtype": "i32", "value": 64},
       {"dtype": "i32", "value": 64}],
     "check": {"kind": "gemm", "A": 0, "B": 1, "C": 2, "M": 64, "N": 64,
-              "K": 64, "atol": 1e-4, "rtol": 1e-4},
+              "K": 64, "atol": 1e-4, "rtol": 1e-4)" +
+                     checkExtra + R"(},
     "probes": {"capacity_per_warp": )" +
                      std::to_string(capacity) + R"(,
                "regions": {"1": "load_tile", "2": "mma"}},
@@ -78,6 +82,65 @@ TEST_CASE("end to end through the fake driver", "[runner]") {
   std::string summary = formatSummary(gemmSpec(8), r);
   CHECK(summary.find("PASS") != std::string::npos);
   CHECK(summary.find("load_tile") != std::string::npos);
+}
+
+TEST_CASE("the GEMM check's reference runs on the device, or on the host",
+          "[runner]") {
+  auto dev = fakeDevice();
+  void *h = dlopen(ARGUS_FAKE_CUDA_LIB, RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h);
+  auto *refLaunches =
+      static_cast<int *>(dlsym(h, "argusFakeReferenceLaunches"));
+  REQUIRE(refLaunches);
+  int before = *refLaunches;
+  RunResult d = runSpec(*dev, gemmSpec(8));
+  CHECK(*refLaunches == before + 1);
+  const Json &dc = d.report.at("check");
+  CHECK(dc.at("reference").get<std::string>().rfind("device GEMM", 0) == 0);
+  CHECK(dc.at("reference_note").is_null());
+  CHECK(dc.at("passed").get<bool>());
+  // The kernel under test stays the last launch the fake recorded.
+  auto *last = static_cast<ArgusFakeLaunch *>(dlsym(h, "argusFakeLaunch"));
+  REQUIRE(last);
+  CHECK(last->grid[0] == 2);
+  CHECK(last->block[0] == 128);
+
+  RunResult hr = runSpec(
+      *dev, gemmSpec(8, "fake.ptx", "fake_gemm", R"(, "reference": "host")"));
+  CHECK(*refLaunches == before + 1);
+  const Json &hc = hr.report.at("check");
+  CHECK(hc.at("reference").get<std::string>() == "host GEMM, f32 accumulation");
+  CHECK(hc.at("passed").get<bool>());
+  // Same inputs, same k order: the same errors.
+  CHECK(hc.at("max_abs_err").get<double>() ==
+        dc.at("max_abs_err").get<double>());
+
+  try {
+    gemmSpec(8, "fake.ptx", "fake_gemm", R"(, "reference": "gpu")");
+    FAIL("reference \"gpu\" accepted");
+  } catch (const RuntimeError &e) {
+    CHECK(e.kind == ErrorKind::Spec);
+    CHECK(e.path == "$.check.reference");
+  }
+  // An input type the device reference cannot read: "auto" checks on the
+  // host and says why, "device" is an error.
+  LaunchSpec ints = gemmSpec(8);
+  ints.args[0].dtype = DType::I32;
+  RunResult ih = runSpec(*dev, ints);
+  CHECK(ih.report.at("check").at("reference").get<std::string>() ==
+        "host GEMM, f32 accumulation");
+  CHECK(ih.report.at("check")
+            .at("reference_note")
+            .get<std::string>()
+            .find("not i32") != std::string::npos);
+  ints.check.reference = "device";
+  try {
+    runSpec(*dev, ints);
+    FAIL("device reference of i32 inputs accepted");
+  } catch (const RuntimeError &e) {
+    CHECK(e.kind == ErrorKind::Spec);
+    CHECK(std::string(e.what()).find("not i32") != std::string::npos);
+  }
 }
 
 TEST_CASE("overflow through the fake driver counts drops", "[runner]") {

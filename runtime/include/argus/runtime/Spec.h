@@ -40,9 +40,9 @@ struct ArgSpec {
   /// "host": the initial contents, set by an embedding program (the C API),
   /// never read from a spec file; exactly elements * dtypeSize bytes.
   std::vector<uint8_t> hostInit;
-  double initValue = 0;       ///< for const
-  std::string initFile;       ///< for file: raw elements (resolved path)
-  std::string savePath;       ///< "save": written after the checked run
+  double initValue = 0; ///< for const
+  std::string initFile; ///< for file: raw elements (resolved path)
+  std::string savePath; ///< "save": written after the checked run
   uint64_t seed = 0;
   double lo = -1, hi = 1;     ///< random range
   std::string role = "input"; ///< input | output | inout
@@ -62,6 +62,9 @@ struct CheckSpec {
   std::string layout = "row-major";
   bool aTransposed = false, bTransposed = false;
   double atol = 1e-2, rtol = 1e-2; ///< defaults depend on C's dtype
+  /// Where the reference is computed: "auto" (the device when it can, else
+  /// the host), "device" or "host".
+  std::string reference = "auto";
 };
 
 struct ProbeSpec {
