@@ -295,6 +295,27 @@ def test_execution_report_and_reuse_on_repeated_query(tmp_path):
     assert calls and ex3.count("cached") > 0
 
 
+def test_plans_share_a_run_of_the_same_items_whatever_its_number(tmp_path):
+    """Run numbers label runs in their plan; the artifact is keyed by what
+    is collected. The iso query's run01 (wait alone) is the full query's
+    run of the same item, which the second plan takes from the store and
+    reports under its own number."""
+    store = ArtifactStore(str(tmp_path))
+    calls = []
+    iso = Planner().plan(query(asks=[("wait", "duration")]))
+    assert LocalExecutor(store).execute(iso, fake_handlers(calls)).ok()
+    full = Planner().plan(query())
+    rid = next(r for r, v in full.runs.items() if v["items"] == ["timeline:wait"])
+    assert rid != "run01"
+    calls.clear()
+    ex = LocalExecutor(store).execute(full, fake_handlers(calls))
+    assert ex.ok(), ex.to_json()
+    shared = full.runs[rid]["collects"][0]
+    assert ex.outcomes[shared].status == "cached" and shared not in calls
+    rep = ex.outcomes[full.by_op("report")[0].id].result
+    assert rep["regions"]["wait"]["duration"]["mean"]["value"] is not None
+
+
 def test_failed_task_reruns_alone(tmp_path):
     store = ArtifactStore(str(tmp_path))
     calls = []

@@ -36,8 +36,13 @@ def canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
 
 
+#: Task options that only label a task in its plan ("run": a run's number
+#: there): two plans that collect the same thing share its artifact.
+LABEL_OPTIONS = frozenset({"summary", "run"})
+
+
 def task_key(kind: str, op: str, options: dict, binding: dict, input_keys: List[str]) -> str:
-    opts = {k: v for k, v in options.items() if k != "summary"}
+    opts = {k: v for k, v in options.items() if k not in LABEL_OPTIONS}
     h = hashlib.sha256()
     h.update(canonical({"kind": kind, "op": op, "options": opts, "binding": binding,
                         "inputs": list(input_keys)}).encode())

@@ -378,6 +378,11 @@ class _Ctx:
         if self.synth is not None:
             self.plan.tasks[self.synth].options["runs_items"] = {
                 r: v["items"] for r, v in self.plan.runs.items()}
+            # A collection's result may come from another plan's run of the
+            # same items (run numbers are not part of the key): the report
+            # groups results by this plan's numbers.
+            self.plan.tasks[self.synth].options["run_of"] = {
+                c: r for r, v in self.plan.runs.items() for c in v["collects"]}
 
     def _feed(self, tid):
         if self.synth is not None:

@@ -33,7 +33,7 @@ def synthesize_task(ctx) -> dict:
         elif isinstance(res, dict) and "hw" in res:
             hw = res
         elif isinstance(res, dict) and "report" in res:
-            run = res.get("run")
+            run = t.options.get("run_of", {}).get(tid, res.get("run"))
             plan_runs.setdefault(run, []).append(res["report"])
             distance.update(res.get("site_distance") or {})
     return build(t.options, regions_info, plan_runs, t.options.get("runs_items", {}),
