@@ -227,7 +227,8 @@ def fake_report(run, region_names, base=100.0):
                      "max": {"value": base + 60}, "per_iteration": {"iterations": its},
                      "timelines": {"warps": [{"block": 0, "warp": w, "intervals":
                                               [[0, 5, k] for k in range(20)]} for w in range(4)]}})
-    return {"schema": "argus.run_report/1", "timing": {"median": 0.5 + 0.01 * len(region_names)},
+    return {"schema": "argus.run_report/1",
+            "timing": {"median": {"value": 0.5 + 0.01 * len(region_names), "provenance": "derived"}},
             "check": {"passed": True}, "probes": {"regions": regs} if regs else None}
 
 
@@ -636,3 +637,35 @@ def test_short_boundary_regions_of_a_batched_run_are_measured_again_alone(tmp_pa
     # never with isolate_below_ns=None
     assert not Planner(isolate_below_ns=None).plan(
         query(asks=[("prologue", "duration"), ("epilogue", "duration")])).by_op("refine")
+
+
+def test_iteration_window_applies_to_loop_regions_only():
+    """argus-run reports a region outside loops with one per-iteration entry
+    whose iteration is null (seen on the H200): a query's iteration window
+    must not drop it (it did: every boundary duration came back missing)."""
+    boundary = {"name": "prologue", "unit": "ns", "mean": {"value": 199.0},
+                "p50": {"value": 192.0}, "count": {"value": 32}, "min": {"value": 128.0},
+                "max": {"value": 288.0},
+                "per_iteration": {"iterations": [{"iteration": None, "count": 32, "mean": 199.0,
+                                                  "min": 128.0, "max": 288.0}]}}
+    rep = {"probes": {"regions": [boundary]}}
+    d = synthesis.duration_from_runs([rep], "prologue", window=(0, 16))
+    assert d["mean"]["value"] == 199.0 and d["intervals"]["value"] == 32
+    loop = dict(boundary, name="wait", per_iteration={"iterations": [
+        {"iteration": i, "count": 4, "mean": 10.0 * i, "min": 0.0, "max": 99.0}
+        for i in range(32)]})
+    w = synthesis.duration_from_runs([{"probes": {"regions": [loop]}}], "wait", window=(0, 16))
+    assert w["intervals"]["value"] == 64 and w["mean"]["value"] == 75.0
+
+
+def test_duration_of_a_region_outside_loops_is_not_taken_from_its_timeline_run():
+    """(mainloop, duration) and (mainloop, timeline) in one query: the
+    timeline run probes the loop regions mainloop covers, not mainloop, so
+    its duration comes from the boundary run (it came back missing)."""
+    from argus.measure import report
+    runs_items = {"run01": ["boundary:prologue", "boundary:mainloop"],
+                  "run02": ["timeline:mainloop"]}
+    assert report._run_for("mainloop", "duration", runs_items, in_loop=False) == "run01"
+    assert report._run_for("mainloop", "timeline", runs_items, in_loop=False) == "run02"
+    loop = {"run01": ["timeline:wait", "boundary:x"], "run02": ["timeline:wait"]}
+    assert report._run_for("wait", "duration", loop, in_loop=True) == "run02"

@@ -4,6 +4,7 @@ parsed (pcmap.py), joined with argus-opt's line -> region table, attributed
 whole plan run with the real argus-opt and stand-ins for ptxas, ncu and
 nvdisasm that derive their outputs from the PTX's own .loc directives."""
 
+import json
 import os
 import stat
 import sys
@@ -210,3 +211,30 @@ def test_hw_signal_end_to_end_with_real_argus_opt(tmp_path):
     owned = sum(f[inst]["value"] for f in res["hw"]["regions"].values() if inst in f)
     assert owned + rep["hw"]["unattributed"].get(inst, {}).get("value", 0) == pytest.approx(total)
     assert "attributed, entropy" in text_summary(rep)
+
+
+def test_spec_takes_the_lowered_modules_shared_memory(tmp_path):
+    """Probes keep state in shared memory: an instrumented TMA kernel asks
+    for more dynamic shared memory than the unprobed template says (measured
+    on the H200: 196768 vs 196672 bytes, and every probed run with the
+    template's value failed with an illegal address)."""
+    from types import SimpleNamespace
+    from argus.measure.handlers import write_spec
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "module.ptx").write_text("// ptx\n")
+    (files / "module.ptx.json").write_text(json.dumps(
+        {"kernels": {"k": {"dynamic_smem": 196768}}}))
+    work = tmp_path / "work"
+    work.mkdir()
+    template = {"kernel": "k", "grid": [1, 1, 1], "block": [384, 1, 1],
+                "shared_mem": 196672, "args": []}
+    task = SimpleNamespace(inputs=["t1"], op="argus-run",
+                           options={"launch": template, "run": "run01", "repeat": 0})
+    ctx = SimpleNamespace(task=task, inputs={"t1": {"module": "module.ptx"}},
+                          input_files=lambda tid: str(files), workdir=str(work))
+    spec = json.load(open(write_spec(ctx)[0]))
+    assert spec["shared_mem"] == 196768
+    # no ABI beside the module: the template's value stays
+    (files / "module.ptx.json").unlink()
+    assert json.load(open(write_spec(ctx)[0]))["shared_mem"] == 196672

@@ -192,7 +192,28 @@ def write_spec(ctx, module: Optional[str] = None):
                                         t.options.get("clock", "globaltimer"))
     spec = collect.launch_spec(template, module, name=f"{t.options.get('run', t.op)}-r{t.options.get('repeat', 0)}",
                                probes=probes, check=t.options.get("check", False))
+    # The lowered module's own launch needs (docs/Lowering.md's ABI JSON next
+    # to the PTX): probes take shared memory of their own, so an instrumented
+    # kernel asks for more dynamic shared memory than the template's.
+    abi = _module_abi(ctx, src, spec["kernel"])
+    if abi and "dynamic_smem" in abi:
+        spec["shared_mem"] = int(abi["dynamic_smem"])
     spec_path = os.path.join(ctx.workdir, "spec.json")
     with open(spec_path, "w") as f:
         json.dump(spec, f, indent=1)
     return spec_path, os.path.join(ctx.workdir, "report.json")
+
+
+def _module_abi(ctx, src, kernel: str) -> Optional[dict]:
+    """The kernel's entry of the launch ABI argus-opt dumped beside the
+    input artifact's module (``module.ptx.json``), if there is one."""
+    files = ctx.input_files(src)
+    name = (ctx.inputs[src] or {}).get("module")
+    if not files or not name:
+        return None
+    path = os.path.join(files, name + ".json")
+    try:
+        with open(path) as f:
+            return json.load(f).get("kernels", {}).get(kernel)
+    except (OSError, ValueError):
+        return None

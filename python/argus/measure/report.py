@@ -51,7 +51,8 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
     out_regions: Dict[str, dict] = {}
     for region, signal in options.get("asks", []):
         r = out_regions.setdefault(region, {})
-        src = _run_for(region, signal, run_items)
+        src = _run_for(region, signal, run_items,
+                       in_loop=(regions_info.get(region) or {}).get("in_loop", True))
         reports = runs.get(src, []) if src else []
         if signal == "duration":
             r[signal] = S.duration_from_runs(reports, region, window) or \
@@ -159,12 +160,13 @@ def _async(signal, region, runs, run_items, window, distance):
     return S.join_completion(probe, ref)
 
 
-def _run_for(region, signal, run_items):
+def _run_for(region, signal, run_items, in_loop: bool = True):
     """The run that measured ``signal`` of ``region``: of those that probed
     it, the one with the fewest items (a region measured again alone after
-    a batched run takes that run)."""
-    kinds = {"duration": ("boundary", "timeline"), "timeline": ("timeline",),
-             "sync": ("sync",), "wait": ("sync",)}.get(signal, ())
+    a batched run takes that run). The timeline item of a region outside
+    loops probes the loop regions it covers, not the region itself."""
+    kinds = {"duration": ("boundary", "timeline") if in_loop else ("boundary",),
+             "timeline": ("timeline",), "sync": ("sync",), "wait": ("sync",)}.get(signal, ())
     found = []
     for rid, labels in run_items.items():
         for lab in labels:

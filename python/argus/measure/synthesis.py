@@ -79,8 +79,11 @@ def duration_from_runs(reports: List[dict], region: str,
         r = region_from_report(rep, region)
         if r is None:
             continue
-        if window and r.get("per_iteration"):
-            its = window_stats(r["per_iteration"].get("iterations", []), window)
+        per_it = (r.get("per_iteration") or {}).get("iterations") or []
+        # A region outside loops has one entry without an iteration number:
+        # the window does not apply to it.
+        if window and any(it.get("iteration") is not None for it in per_it):
+            its = window_stats(per_it, window)
             n = sum(it["count"] for it in its)
             if not n:
                 continue
@@ -209,7 +212,8 @@ def join_completion(probe: Dict[Tuple[str, int], float],
 
 
 def kernel_time(reports: List[dict]) -> Optional[dict]:
-    med = [((r or {}).get("timing") or {}).get("median") for r in reports]
+    # argus-run reports wrap the median ({"value", "provenance"})
+    med = [_value(((r or {}).get("timing") or {}).get("median")) for r in reports]
     med = [m for m in med if m is not None]
     if not med:
         return None
