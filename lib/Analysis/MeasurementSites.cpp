@@ -316,6 +316,24 @@ llvm::json::Value MeasurementSites::toJSON() const {
                             {"pipeline_depth", depth}};
 }
 
+llvm::StringRef MeasurementSites::innermostRegion(Operation *op) const {
+  auto w = within.find(op);
+  if (w == within.end() || w->second.empty())
+    return {};
+  return regionList[w->second.back()].name;
+}
+
+void MeasurementSites::forEachOpInRegion(
+    llvm::function_ref<void(Operation *, llvm::StringRef)> fn) const {
+  for (Operation *op : order) {
+    if (isa<RegionBeginOp, RegionEndOp>(op))
+      continue;
+    llvm::StringRef region = innermostRegion(op);
+    if (!region.empty())
+      fn(op, region);
+  }
+}
+
 std::vector<LineOwners> MeasurementSites::lineOwners() const {
   std::vector<LineOwners> lines;
   llvm::DenseMap<std::pair<StringAttr, unsigned>, size_t> index;
@@ -329,12 +347,7 @@ std::vector<LineOwners> MeasurementSites::lineOwners() const {
         index.try_emplace({f.getFilename(), f.getLine()}, lines.size());
     if (fresh)
       lines.push_back({f.getFilename().str(), f.getLine(), {}});
-    auto w = within.find(op);
-    llvm::StringRef owner =
-        w == within.end() || w->second.empty()
-            ? llvm::StringRef()
-            : llvm::StringRef(regionList[w->second.back()].name);
-    ++lines[it->second].opsByRegion[owner];
+    ++lines[it->second].opsByRegion[innermostRegion(op)];
   }
   return lines;
 }

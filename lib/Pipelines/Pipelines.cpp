@@ -61,6 +61,7 @@ OpPassManager &addArgusToGPU(OpPassManager &pm,
     ArgusPrintLineRegionsOptions lines;
     lines.output = o.lineinfoRegions;
     pm.addPass(createArgusPrintLineRegions(lines));
+    pm.addPass(createArgusMarkRegionLocations());
   }
   addProbes(pm, o);
   ArgusToGPUOptions lower;
@@ -97,6 +98,8 @@ void addFinish(OpPassManager &pm, OpPassManager &gm,
     LLVM::DIScopeForLLVMFuncOpPassOptions di;
     di.emissionKind = LLVM::DIEmissionKind::DebugDirectivesOnly;
     pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(di));
+    if (!o.lineinfoRegions.empty())
+      pm.addPass(createArgusRegionLineFiles());
   }
   // gpu-module-to-binary with the LLVM backend guarded: its errors become
   // diagnostics instead of ending the process (ModuleToBinary.cpp).

@@ -100,6 +100,13 @@ public:
   /// {region: [...]}, "pipeline_depth": N}; locations as file, line, col.
   llvm::json::Value toJSON() const;
 
+  /// The innermost measured region `op` lies in ("" for none).
+  llvm::StringRef innermostRegion(Operation *op) const;
+  /// Every op of the module inside a measured region (region markers
+  /// excepted), with its innermost region, in program order.
+  void forEachOpInRegion(
+      llvm::function_ref<void(Operation *, llvm::StringRef)> fn) const;
+
   /// Every source line of the module's ops (region markers excepted) with
   /// its ops counted by innermost region, in order of first appearance.
   std::vector<LineOwners> lineOwners() const;

@@ -104,4 +104,32 @@ def ArgusTensorMapParams : Pass<"argus-tensor-map-params",
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def ArgusMarkRegionLocations
+    : Pass<"argus-mark-region-locations", "::mlir::ModuleOp"> {
+  let summary = "name each op's location after the innermost measured region";
+  let description = [{
+    Before the lowering, while the region markers are there: every op inside
+    a measured region gets the location `"argus.region:NAME"(LOC)` (a name
+    location around its own), which the conversion patterns pass on to the
+    code they make. `argus-region-line-files` turns it into line info after
+    the lowering, so each instruction of the binary names its region exactly
+    even where a source line (a helper called from two regions) has code in
+    several. Ops outside every region keep their locations.
+  }];
+}
+
+def ArgusRegionLineFiles
+    : Pass<"argus-region-line-files", "::mlir::ModuleOp"> {
+  let summary = "line info that names each instruction's measured region";
+  let description = [{
+    After `ensure-debug-info-scope-on-llvm-func`: an op whose location is
+    `"argus.region:NAME"(LOC)` gets LOC in a lexical block of its
+    function's subprogram whose file is `FILE [argus region NAME]` (same
+    directory), so the `.loc` directives, ptxas `-lineinfo` and nvdisasm name
+    the region with the line. The planner's `hw` collection reads it
+    (python/argus/measure/pcmap.py). Other locations are left as they are.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // ARGUS_TRANSFORMS_PASSES_TD

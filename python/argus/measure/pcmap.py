@@ -12,10 +12,17 @@ Three tables meet here (the ``hw`` signal, docs/Measure.md):
   sass``): one row per instruction with its address and counters.
 
 ``pc_regions`` joins the first two into ``pc -> {region: ops}``, the input
-of ``attribution.attribute``. A line is matched by file name and number;
-the PTX names one file per function (the subprogram's), so lines of ops
-from other files are matched by number alone and their counts summed: a
-clash then shows as a shared line (entropy above 0), never as a silent
+of ``attribution.attribute``. The lowering names each instruction's
+innermost region in the file of its line (``F [argus region R]``:
+argus-mark-region-locations / argus-region-line-files), so an instruction
+of a region is that region's even where its source line has code in
+several (a helper called from two regions). An instruction without a
+region in its file is matched in the line table, by file name and line
+number: to the ops outside every region when the line has some, else (an
+op whose location the lowering merged) to all the line's ops, split by
+count. The PTX names one file per function (the subprogram's), so lines of
+ops from other files are matched by number alone and their counts summed:
+a clash then shows as a shared line (entropy above 0), never as a silent
 reassignment.
 """
 
@@ -31,6 +38,7 @@ from .attribution import OUTSIDE
 
 _FUNC = re.compile(r"^\s*\.text\.(?P<name>[\w.$]+):")
 _LINE = re.compile(r'//##\s*File\s+"(?P<file>[^"]*)",\s*line\s+(?P<line>\d+)')
+_REGION_FILE = re.compile(r"^(?P<file>.*) \[argus region (?P<region>.*)\]$")
 _INST = re.compile(r"/\*(?P<addr>[0-9a-fA-F]{4,})\*/\s+(?P<text>[^;]*;)")
 
 
@@ -134,9 +142,14 @@ def pc_regions(pc_line: Mapping[int, Tuple[str, int]],
                 owners[r] = owners.get(r, 0) + n
     out: Dict[int, Dict[str, float]] = {}
     for pc, (f, line) in pc_line.items():
+        tagged = _REGION_FILE.match(f)
+        if tagged:
+            out[pc] = {tagged.group("region"): 1}
+            continue
         owners = by_file.get((os.path.basename(f), line)) or by_line.get(line)
         if owners:
-            out[pc] = dict(owners)
+            outside = owners.get(OUTSIDE)
+            out[pc] = {OUTSIDE: outside} if outside else dict(owners)
     return out
 
 
