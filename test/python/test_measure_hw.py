@@ -250,3 +250,26 @@ def test_spec_takes_the_lowered_modules_shared_memory(tmp_path):
     # no ABI beside the module: the template's value stays
     (files / "module.ptx.json").unlink()
     assert json.load(open(write_spec(ctx)[0]))["shared_mem"] == 196672
+
+
+def test_cli_hw_ask_offline_names_the_gpu_hosts_tools(tmp_path, capsys):
+    """argus-measure run --ask R:hw --offline: the line table is made here
+    (real argus-opt), the ncu collection's script runs the ptxas, ncu and
+    nvdisasm given on the command line."""
+    if not os.path.exists(TOOL):
+        pytest.skip("argus-opt not built")
+    from argus.measure.cli import main as measure_main
+    launch = tmp_path / "launch.json"
+    launch.write_text(json.dumps({"kernel": "gemm_pipelined_2stage", "grid": [1, 1, 1],
+                                  "block": [128, 1, 1], "args": []}))
+    art = tmp_path / "art"
+    code = measure_main(["run", GEMM2, "--ask", "mma:hw", "--launch", str(launch),
+                         "--artifacts", str(art), "--offline", "--argus-opt", TOOL,
+                         "--argus-run", "/gpu/bin/argus-run", "--ncu", "/gpu/bin/ncu",
+                         "--ptxas", "/gpu/bin/ptxas", "--nvdisasm", "/gpu/bin/nvdisasm"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    script = open(art / "offline" / "collect.sh").read()
+    for tool in ("/gpu/bin/ptxas -arch=sm_90a -lineinfo", "/gpu/bin/ncu --clock-control none",
+                 "/gpu/bin/nvdisasm --print-line-info", "/gpu/bin/argus-run"):
+        assert tool in script

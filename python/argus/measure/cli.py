@@ -58,6 +58,10 @@ def main(argv=None) -> int:
             p.add_argument("--artifacts", required=True)
             p.add_argument("--argus-run", default="argus-run")
             p.add_argument("--ncu", default="ncu")
+            p.add_argument("--ptxas", default="ptxas",
+                           help="hw signal: the GPU host's ptxas (makes the profiled cubin)")
+            p.add_argument("--nvdisasm", default="nvdisasm",
+                           help="hw signal: the GPU host's nvdisasm (line info of each PC)")
             p.add_argument("--perfetto", metavar="TRACE.json", default=None,
                            help="also write the report as a Perfetto / chrome://tracing "
                                 "trace (one lane per warp, named by its role)")
@@ -90,7 +94,8 @@ def main(argv=None) -> int:
     if a.cmd == "plan":
         print(plan.dumps() if a.json else plan.to_text())
         return 0
-    tools = {"argus-opt": a.argus_opt or "argus-opt", "argus-run": a.argus_run, "ncu": a.ncu}
+    tools = {"argus-opt": a.argus_opt or "argus-opt", "argus-run": a.argus_run, "ncu": a.ncu,
+             "ptxas": a.ptxas, "nvdisasm": a.nvdisasm}
     handlers = HandlerRef("argus.measure.handlers:make_handlers", {"tools": tools})
     if a.offline:
         from ..execution.offline import OfflineExecutor
