@@ -273,3 +273,22 @@ def test_cli_hw_ask_offline_names_the_gpu_hosts_tools(tmp_path, capsys):
     for tool in ("/gpu/bin/ptxas -arch=sm_90a -lineinfo", "/gpu/bin/ncu --clock-control none",
                  "/gpu/bin/nvdisasm --print-line-info", "/gpu/bin/argus-run"):
         assert tool in script
+
+
+def test_parsers_take_any_text_without_crashing():
+    """Truncated or foreign tool output: the ncu table is a ValueError or a
+    table, the nvdisasm listing a (possibly empty) map; nothing else."""
+    import random
+    rng = random.Random(7)
+    pieces = [NCU_CSV, NVDISASM, '"Address"', "0x10", ",", "\n", '"', "//## File", " line ",
+              ".text.k:", "/*0010*/ X ;", "nan", "-", "1e309", "\x00", "é"]
+    for _ in range(400):
+        text = "".join(rng.choice(pieces)[:rng.randint(0, 40)] for _ in range(rng.randint(0, 12)))
+        try:
+            t = pcmap.ncu_source_table(text)
+            assert isinstance(t, dict) and t and min(t) == 0
+        except ValueError:
+            pass
+        lines = pcmap.sass_lines(text)
+        assert all(isinstance(pc, int) and ln > 0 for pc, (_, ln) in lines.items())
+        pcmap.pc_regions(lines, LINES)
