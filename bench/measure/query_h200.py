@@ -40,6 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
 import argus.compile as acomp  # noqa: E402
 from argus.execution.slurm import SlurmConfig  # noqa: E402
 from argus.measure import ArtifactStore, Planner, Query, Scope, make_handlers  # noqa: E402
+from argus.measure.capabilities import toolchain_id  # noqa: E402
 from argus.measure.program import Program  # noqa: E402
 from argus.measure.transform import instrument_commands  # noqa: E402
 from argus.execution.offline import OfflineExecutor  # noqa: E402
@@ -149,7 +150,8 @@ def run_round():
     if os.path.exists(tpath):
         timing = json.load(open(tpath))
     for store, name, q, batch in queries():
-        plan = Planner(max_batch=batch, capacity=CAPACITY).plan(q)
+        plan = Planner(max_batch=batch, capacity=CAPACITY,
+                       toolchain=toolchain_id(TOOLS["argus-opt"])).plan(q)
         t0 = time.time()
         ex = OfflineExecutor(ArtifactStore(os.path.join(GEN, "store", store)),
                              SlurmConfig(collect_timeout=300)).execute(plan, handlers)

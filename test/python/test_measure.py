@@ -669,3 +669,27 @@ def test_duration_of_a_region_outside_loops_is_not_taken_from_its_timeline_run()
     assert report._run_for("mainloop", "timeline", runs_items, in_loop=False) == "run02"
     loop = {"run01": ["timeline:wait", "boundary:x"], "run02": ["timeline:wait"]}
     assert report._run_for("wait", "duration", loop, in_loop=True) == "run02"
+
+
+def test_a_rebuilt_compiler_never_reuses_artifacts(tmp_path):
+    """Every task is bound to the argus-opt binary's hash: the same query
+    with another compiler runs everything again (the artifacts of the old
+    one would describe other code)."""
+    exe = tmp_path / "argus-opt"
+    exe.write_bytes(b"#!/bin/sh\\necho one\\n")
+    exe.chmod(0o755)
+    one = caps.toolchain_id(str(exe))
+    assert one and len(one) == 16 and caps.toolchain_id(str(tmp_path / "none")) is None
+    store = ArtifactStore(str(tmp_path / "art"))
+    calls = []
+    plan = Planner(toolchain=one).plan(query(asks=[("wait", "duration")]))
+    assert LocalExecutor(store).execute(plan, fake_handlers(calls)).ok()
+    calls.clear()
+    same = Planner(toolchain=one).plan(query(asks=[("wait", "duration")]))
+    assert LocalExecutor(store).execute(same, fake_handlers(calls)).ok() and calls == []
+    exe.write_bytes(b"#!/bin/sh\\necho two\\n")
+    two = caps.toolchain_id(str(exe))
+    assert two != one
+    rebuilt = Planner(toolchain=two).plan(query(asks=[("wait", "duration")]))
+    ex = LocalExecutor(store).execute(rebuilt, fake_handlers(calls))
+    assert ex.ok() and len(calls) == len(rebuilt.tasks) and ex.count("cached") == 0

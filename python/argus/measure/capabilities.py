@@ -10,7 +10,9 @@ them (nothing is faked).
 
 from __future__ import annotations
 
+import hashlib
 import re
+import shutil
 import subprocess
 from typing import FrozenSet, Iterable, Optional
 
@@ -63,3 +65,17 @@ def parse_help(text: str) -> Iterable[str]:
             yield f"{current}:{name}"
         elif current and ind <= indent:
             current = None
+
+
+def toolchain_id(argus_opt: Optional[str]) -> Optional[str]:
+    """sha256 (16 hex digits) of the argus-opt binary, found on PATH when
+    not a path; None when there is none. The planner binds every task to it,
+    so a rebuilt compiler never reuses artifacts of the old one."""
+    path = shutil.which(argus_opt) if argus_opt else None
+    if not path:
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]

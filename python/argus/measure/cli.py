@@ -87,7 +87,8 @@ def main(argv=None) -> int:
                   launch=launch, repeats=a.repeats)
         caps = capabilities.detect(a.argus_opt) if a.argus_opt else None
         plan = Planner(capabilities=caps, max_batch=a.max_batch,
-                       isolate_below_ns=a.isolate_below_ns or None).plan(q)
+                       isolate_below_ns=a.isolate_below_ns or None,
+                       toolchain=capabilities.toolchain_id(a.argus_opt or "argus-opt")).plan(q)
     except (ValueError, OSError) as e:
         print(f"argus-measure: {e}", file=sys.stderr)
         return 2

@@ -51,7 +51,8 @@ def discover(program: Program, analysis: str, region: str) -> List[Target]:
 class Planner:
     def __init__(self, capabilities=None, registry: Dict[str, Recipe] = None,
                  max_batch: int = 8, capacity: int = 4096, eager: bool = True,
-                 isolate_below_ns: Optional[float] = 5000.0):
+                 isolate_below_ns: Optional[float] = 5000.0,
+                 toolchain: Optional[str] = None):
         self.capabilities = frozenset(caps_mod.KNOWN if capabilities is None else capabilities)
         self.registry = dict(REGISTRY if registry is None else registry)
         self.max_batch = max_batch
@@ -62,6 +63,9 @@ class Planner:
         # ~1 us per warp): after a batched run, the regions it measured
         # shorter than this are measured again alone (None: never).
         self.isolate_below_ns = isolate_below_ns
+        # The compiler's identity (capabilities.toolchain_id): part of every
+        # task's binding, so artifacts of another argus-opt are not reused.
+        self.toolchain = toolchain
 
     # -- closure ----------------------------------------------------------
     def closure(self, asks: Sequence[Tuple[str, str]]) -> List[Tuple[str, str]]:
@@ -248,8 +252,11 @@ class _Ctx:
     def binding(self, region, scoped: bool = True):
         """What a task is bound to; analyses and the reference run do not
         depend on the scope (their artifacts are shared across scopes)."""
-        return {"program_version": self.program.version, "region": region,
-                "scope": self.scope if scoped else None, "backend": self.query.target}
+        b = {"program_version": self.program.version, "region": region,
+             "scope": self.scope if scoped else None, "backend": self.query.target}
+        if self.planner.toolchain:
+            b["toolchain"] = self.planner.toolchain
+        return b
 
     def analysis_task(self, name: str, region: str, unavailable=None) -> str:
         key = f"{name}:{region}"
