@@ -35,8 +35,9 @@ from .recipes import ANALYSIS_REQUIRES, REGISTRY, Recipe
 from .transform import DEFAULT_CLOCK, insert_probes_options, option_string
 
 DEFAULT_WINDOW = (0, 16)
-#: Analyses of the whole program rather than of one region.
-WHOLE_PROGRAM_ANALYSES = ("analysis:pc-regions",)
+#: Analyses of the whole program rather than of one region (their summaries).
+WHOLE_PROGRAM_ANALYSES = {
+    "analysis:pc-regions": "lower the unprobed kernel with line info and its line -> region table"}
 
 
 def discover(program: Program, analysis: str, region: str) -> List[Target]:
@@ -267,7 +268,8 @@ class _Ctx:
         t = self.plan.add(Task(self.plan.new_id("transform", f"{name[9:]}-{region}"),
                                "transform", name, inputs=[self.analysis["analysis:regions"]],
                                options={"source": self.program.path, "region": region,
-                                        "summary": f"discover {name[9:]} in {region}"},
+                                        "summary": WHOLE_PROGRAM_ANALYSES.get(
+                                            name, f"discover {name[9:]} in {region}")},
                                binding=self.binding(region, scoped=False),
                                unavailable=(f"missing {', '.join(miss)}" if miss else None)))
         self.analysis[key] = t.id
