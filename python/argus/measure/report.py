@@ -224,10 +224,14 @@ def text_summary(rep: dict) -> str:
                 lines.append(f"  {region:12s} {sig:10s} {len(rows)} (site, iteration) rows"
                              + (f", mean {sum(vals) / len(vals):.1f}" if vals else ""))
             elif sig == "hw":
+                totals = (rep.get("hw") or {}).get("totals", {})
                 for key in _HW_HEADLINE:
                     f = v["inclusive"].get(key)
                     if f:
-                        lines.append(f"  {region:12s} {sig:10s} {key}: {f['value']:.0f} "
+                        total = (totals.get(key) or {}).get("value")
+                        share = f" = {100 * f['value'] / total:.1f}% of the kernel" \
+                            if total else ""
+                        lines.append(f"  {region:12s} {sig:10s} {key}: {f['value']:.0f}{share} "
                                      f"(attributed, entropy {f['entropy']:.2f}, "
                                      f"{f['pcs']} instructions)")
             elif sig == "timeline":
