@@ -91,7 +91,7 @@ def inclusive(attributed: dict, parents: Mapping[str, Optional[str]]) -> Dict[st
     own = attributed["regions"]
     out: Dict[str, dict] = {}
     for r in set(parents) | set(own):
-        parts = [c for c in own if c == r or _within(c, r, parents)]
+        parts = [c for c in own if c == r or nested_in(c, r, parents)]
         fields: Dict[str, dict] = {}
         for c in parts:
             for m, f in own[c].items():
@@ -108,7 +108,9 @@ def inclusive(attributed: dict, parents: Mapping[str, Optional[str]]) -> Dict[st
     return out
 
 
-def _within(name: str, outer: str, parents: Mapping[str, Optional[str]]) -> bool:
+def nested_in(name: str, outer: str, parents: Mapping[str, Optional[str]]) -> bool:
+    """``name`` lies (at any depth) inside region ``outer``; ``parents``:
+    region -> enclosing region (None at the top)."""
     p = parents.get(name)
     seen = set()
     while p is not None and p not in seen:

@@ -176,9 +176,10 @@ def write_spec(ctx, module: Optional[str] = None):
     transform input's artifact, unless given)."""
     t = ctx.task
     src = t.inputs[0]
+    files = ctx.input_files(src)
+    lowered = (ctx.inputs[src] or {}).get("module", "module.ptx")
     if module is None:
-        files = ctx.input_files(src)
-        module = os.path.join(files, (ctx.inputs[src] or {}).get("module", "module.ptx"))
+        module = os.path.join(files, lowered)
     template = t.options.get("launch") or {}
     probes = None
     if t.options.get("probes"):
@@ -195,7 +196,7 @@ def write_spec(ctx, module: Optional[str] = None):
     # The lowered module's own launch needs (docs/Lowering.md's ABI JSON next
     # to the PTX): probes take shared memory of their own, so an instrumented
     # kernel asks for more dynamic shared memory than the template's.
-    abi = _module_abi(ctx, src, spec["kernel"])
+    abi = _module_abi(os.path.join(files, lowered + ".json"), spec["kernel"]) if files else None
     if abi and "dynamic_smem" in abi:
         spec["shared_mem"] = int(abi["dynamic_smem"])
     spec_path = os.path.join(ctx.workdir, "spec.json")
@@ -204,14 +205,9 @@ def write_spec(ctx, module: Optional[str] = None):
     return spec_path, os.path.join(ctx.workdir, "report.json")
 
 
-def _module_abi(ctx, src, kernel: str) -> Optional[dict]:
+def _module_abi(path: str, kernel: str) -> Optional[dict]:
     """The kernel's entry of the launch ABI argus-opt dumped beside the
-    input artifact's module (``module.ptx.json``), if there is one."""
-    files = ctx.input_files(src)
-    name = (ctx.inputs[src] or {}).get("module")
-    if not files or not name:
-        return None
-    path = os.path.join(files, name + ".json")
+    lowered module (``module.ptx.json``), if there is one."""
     try:
         with open(path) as f:
             return json.load(f).get("kernels", {}).get(kernel)

@@ -102,7 +102,7 @@ def ncu_source_table(text: str) -> Dict[int, Dict[str, float]]:
     if header is None:
         raise ValueError("ncu source CSV: no header row with an 'Address' column")
     ai = header.index("Address")
-    skip = {ai} | {i for i, n in enumerate(header) if n in ("Source", "Address", "")}
+    skip = {i for i, n in enumerate(header) if n in ("Source", "Address", "")}
     table: Dict[int, Dict[str, float]] = {}
     for r in rows[start:]:
         if len(r) <= ai:

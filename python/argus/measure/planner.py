@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import capabilities as caps_mod
+from .attribution import nested_in
 from .effects import ProbeItem, partition
 from .plan import Plan, Task
 from .program import Program, Target
@@ -201,8 +202,9 @@ class Planner:
             if kind == "timeline" and not regions[region].in_loop:
                 # The per-iteration timeline of an outer region: its regions
                 # inside loops, probed together.
+                parents = {n: i.parent for n, i in regions.items()}
                 covers = tuple(n for n, i in regions.items() if i.in_loop and
-                               _inside(regions, n, region))
+                               nested_in(n, region, parents))
                 if not covers:
                     raise ValueError(f"{region}:timeline: {region} is not inside a loop and "
                                      "holds no region that is (no per-iteration records)")
@@ -410,15 +412,6 @@ def made_regions(run: List[ProbeItem]) -> List[str]:
                  "site-trace": [f"issue:{it.site}", f"wait:{it.site}"]}.get(it.kind, [])
         out += [n for n in names if n not in out]
     return out
-
-
-def _inside(regions, name, outer) -> bool:
-    p = regions[name].parent
-    while p is not None:
-        if p == outer:
-            return True
-        p = regions[p].parent
-    return False
 
 
 def _why_separate(run: List[ProbeItem]) -> str:

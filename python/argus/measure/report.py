@@ -49,6 +49,7 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
     scope = options.get("scope") or {}
     window = scope.get("iterations")
     out_regions: Dict[str, dict] = {}
+    inclusive = attribution.inclusive(hw["hw"], hw.get("parents") or {}) if hw else {}
     for region, signal in options.get("asks", []):
         r = out_regions.setdefault(region, {})
         src = _run_for(region, signal, run_items,
@@ -58,8 +59,9 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
             r[signal] = S.duration_from_runs(reports, region, window) or \
                 {"missing": "no run report for this region"}
         elif signal == "timeline":
+            parents = {n: i.get("parent") for n, i in regions_info.items()}
             covers = [n for n, i in regions_info.items()
-                      if i.get("in_loop") and _inside(regions_info, n, region)] or [region]
+                      if i.get("in_loop") and attribution.nested_in(n, region, parents)] or [region]
             r[signal] = S.timeline_from_runs(reports, covers, window, scope.get("warps") or ())
         elif signal in ("sync", "wait"):
             sites = [lab.split(":", 2)[2] for lab in run_items.get(src, [])
@@ -69,7 +71,7 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
         elif signal in ("completion", "site-trace", "exposed"):
             r[signal] = _async(signal, region, runs, run_items, window, distance or {})
         elif signal == "hw" and hw is not None:
-            r[signal] = _hw(region, hw)
+            r[signal] = _hw(region, hw, inclusive)
         else:
             r[signal] = {"missing": "not collected (see unavailable)"}
     ref = runs.get("reference", [])
@@ -81,11 +83,12 @@ def build(options: dict, regions_info: dict, runs: Dict[str, List[dict]],
             **({"hw": _hw_summary(hw)} if hw is not None else {})}
 
 
-def _hw(region: str, hw: dict) -> dict:
+def _hw(region: str, hw: dict, inclusive: Dict[str, dict]) -> dict:
     """The region's attributed counters: ``own`` (its innermost ops) and
-    ``inclusive`` (with the regions nested in it)."""
+    ``inclusive`` (with the regions nested in it: attribution.inclusive of
+    the whole run)."""
     own = hw["hw"]["regions"].get(region, {})
-    incl = attribution.inclusive(hw["hw"], hw.get("parents") or {}).get(region, {})
+    incl = inclusive.get(region, {})
     if not own and not incl:
         return {"missing": "no profiled instruction carries a line of this region"}
     return {"own": own, "inclusive": incl}
@@ -175,15 +178,6 @@ def _run_for(region, signal, run_items, in_loop: bool = True):
                 found.append((len(labels), rid))
                 break
     return min(found)[1] if found else None
-
-
-def _inside(info, name, outer):
-    p = info.get(name, {}).get("parent")
-    while p is not None:
-        if p == outer:
-            return True
-        p = info.get(p, {}).get("parent")
-    return False
 
 
 def text_summary(rep: dict) -> str:
