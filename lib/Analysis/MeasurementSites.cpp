@@ -323,32 +323,26 @@ llvm::StringRef MeasurementSites::innermostRegion(Operation *op) const {
   return regionList[w->second.back()].name;
 }
 
-void MeasurementSites::forEachOpInRegion(
+void MeasurementSites::forEachOp(
     llvm::function_ref<void(Operation *, llvm::StringRef)> fn) const {
-  for (Operation *op : order) {
-    if (isa<RegionBeginOp, RegionEndOp>(op))
-      continue;
-    llvm::StringRef region = innermostRegion(op);
-    if (!region.empty())
-      fn(op, region);
-  }
+  for (Operation *op : order)
+    if (!isa<RegionBeginOp, RegionEndOp>(op)) // no code without probes
+      fn(op, innermostRegion(op));
 }
 
 std::vector<LineOwners> MeasurementSites::lineOwners() const {
   std::vector<LineOwners> lines;
   llvm::DenseMap<std::pair<StringAttr, unsigned>, size_t> index;
-  for (Operation *op : order) {
-    if (isa<RegionBeginOp, RegionEndOp>(op))
-      continue; // markers lower to no code without probes
+  forEachOp([&](Operation *op, llvm::StringRef region) {
     FileLineColLoc f = fileLocation(op->getLoc());
     if (!f)
-      continue;
+      return;
     auto [it, fresh] =
         index.try_emplace({f.getFilename(), f.getLine()}, lines.size());
     if (fresh)
       lines.push_back({f.getFilename().str(), f.getLine(), {}});
-    ++lines[it->second].opsByRegion[innermostRegion(op)];
-  }
+    ++lines[it->second].opsByRegion[region];
+  });
   return lines;
 }
 

@@ -39,9 +39,10 @@ struct MarkRegionLocationsPass
     if (failed(sites))
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
-    sites->forEachOpInRegion([&](Operation *op, llvm::StringRef region) {
-      op->setLoc(NameLoc::get(StringAttr::get(ctx, kRegionPrefix + region),
-                              op->getLoc()));
+    sites->forEachOp([&](Operation *op, llvm::StringRef region) {
+      if (!region.empty())
+        op->setLoc(NameLoc::get(StringAttr::get(ctx, kRegionPrefix + region),
+                                op->getLoc()));
     });
   }
 };

@@ -2,7 +2,7 @@
 
 #include "argus/runtime/DeviceReference.h"
 
-#include <cstring>
+#include "DeviceResources.h"
 
 namespace argus {
 namespace rt {
@@ -133,27 +133,6 @@ int typeCode(DType t) {
   }
 }
 
-/// Device buffers freed on every exit path.
-struct Buffers {
-  Device &dev;
-  std::vector<DevicePtr> ptrs;
-  ModuleHandle module;
-  explicit Buffers(Device &d) : dev(d) {}
-  DevicePtr upload(const uint8_t *data, size_t bytes) {
-    DevicePtr p = dev.alloc(bytes);
-    ptrs.push_back(p);
-    if (data)
-      dev.copyToDevice(p, data, bytes);
-    return p;
-  }
-  ~Buffers() {
-    for (DevicePtr p : ptrs)
-      dev.free(p);
-    if (module.handle)
-      dev.unloadModule(module);
-  }
-};
-
 } // namespace
 
 std::optional<std::vector<float>>
@@ -180,14 +159,21 @@ deviceReferenceGemm(Device &dev, const uint8_t *a, DType ta, const uint8_t *b,
     why = "C is too large for the device reference's grid";
     return std::nullopt;
   }
-  Buffers bufs(dev);
+  DeviceResources rs(dev);
   std::string ptx(kReferenceGemmPtx);
-  bufs.module = dev.loadModule(std::vector<char>(ptx.begin(), ptx.end()),
-                               ModuleFormat::PTX);
-  FunctionHandle fn = dev.getFunction(bufs.module, "argus_reference_gemm");
-  uint64_t pa = bufs.upload(a, size_t(M) * K * dtypeSize(ta));
-  uint64_t pb = bufs.upload(b, size_t(K) * N * dtypeSize(tb));
-  uint64_t pc = bufs.upload(nullptr, size_t(M) * N * sizeof(float));
+  rs.module = dev.loadModule(std::vector<char>(ptx.begin(), ptx.end()),
+                             ModuleFormat::PTX);
+  FunctionHandle fn = dev.getFunction(rs.module, "argus_reference_gemm");
+  auto upload = [&](const uint8_t *data, size_t bytes) {
+    DevicePtr p = dev.alloc(bytes);
+    rs.buffers.push_back(p);
+    if (data)
+      dev.copyToDevice(p, data, bytes);
+    return p;
+  };
+  uint64_t pa = upload(a, size_t(M) * K * dtypeSize(ta));
+  uint64_t pb = upload(b, size_t(K) * N * dtypeSize(tb));
+  uint64_t pc = upload(nullptr, size_t(M) * N * sizeof(float));
   uint64_t m = M, n = N, k = K;
   // Element strides of A(m, k) and B(k, n) in their stored layouts.
   uint64_t am = aT ? 1 : K, ak = aT ? M : 1;

@@ -1,6 +1,7 @@
 //===- Runner.cpp - Run a launch spec end to end --------------------------===//
 #include "argus/runtime/Runner.h"
 
+#include "DeviceResources.h"
 #include "argus/runtime/DeviceReference.h"
 #include "argus/runtime/Error.h"
 #include "argus/runtime/Spec.h"
@@ -18,22 +19,6 @@ namespace argus {
 namespace rt {
 
 namespace {
-
-/// Frees device resources on every exit path.
-struct DeviceResources {
-  Device &dev;
-  ModuleHandle module;
-  std::vector<DevicePtr> buffers;
-  std::vector<void *> events;
-  explicit DeviceResources(Device &d) : dev(d) {}
-  ~DeviceResources() {
-    for (void *e : events)
-      dev.destroyEvent(e);
-    for (DevicePtr p : buffers)
-      dev.free(p);
-    dev.unloadModule(module);
-  }
-};
 
 Json dims(const unsigned d[3]) {
   Json a = Json::array();

@@ -102,10 +102,10 @@ public:
 
   /// The innermost measured region `op` lies in ("" for none).
   llvm::StringRef innermostRegion(Operation *op) const;
-  /// Every op of the module inside a measured region (region markers
-  /// excepted), with its innermost region, in program order.
-  void forEachOpInRegion(
-      llvm::function_ref<void(Operation *, llvm::StringRef)> fn) const;
+  /// Every op of the module (region markers excepted), with its innermost
+  /// measured region ("" for none), in program order.
+  void
+  forEachOp(llvm::function_ref<void(Operation *, llvm::StringRef)> fn) const;
 
   /// Every source line of the module's ops (region markers excepted) with
   /// its ops counted by innermost region, in order of first appearance.
