@@ -1,0 +1,437 @@
+//===- SolveQuery.cpp - how the verifier decides one query ----------------===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// Every check ends in quantifier-free bit-vector queries. No one procedure
+// decides them all quickly: bit selections of layouts and swizzles are
+// free for a bit-blaster and hard for arithmetic solvers, while the tile
+// arithmetic of coverage, ranges and rings (`e - 128 * (e / 128) < 128`
+// over 24-bit adders) takes a SAT solver seconds and a simplex-based
+// integer solver milliseconds. A query goes through stages, each with a
+// deterministic budget of Z3's resource counter, until one decides it:
+//
+//   1. the abstraction: symbolic products, quotients and remainders
+//      replaced by fresh variables (the arithmetic lemmas tie them
+//      together); without such terms it is the query itself;
+//   2. the abstraction as exact linear integer arithmetic
+//      (IntegerTranslation.h), when its terms translate, under Z3's LIA
+//      strategy. Queries with many bit selections (a layout's thread and
+//      lane decompositions) first get a brief bit-blasting attempt;
+//   3. the abstraction, bit-blasted with a larger budget;
+//   4. the full query, bit-blasted.
+//
+// Unsat at any stage proves the query unsat (every model of the query is
+// one of its abstraction). A model of the abstraction is tried on the full
+// query, first with every variable fixed to the model's value (a
+// propagation), then with only the inputs of its products and quotients
+// fixed (a search without multiplier circuits): a model found so is the
+// query's, and stage 4 is skipped, so witnesses are mostly found without
+// multiplier circuits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ArithmeticLemmas.h"
+#include "ConstantDivision.h"
+#include "IntegerTranslation.h"
+#include "KernelVerifier.h"
+#include "Subterms.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <set>
+
+namespace argus::verify::detail {
+
+/// Whether `e` is a product, quotient, remainder or multiplication-overflow
+/// test of two symbolic operands.
+static bool isNonlinear(const z3::expr &e) {
+  if (!e.is_app() || e.num_args() != 2)
+    return false;
+  switch (e.decl().decl_kind()) {
+  case Z3_OP_BMUL:
+  case Z3_OP_BUMUL_NO_OVFL:
+    return !e.arg(0).is_numeral() && !e.arg(1).is_numeral();
+  case Z3_OP_BUDIV:
+  case Z3_OP_BUDIV_I:
+  case Z3_OP_BUREM:
+  case Z3_OP_BUREM_I:
+    return !e.arg(1).is_numeral();
+  default:
+    return false;
+  }
+}
+
+namespace {
+/// Rewrites Z3's internal division ops (bvudiv_i, bvurem_i, which its
+/// simplifier produces) to bvudiv and bvurem. They are the same functions
+/// (Z3 interprets division by zero as SMT-LIB does, x / 0 = all ones and
+/// x % 0 = x, in both), but are different terms: the abstraction of
+/// nonlinear terms would make them two unrelated variables and the
+/// arithmetic lemmas, written with bvudiv and bvurem, would miss them.
+class DivisionNormalizer {
+public:
+  z3::expr operator()(const z3::expr &e) {
+    if (!e.is_app() || e.num_args() == 0)
+      return e;
+    auto it = memo.find(e.id());
+    if (it != memo.end())
+      return it->second.second;
+    z3::expr_vector args(e.ctx());
+    bool changed = false;
+    for (unsigned i = 0; i < e.num_args(); ++i) {
+      z3::expr a = (*this)(e.arg(i));
+      changed = changed || !z3::eq(a, e.arg(i));
+      args.push_back(a);
+    }
+    z3::expr r = e;
+    switch (e.decl().decl_kind()) {
+    case Z3_OP_BUDIV_I:
+      r = z3::udiv(args[0], args[1]);
+      break;
+    case Z3_OP_BUREM_I:
+      r = z3::urem(args[0], args[1]);
+      break;
+    default:
+      if (changed)
+        r = e.decl()(args);
+    }
+    memo.emplace(e.id(), std::make_pair(e, r));
+    return r;
+  }
+
+private:
+  // The original term is kept alive so that its id stays its own.
+  std::map<unsigned, std::pair<z3::expr, z3::expr>> memo;
+};
+} // namespace
+
+/// With ARGUS_VERIFY_DUMP_DIR set: one line of queries.log per solver call,
+/// its answer and time.
+static void logQuery(const std::string &what, z3::check_result r,
+                     std::chrono::steady_clock::time_point start,
+                     z3::solver &s) {
+  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
+  if (!dumpDir)
+    return;
+  // Z3's resource counter is the context's: this query's work is what it
+  // added since the last query.
+  static thread_local double lastCount = 0;
+  double count = 0;
+  z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i)
+    if (st.key(i) == "rlimit count")
+      count = st.is_uint(i) ? st.uint_value(i) : st.double_value(i);
+  double work = count >= lastCount ? count - lastCount : count;
+  lastCount = count;
+  std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
+      << what << " work " << work << " "
+      << (r == z3::sat     ? "sat"
+          : r == z3::unsat ? "unsat"
+                           : "unknown")
+      << " "
+      << std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+             .count()
+      << " ms\n";
+}
+
+/// Z3's work per millisecond of a query's budget: a query may spend
+/// `ms * kWorkPerMs` units of Z3's resource counter (its `rlimit`), so
+/// whether it finishes depends neither on the machine's speed nor on its
+/// load; the wall clock (four times the budget) stops only a query
+/// whose units are exceptionally slow. Both the bit-blaster and the integer
+/// solver spend 2 000 to 10 000 units per millisecond on the examples'
+/// queries on an idle core; the largest that succeeds about 3 * 10^7 units.
+static constexpr uint64_t kWorkPerMs = 5000;
+
+/// Budgets of the stages before the full bit-vector query (milliseconds
+/// at kWorkPerMs): they decide most queries, and cost little when they
+/// do not.
+static constexpr unsigned kProbeMs = 10;
+static constexpr unsigned kIntegerMs = 100;
+static constexpr unsigned kIntegerWallSlack = 12;
+/// From this many quotient variables on, the bit-blaster goes first: in the
+/// examples' queries the integer strategy decides every query with fewer
+/// (520 of 520) and about 80% of those with more, where the bit-blaster
+/// takes milliseconds.
+static constexpr unsigned kBitLevelQuotients = 13;
+static constexpr unsigned kLiftMs = 20;
+/// The abstraction's own cap (stage 3), so that a query it cannot decide
+/// leaves time for the full one.
+static constexpr unsigned kAbstractionMs = 8000;
+
+void KernelVerifier::limitSolver(z3::solver &s, unsigned ms,
+                                 unsigned wallSlack) {
+  if (ms == std::numeric_limits<unsigned>::max())
+    return; // timeout-ms=0: no limit
+  constexpr uint64_t most = std::numeric_limits<unsigned>::max() - 1;
+  z3::params p(ctx);
+  p.set("rlimit", static_cast<unsigned>(std::min(ms * kWorkPerMs, most)));
+  p.set("timeout",
+        static_cast<unsigned>(std::min(uint64_t(ms) * wallSlack, most)));
+  s.set(p);
+}
+
+namespace {
+
+/// Variables that, once constant, leave no product, quotient or remainder
+/// of two symbolic values among `nonlinear`: a divisor's, or a factor's
+/// (the one with fewer variables), unless the other side is constant
+/// already.
+std::set<unsigned> multiplierInputs(const z3::expr_vector &nonlinear) {
+  std::set<unsigned> fixed;
+  auto varsOf = [](const z3::expr &e) {
+    std::set<unsigned> vs;
+    z3::expr_vector roots(e.ctx());
+    roots.push_back(e);
+    forEachSubterm(roots, [&](const z3::expr &t) {
+      if (t.num_args() == 0 && t.decl().decl_kind() == Z3_OP_UNINTERPRETED)
+        vs.insert(t.id());
+    });
+    return vs;
+  };
+  auto within = [&](const std::set<unsigned> &vs) {
+    return std::all_of(vs.begin(), vs.end(),
+                       [&](unsigned v) { return fixed.count(v) != 0; });
+  };
+  for (unsigned i = 0; i < nonlinear.size(); ++i) {
+    z3::expr e = nonlinear[i];
+    std::set<unsigned> a = varsOf(e.arg(0)), b = varsOf(e.arg(1));
+    if (within(a) || within(b))
+      continue;
+    Z3_decl_kind k = e.decl().decl_kind();
+    bool division = k != Z3_OP_BMUL && k != Z3_OP_BUMUL_NO_OVFL;
+    const std::set<unsigned> &pick = division || b.size() <= a.size() ? b : a;
+    fixed.insert(pick.begin(), pick.end());
+  }
+  return fixed;
+}
+
+/// The uninterpreted constants (bit-vector and Boolean) of `as`.
+std::vector<z3::expr> variablesOf(const z3::expr_vector &as) {
+  std::vector<z3::expr> vars;
+  forEachSubterm(as, [&](const z3::expr &e) {
+    if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+        (e.is_bv() || e.is_bool()))
+      vars.push_back(e);
+  });
+  return vars;
+}
+
+const char *answer(z3::check_result r) {
+  return r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown";
+}
+
+} // namespace
+
+z3::check_result KernelVerifier::decide(z3::solver &s, const std::string &what,
+                                        std::optional<z3::model> &model) {
+  auto start = std::chrono::steady_clock::now();
+  z3::check_result r = s.check();
+  logQuery(what, r, start, s);
+  if (r == z3::sat)
+    model = s.get_model();
+  return r;
+}
+
+std::optional<z3::model>
+KernelVerifier::lift(const z3::expr_vector &query,
+                     const std::function<z3::expr(const z3::expr &)> &valueOf,
+                     const std::string &what, const std::set<unsigned> *only) {
+  z3::solver s(ctx, "QF_BV");
+  limitSolver(s, kLiftMs);
+  for (unsigned i = 0; i < query.size(); ++i)
+    s.add(query[i]);
+  for (const z3::expr &v : variablesOf(query)) {
+    if (only && !only->count(v.id()))
+      continue;
+    z3::expr value = valueOf(v);
+    if (value.is_numeral() || value.is_true() || value.is_false())
+      s.add(v == value);
+  }
+  std::optional<z3::model> m;
+  if (decide(s, what + (only ? " lifted inputs" : " lifted"), m) != z3::sat)
+    return std::nullopt;
+  return m;
+}
+
+z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
+                                       std::optional<z3::model> &model,
+                                       int skip, unsigned timeoutMs) {
+  // A condition that simplifies to false (no candidate, a guard that folds)
+  // has no witness: no solver call, whose fixed cost (bit-blasting every
+  // constraint of the query) is most of a small query's time.
+  for (auto &c : extra)
+    if (c.simplify().is_false())
+      return z3::unsat;
+  // A fresh (non-incremental) solver per query: Z3's bit-blasting tactic is
+  // much faster here than its incremental core.
+  DivisionNormalizer norm;
+  z3::expr_vector all(ctx);
+  for (auto &c : q->cons)
+    all.push_back(norm(c));
+  for (size_t i = 0; i < q->obligations.size(); ++i)
+    if (static_cast<int>(i) != skip)
+      all.push_back(
+          norm(z3::implies(q->obligations[i].guard, q->obligations[i].cond)));
+  for (auto &c : extra)
+    all.push_back(norm(c));
+  // Facts of symbolic divisions and products the bit-blaster cannot find
+  // in time (valid, so they change no answer).
+  for (auto &l : arithmeticLemmas(ctx, all))
+    all.push_back(l);
+  // Quotients by constants as their defining equations, not dividers (the
+  // same models).
+  z3::expr_vector query = eliminateConstantDivisions(ctx, all);
+  ++queries;
+  std::string name = "q" + std::to_string(queries);
+  unsigned limit =
+      timeoutMs ? std::min(timeoutMs, opts.timeoutMs) : opts.timeoutMs;
+  auto within = [&](unsigned ms) { return std::min(ms, limit); };
+
+  // The abstraction: products, quotients and remainders of two symbolic
+  // values (multiplier and divider circuits when bit-blasted) replaced by
+  // fresh variables. Without such terms it is the query itself.
+  z3::expr_vector from(ctx), to(ctx);
+  forEachSubterm(query, [&](const z3::expr &e) {
+    if (!isNonlinear(e))
+      return;
+    from.push_back(e);
+    std::string v = "nonlinear!" + std::to_string(from.size());
+    to.push_back(e.is_bool() ? ctx.bool_const(v.c_str())
+                             : ctx.constant(v.c_str(), e.get_sort()));
+  });
+  bool exact = from.empty();
+  z3::expr_vector abstraction(ctx);
+  for (unsigned i = 0; i < query.size(); ++i)
+    abstraction.push_back(exact ? query[i] : query[i].substitute(from, to));
+  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR")) {
+    // A debugging aid: every query as SMT-LIB (which term each fresh
+    // variable of the abstraction stands for in its comments).
+    z3::solver dump(ctx);
+    for (unsigned i = 0; i < query.size(); ++i)
+      dump.add(query[i]);
+    std::ofstream(std::string(dumpDir) + "/" + name + ".smt2")
+        << dump.to_smt2();
+    if (!exact) {
+      std::ofstream out(std::string(dumpDir) + "/" + name + ".abstract.smt2");
+      for (unsigned i = 0; i < from.size(); ++i) {
+        std::string t = from[i].to_string();
+        std::replace(t.begin(), t.end(), '\n', ' ');
+        out << "; " << to[i] << " := " << t << "\n";
+      }
+      z3::solver a(ctx);
+      for (unsigned i = 0; i < abstraction.size(); ++i)
+        a.add(abstraction[i]);
+      out << a.to_smt2();
+    }
+  }
+
+  // Whether the abstraction is known satisfiable (its models were tried on
+  // the query): then only the full query can decide.
+  bool abstractionSat = false;
+  // A model of the abstraction (values of the variables) made a model of
+  // the query when it satisfies it.
+  // First with every variable fixed (a propagation); then with only the
+  // inputs of the products and quotients fixed, which leaves a query
+  // without multiplier or divider circuits for the bit-blaster to search.
+  std::set<unsigned> inputs = multiplierInputs(from);
+  auto accept = [&](const std::function<z3::expr(const z3::expr &)> &valueOf) {
+    abstractionSat = true;
+    if (auto m = lift(query, valueOf, name)) {
+      model = m;
+      return true;
+    }
+    if (auto m = lift(query, valueOf, name, &inputs)) {
+      model = m;
+      return true;
+    }
+    return false;
+  };
+  // A stage's answer, when it decides the query.
+  using Answer = std::optional<z3::check_result>;
+  auto bitBlasted = [&](unsigned ms, const char *what) -> Answer {
+    z3::solver s(ctx, "QF_BV");
+    limitSolver(s, within(ms));
+    for (unsigned i = 0; i < abstraction.size(); ++i)
+      s.add(abstraction[i]);
+    std::optional<z3::model> m;
+    z3::check_result r = decide(s, name + " " + what, m);
+    if (r == z3::unsat)
+      return z3::unsat;
+    if (r == z3::sat) {
+      if (exact) {
+        model = m;
+        return z3::sat;
+      }
+      if (accept([&](const z3::expr &v) { return m->eval(v, false); }))
+        return z3::sat;
+    }
+    return std::nullopt;
+  };
+  std::string unsupported;
+  std::optional<IntegerQuery> integers =
+      toLinearIntegers(ctx, abstraction, &unsupported);
+  auto integerSolved = [&]() -> Answer {
+    // Z3's LIA strategy after equation solving and value propagation
+    // (which remove most quotient and wrap-around variables): its plain
+    // SMT core takes seconds on some of these queries (persistent tile
+    // loops, whose quotients by the grid size are abstracted).
+    z3::solver s =
+        (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-values") &
+         z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "lia"))
+            .mk_solver();
+    // The LIA strategy counts work more sparsely than the bit-blaster (down
+    // to about 1 000 units per millisecond on queries it cannot decide), so
+    // its wall clock is looser: the resource count, not the machine's load,
+    // ends it.
+    limitSolver(s, within(kIntegerMs), kIntegerWallSlack);
+    for (unsigned i = 0; i < integers->assertions.size(); ++i)
+      s.add(integers->assertions[i]);
+    std::optional<z3::model> m;
+    z3::check_result r = decide(s, name + " integer", m);
+    if (r == z3::unsat)
+      return z3::unsat;
+    if (r != z3::sat)
+      return std::nullopt;
+    std::map<unsigned, z3::expr> valueOf;
+    for (auto &[bv, in] : integers->variables)
+      valueOf.emplace(bv.id(), in);
+    bool lifted = accept([&](const z3::expr &v) -> z3::expr {
+      if (v.is_bool())
+        return m->eval(v, true);
+      auto it = valueOf.find(v.id());
+      uint64_t u;
+      if (it == valueOf.end() || !m->eval(it->second, true).is_numeral_u64(u))
+        return v; // not in the abstraction: left free
+      return ctx.bv_val(u, v.get_sort().bv_size());
+    });
+    return lifted ? Answer(z3::sat) : std::nullopt;
+  };
+
+  // 1. and 2. Queries with many bit selections (thread and lane
+  // decompositions of layouts) are the bit-blaster's: integer solvers
+  // split on every quotient. The others go to the integer solver first.
+  bool bitLevel = !integers || integers->quotients >= kBitLevelQuotients;
+  if (bitLevel)
+    if (Answer a = bitBlasted(kProbeMs, "probe"))
+      return *a;
+  if (integers && !abstractionSat)
+    if (Answer a = integerSolved())
+      return *a;
+  // 3. The abstraction, bit-blasted.
+  if (!exact && !abstractionSat)
+    if (Answer a = bitBlasted(kAbstractionMs, "abstracted"))
+      return *a;
+  // 4. The full query.
+  z3::solver s(ctx, "QF_BV");
+  limitSolver(s, limit);
+  for (unsigned i = 0; i < query.size(); ++i)
+    s.add(query[i]);
+  return decide(s, name, model);
+}
+
+} // namespace argus::verify::detail
