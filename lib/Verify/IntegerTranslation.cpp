@@ -390,6 +390,20 @@ private:
     }
   }
 
+  /// The two's-complement value of the bit-vector term `t` (its unsigned
+  /// value less 2^w when the sign bit is set; no case split when its range
+  /// decides the sign).
+  z3::expr signedValue(const z3::expr &t) {
+    Term a = term(t);
+    Int half = pow2(width(t) - 1);
+    if (a.hi < half)
+      return a.e;
+    z3::expr negative = a.e - intVal(2 * half);
+    if (a.lo >= half)
+      return negative;
+    return z3::ite(a.e >= intVal(half), negative, a.e);
+  }
+
   // --- Formulas -----------------------------------------------------------
 
   z3::expr boolean(const z3::expr &f) {
@@ -455,6 +469,14 @@ private:
       return term(f.arg(0)).e >= term(f.arg(1)).e;
     case Z3_OP_UGT:
       return term(f.arg(0)).e > term(f.arg(1)).e;
+    case Z3_OP_SLEQ:
+      return signedValue(f.arg(0)) <= signedValue(f.arg(1));
+    case Z3_OP_SLT:
+      return signedValue(f.arg(0)) < signedValue(f.arg(1));
+    case Z3_OP_SGEQ:
+      return signedValue(f.arg(0)) >= signedValue(f.arg(1));
+    case Z3_OP_SGT:
+      return signedValue(f.arg(0)) > signedValue(f.arg(1));
     case Z3_OP_BUMUL_NO_OVFL: {
       // By a constant: the product is below 2^w.
       bool first = numeral(f.arg(0)).has_value();

@@ -20,10 +20,11 @@
 // defining equations. So the integer query is satisfiable exactly when the
 // bit-vector one is, and an answer of either is an answer of both.
 //
-// Terms outside the fragment (products or quotients of two symbolic values,
-// bitwise operations other than masks and shifts by constants, signed
-// comparisons) make the translation fail; the caller keeps the bit-vector
-// query then.
+// Signed comparisons compare two's-complement values (the unsigned value
+// less 2^w when the sign bit is set). Terms outside the fragment (products or
+// quotients of two symbolic values, bitwise operations other than masks and
+// shifts by constants, signed division) make the translation fail; the
+// caller keeps the bit-vector query then.
 //
 //===----------------------------------------------------------------------===//
 
