@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace argus::verify::detail {
@@ -83,6 +84,10 @@ private:
   std::multimap<unsigned, std::pair<unsigned, Int>> below;
   std::vector<std::pair<z3::expr, z3::expr>> variables;
   unsigned quotients = 0;
+  using ReducedKey =
+      std::tuple<unsigned, Int, std::vector<std::pair<unsigned, Int>>>;
+  std::map<ReducedKey, Term> reduced;
+  std::map<std::pair<unsigned, Int>, std::pair<z3::expr, Term>> quotientsOf;
 
   static bool isVariable(const z3::expr &e) {
     return e.is_app() && e.num_args() == 0 &&
@@ -245,6 +250,20 @@ private:
   /// The unsigned value of a linear form modulo 2^w: the sum less the wraps
   /// that its range allows (a variable only when there are several).
   Term reduce(const Linear &l, unsigned w) {
+    // Equal linear forms (the same sum built twice, in another order) share
+    // their value, and so their wrap-around variable.
+    ReducedKey key{w, l.c, {}};
+    for (auto &[id, p] : l.parts)
+      std::get<2>(key).emplace_back(id, p.second);
+    auto known = reduced.find(key);
+    if (known != reduced.end())
+      return known->second;
+    Term r = reduceUncached(l, w);
+    reduced.emplace(std::move(key), r);
+    return r;
+  }
+
+  Term reduceUncached(const Linear &l, unsigned w) {
     z3::expr sum = intVal(l.c);
     std::map<unsigned, Int> coefs; // what is left to bound, per atom
     for (auto &[id, p] : l.parts) {
@@ -287,10 +306,18 @@ private:
 
   /// The quotient of `a` by the constant d > 0, as a variable.
   Term quotient(const Term &a, Int d) {
+    // One variable per value and divisor (a term's bit fields are selected
+    // many times over).
+    auto known = quotientsOf.find({a.e.id(), d});
+    if (known != quotientsOf.end())
+      return known->second.second;
     ++quotients;
     z3::expr q = freshInt("int!quotient", a.lo / d, a.hi / d);
     side.push_back(intVal(d) * q <= a.e);
     side.push_back(a.e <= intVal(d) * q + intVal(d - 1));
+    // The dividend is kept alive so that its id stays its own.
+    quotientsOf.emplace(std::make_pair(a.e.id(), d),
+                        std::make_pair(a.e, Term{q, a.lo / d, a.hi / d}));
     return {q, a.lo / d, a.hi / d};
   }
 
