@@ -66,7 +66,7 @@ public:
       out.push_back(boolean(assertions[i]));
     for (unsigned i = 0; i < side.size(); ++i)
       out.push_back(side[i]);
-    return {out, variables, quotients};
+    return {out, variables};
   }
 
 private:
@@ -83,7 +83,6 @@ private:
   // a -> (b, g): a + g <= b.
   std::multimap<unsigned, std::pair<unsigned, Int>> below;
   std::vector<std::pair<z3::expr, z3::expr>> variables;
-  unsigned quotients = 0;
   using ReducedKey =
       std::tuple<unsigned, Int, std::vector<std::pair<unsigned, Int>>>;
   std::map<ReducedKey, Term> reduced;
@@ -311,14 +310,12 @@ private:
     auto known = quotientsOf.find({a.e.id(), d});
     if (known != quotientsOf.end())
       return known->second.second;
-    ++quotients;
-    z3::expr q = freshInt("int!quotient", a.lo / d, a.hi / d);
-    side.push_back(intVal(d) * q <= a.e);
-    side.push_back(a.e <= intVal(d) * q + intVal(d - 1));
+    Term q{freshInt("int!quotient", a.lo / d, a.hi / d), a.lo / d, a.hi / d};
+    side.push_back(intVal(d) * q.e <= a.e);
+    side.push_back(a.e <= intVal(d) * q.e + intVal(d - 1));
     // The dividend is kept alive so that its id stays its own.
-    quotientsOf.emplace(std::make_pair(a.e.id(), d),
-                        std::make_pair(a.e, Term{q, a.lo / d, a.hi / d}));
-    return {q, a.lo / d, a.hi / d};
+    quotientsOf.emplace(std::make_pair(a.e.id(), d), std::make_pair(a.e, q));
+    return q;
   }
 
   Term remainder(const Term &a, Int d) {
@@ -358,9 +355,8 @@ private:
     case Z3_OP_BSUB:
     case Z3_OP_BNEG:
     case Z3_OP_BMUL:
-    case Z3_OP_BSHL: {
+    case Z3_OP_BSHL:
       return reduce(linear(t), w);
-    }
     case Z3_OP_ZERO_EXT:
       return term(t.arg(0));
     case Z3_OP_EXTRACT: {

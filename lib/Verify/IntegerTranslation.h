@@ -47,9 +47,6 @@ struct IntegerQuery {
   /// Each bit-vector variable of the query with the integer variable that
   /// is its unsigned value (so a model of one gives a model of the other).
   std::vector<std::pair<z3::expr, z3::expr>> variables;
-  /// Quotient variables introduced (by constant divisions, bit selections
-  /// and shifts): the integer solver's case splits grow with them.
-  unsigned quotients = 0;
 };
 
 /// The conjunction of `assertions` as linear integer arithmetic, or nullopt

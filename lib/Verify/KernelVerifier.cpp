@@ -1,23 +1,17 @@
-//===- KernelVerifier.cpp - solving, the check harness, the driver --------===//
+//===- KernelVerifier.cpp - the check harness and the driver --------------===//
 //
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelVerifier.h"
-#include "ArithmeticLemmas.h"
-#include "ConstantDivision.h"
-#include "Subterms.h"
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
 
 #include "OpNames.h"
 #include "argus/Dialect/TagFields.h"
 
 #include <chrono>
-#include <limits>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

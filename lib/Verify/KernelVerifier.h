@@ -228,22 +228,23 @@ private:
   /// While set, walks skip other warp roles (a thread's own accesses only).
   bool ownRoleOnly = false;
 
-  // ---- checks (AssertCheck.cpp, MemoryChecks.cpp, KernelVerifier.cpp) -----
-  /// Solve the current query plus `extra`, assuming every obligation but
-  /// the `skip`-th.
+  // ---- checks (AssertCheck.cpp, MemoryChecks.cpp, KernelVerifier.cpp;
+  // solving in SolveQuery.cpp) ------------------------------------------
   /// A query's budget of `ms` as Z3's deterministic resource limit (and
   /// `wallSlack` times `ms` of wall clock, for exceptionally slow units).
   void limitSolver(z3::solver &s, unsigned ms, unsigned wallSlack = 4);
   /// Checks `s` (logged as `what`); its model when satisfiable.
   z3::check_result decide(z3::solver &s, const std::string &what,
                           std::optional<z3::model> &model);
-  /// A model of `query` with its variables (those in `only`, when given)
-  /// fixed to `valueOf` (a variable whose value is not a constant stays
-  /// free), if there is one.
+  /// A model of `query` with its variables `vars` (those in `only`, when
+  /// given) fixed to `valueOf` (a variable whose value is not a constant
+  /// stays free), if there is one.
   std::optional<z3::model>
-  lift(const z3::expr_vector &query,
+  lift(const z3::expr_vector &query, const std::vector<z3::expr> &vars,
        const std::function<z3::expr(const z3::expr &)> &valueOf,
        const std::string &what, const std::set<unsigned> *only = nullptr);
+  /// Solve the current query plus `extra`, assuming every obligation but
+  /// the `skip`-th.
   z3::check_result solve(const std::vector<z3::expr> &extra,
                          std::optional<z3::model> &model, int skip = -1,
                          unsigned timeoutMs = 0);

@@ -110,6 +110,10 @@ private:
 };
 } // namespace
 
+static const char *answer(z3::check_result r) {
+  return r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown";
+}
+
 /// With ARGUS_VERIFY_DUMP_DIR set: one line of queries.log per solver call,
 /// its answer and time.
 static void logQuery(const std::string &what, z3::check_result r,
@@ -129,11 +133,7 @@ static void logQuery(const std::string &what, z3::check_result r,
   double work = count >= lastCount ? count - lastCount : count;
   lastCount = count;
   std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
-      << what << " work " << work << " "
-      << (r == z3::sat     ? "sat"
-          : r == z3::unsat ? "unsat"
-                           : "unknown")
-      << " "
+      << what << " work " << work << " " << answer(r) << " "
       << std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
              .count()
@@ -231,10 +231,6 @@ std::vector<z3::expr> variablesOf(const z3::expr_vector &as) {
   return vars;
 }
 
-const char *answer(z3::check_result r) {
-  return r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown";
-}
-
 } // namespace
 
 z3::check_result KernelVerifier::decide(z3::solver &s, const std::string &what,
@@ -249,13 +245,14 @@ z3::check_result KernelVerifier::decide(z3::solver &s, const std::string &what,
 
 std::optional<z3::model>
 KernelVerifier::lift(const z3::expr_vector &query,
+                     const std::vector<z3::expr> &vars,
                      const std::function<z3::expr(const z3::expr &)> &valueOf,
                      const std::string &what, const std::set<unsigned> *only) {
   z3::solver s(ctx, "QF_BV");
   limitSolver(s, only ? kLiftInputsMs : kLiftMs);
   for (unsigned i = 0; i < query.size(); ++i)
     s.add(query[i]);
-  for (const z3::expr &v : variablesOf(query)) {
+  for (const z3::expr &v : vars) {
     if (only && !only->count(v.id()))
       continue;
     z3::expr value = valueOf(v);
@@ -302,7 +299,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       timeoutMs ? std::min(timeoutMs, opts.timeoutMs) : opts.timeoutMs;
   auto within = [&](unsigned ms) { return std::min(ms, limit); };
 
-  // The abstraction: products, quotients and remainders of two symbolic
+  // 1. The abstraction: products, quotients and remainders of two symbolic
   // values (multiplier and divider circuits when bit-blasted) replaced by
   // fresh variables. Without such terms it is the query itself.
   z3::expr_vector from(ctx), to(ctx);
@@ -344,18 +341,24 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   // the query): then only the full query can decide.
   bool abstractionSat = false;
   // A model of the abstraction (values of the variables) made a model of
-  // the query when it satisfies it.
-  // First with every variable fixed (a propagation); then with only the
-  // inputs of the products and quotients fixed, which leaves a query
-  // without multiplier or divider circuits for the bit-blaster to search.
-  std::set<unsigned> inputs = multiplierInputs(from);
+  // the query when it satisfies it: first with every variable fixed (a
+  // propagation); then with only the inputs of the products and quotients
+  // fixed, which leaves a query without multiplier or divider circuits for
+  // the bit-blaster to search. The variables and inputs are found once, for
+  // the queries that get a model.
+  std::optional<std::vector<z3::expr>> vars;
+  std::optional<std::set<unsigned>> inputs;
   auto accept = [&](const std::function<z3::expr(const z3::expr &)> &valueOf) {
     abstractionSat = true;
-    if (auto m = lift(query, valueOf, name)) {
+    if (!vars) {
+      vars = variablesOf(query);
+      inputs = multiplierInputs(from);
+    }
+    if (auto m = lift(query, *vars, valueOf, name)) {
       model = m;
       return true;
     }
-    if (auto m = lift(query, valueOf, name, &inputs)) {
+    if (auto m = lift(query, *vars, valueOf, name, &*inputs)) {
       model = m;
       return true;
     }
@@ -382,9 +385,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     }
     return std::nullopt;
   };
-  std::string unsupported;
-  std::optional<IntegerQuery> integers =
-      toLinearIntegers(ctx, abstraction, &unsupported);
+  std::optional<IntegerQuery> integers = toLinearIntegers(ctx, abstraction);
   auto integerSolved = [&](unsigned ms, unsigned wallSlack) -> Answer {
     // Z3's LIA strategy after equation solving and value propagation
     // (which remove most quotient and wrap-around variables): its plain

@@ -17,6 +17,7 @@
 #include "IntegerTranslation.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,14 @@ namespace {
 
 constexpr unsigned kWidth = 4;
 
-/// The integer variable standing for the bit-vector variable `v`.
-z3::expr integerOf(const argus::verify::detail::IntegerQuery &iq,
-                   const z3::expr &v) {
+/// The integer variable standing for the bit-vector variable `v`, if `v`
+/// is in the query.
+std::optional<z3::expr> integerOf(const argus::verify::detail::IntegerQuery &iq,
+                                  const z3::expr &v) {
   for (auto &[bv, in] : iq.variables)
     if (z3::eq(bv, v))
       return in;
-  FAIL("no integer variable for " << v);
-  return v;
+  return std::nullopt;
 }
 
 /// Checks, for every (x, y) in the domain allowed by `bounds`, that the
@@ -55,11 +56,12 @@ void checkTerm(z3::context &ctx, const z3::expr &x, const z3::expr &y,
     s.add(iq->assertions[i]);
   // x or y may be absent from the query when t does not use them.
   auto fix = [&](const z3::expr &v, unsigned value) {
-    for (auto &[bv, in] : iq->variables)
-      if (z3::eq(bv, v))
-        s.add(in == ctx.int_val(value));
+    if (auto in = integerOf(*iq, v))
+      s.add(*in == ctx.int_val(value));
   };
-  z3::expr zi = integerOf(*iq, z);
+  std::optional<z3::expr> zInteger = integerOf(*iq, z);
+  REQUIRE(zInteger);
+  z3::expr zi = *zInteger;
   for (unsigned a = 0; a < (1u << kWidth); ++a)
     for (unsigned b = 0; b < (1u << kWidth); ++b) {
       z3::expr_vector from(ctx), to(ctx);
@@ -69,9 +71,11 @@ void checkTerm(z3::context &ctx, const z3::expr &x, const z3::expr &y,
       to.push_back(ctx.bv_val(b, kWidth));
       bool allowed = true;
       for (auto &bd : bounds)
-        allowed = allowed && z3::expr(bd).substitute(from, to).simplify().is_true();
+        allowed =
+            allowed && z3::expr(bd).substitute(from, to).simplify().is_true();
       uint64_t expected = 0;
-      REQUIRE(z3::expr(t).substitute(from, to).simplify().is_numeral_u64(expected));
+      REQUIRE(
+          z3::expr(t).substitute(from, to).simplify().is_numeral_u64(expected));
       s.push();
       fix(x, a);
       fix(y, b);
