@@ -29,6 +29,7 @@
 #ifndef ARGUS_LIB_VERIFY_KERNELVERIFIER_H
 #define ARGUS_LIB_VERIFY_KERNELVERIFIER_H
 
+#include "BackgroundSolver.h"
 #include "MemoryModel.h"
 #include "SymbolicTerms.h"
 
@@ -84,6 +85,8 @@ private:
   bool nvidia = false; // sm_*: misaligned vector accesses fault
   int64_t depth = 2;   // recency-chain depth per loop
   unsigned queries = 0;
+  /// The integer stage of a query runs here while the bit-blaster probes it.
+  BackgroundSolver background;
   std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports
   std::map<const void *, z3::expr> params;
   std::vector<z3::expr> paramCons;

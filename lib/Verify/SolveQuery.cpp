@@ -17,8 +17,9 @@
 //      (IntegerTranslation.h), when its terms translate, under Z3's LIA
 //      strategy: a glance (which decides half of them), then, if it did
 //      not, a brief bit-blasting attempt (which decides the queries with
-//      many bit selections: a layout's thread and lane decompositions),
-//      then the integer solver's full budget;
+//      many bit selections: a layout's thread and lane decompositions)
+//      while the integer solver's full budget runs on a second core
+//      (BackgroundSolver.h), with the answer of running them in that order;
 //   3. the abstraction, bit-blasted with a larger budget;
 //   4. the full query, bit-blasted.
 //
@@ -115,12 +116,20 @@ static const char *answer(z3::check_result r) {
 }
 
 /// With ARGUS_VERIFY_DUMP_DIR set: one line of queries.log per solver call,
-/// its answer and time.
+/// its answer, work and time.
+static void logLine(const std::string &what, z3::check_result r, double work,
+                    double ms) {
+  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
+  if (!dumpDir)
+    return;
+  std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
+      << what << " work " << work << " " << answer(r) << " " << ms << " ms\n";
+}
+
 static void logQuery(const std::string &what, z3::check_result r,
                      std::chrono::steady_clock::time_point start,
                      z3::solver &s) {
-  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
-  if (!dumpDir)
+  if (!std::getenv("ARGUS_VERIFY_DUMP_DIR"))
     return;
   // Z3's resource counter is the context's: this query's work is what it
   // added since the last query.
@@ -132,12 +141,10 @@ static void logQuery(const std::string &what, z3::check_result r,
       count = st.is_uint(i) ? st.uint_value(i) : st.double_value(i);
   double work = count >= lastCount ? count - lastCount : count;
   lastCount = count;
-  std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
-      << what << " work " << work << " " << answer(r) << " "
-      << std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-             .count()
-      << " ms\n";
+  logLine(what, r, work,
+          std::chrono::duration<double, std::milli>(
+              std::chrono::steady_clock::now() - start)
+              .count());
 }
 
 /// Z3's work per millisecond of a query's budget: a query may spend
@@ -173,15 +180,39 @@ static constexpr unsigned kLiftInputsMs = 200;
 /// leaves time for the full one.
 static constexpr unsigned kAbstractionMs = 8000;
 
+namespace {
+/// A stage's limits: Z3 resource units and wall-clock milliseconds (0 and
+/// UINT_MAX: none).
+struct Budget {
+  unsigned rlimit = 0, timeoutMs = std::numeric_limits<unsigned>::max();
+};
+Budget budgetOf(unsigned ms, unsigned wallSlack) {
+  if (ms == std::numeric_limits<unsigned>::max())
+    return {}; // timeout-ms=0: no limit
+  constexpr uint64_t most = std::numeric_limits<unsigned>::max() - 1;
+  return {static_cast<unsigned>(std::min(ms * kWorkPerMs, most)),
+          static_cast<unsigned>(std::min(uint64_t(ms) * wallSlack, most))};
+}
+
+/// Z3's LIA strategy after equation solving and value propagation (which
+/// remove most quotient and wrap-around variables): its plain SMT core takes
+/// seconds on some of these queries (persistent tile loops, whose quotients
+/// by the grid size are abstracted).
+z3::solver integerSolver(z3::context &c) {
+  return (z3::tactic(c, "simplify") & z3::tactic(c, "propagate-values") &
+          z3::tactic(c, "solve-eqs") & z3::tactic(c, "lia"))
+      .mk_solver();
+}
+} // namespace
+
 void KernelVerifier::limitSolver(z3::solver &s, unsigned ms,
                                  unsigned wallSlack) {
-  if (ms == std::numeric_limits<unsigned>::max())
-    return; // timeout-ms=0: no limit
-  constexpr uint64_t most = std::numeric_limits<unsigned>::max() - 1;
+  Budget b = budgetOf(ms, wallSlack);
+  if (!b.rlimit)
+    return;
   z3::params p(ctx);
-  p.set("rlimit", static_cast<unsigned>(std::min(ms * kWorkPerMs, most)));
-  p.set("timeout",
-        static_cast<unsigned>(std::min(uint64_t(ms) * wallSlack, most)));
+  p.set("rlimit", b.rlimit);
+  p.set("timeout", b.timeoutMs);
   s.set(p);
 }
 
@@ -366,13 +397,22 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   };
   // A stage's answer, when it decides the query.
   using Answer = std::optional<z3::check_result>;
-  auto bitBlasted = [&](unsigned ms, const char *what) -> Answer {
+  // `racing`: the background solver runs another stage of this query,
+  // which an answer here stops and whose unsat stops this check.
+  auto bitBlasted = [&](unsigned ms, const char *what,
+                        BackgroundSolver *racing = nullptr) -> Answer {
     z3::solver s(ctx, "QF_BV");
     limitSolver(s, within(ms));
     for (unsigned i = 0; i < abstraction.size(); ++i)
       s.add(abstraction[i]);
     std::optional<z3::model> m;
-    z3::check_result r = decide(s, name + " " + what, m);
+    z3::check_result r;
+    {
+      BackgroundSolver::Foreground registered(racing, ctx, s);
+      r = decide(s, name + " " + what, m);
+    }
+    if (racing && r != z3::unknown)
+      racing->cancel();
     if (r == z3::unsat)
       return z3::unsat;
     if (r == z3::sat) {
@@ -386,15 +426,38 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     return std::nullopt;
   };
   std::optional<IntegerQuery> integers = toLinearIntegers(ctx, abstraction);
+  // The terms whose values in a model of the integer query make a model of
+  // the abstraction: each variable's integer value, and the Booleans.
+  z3::expr_vector wanted(ctx);
+  std::map<unsigned, unsigned> wantedIndex; // query variable -> its term
+  if (integers) {
+    for (auto &[bv, in] : integers->variables)
+      if (wantedIndex.emplace(bv.id(), wanted.size()).second)
+        wanted.push_back(in);
+    forEachSubterm(integers->assertions, [&](const z3::expr &e) {
+      if (e.is_bool() && e.num_args() == 0 &&
+          e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+          wantedIndex.emplace(e.id(), wanted.size()).second)
+        wanted.push_back(e);
+    });
+  }
+  auto integerModel =
+      [&](const std::vector<std::optional<uint64_t>> &values) -> Answer {
+    bool lifted = accept([&](const z3::expr &v) -> z3::expr {
+      auto it = wantedIndex.find(v.id());
+      std::optional<uint64_t> u;
+      if (it != wantedIndex.end())
+        u = values[it->second];
+      if (v.is_bool())
+        return ctx.bool_val(u && *u != 0); // absent: false, as Z3 completes
+      if (!u)
+        return v; // not in the abstraction: left free
+      return ctx.bv_val(*u, v.get_sort().bv_size());
+    });
+    return lifted ? Answer(z3::sat) : std::nullopt;
+  };
   auto integerSolved = [&](unsigned ms, unsigned wallSlack) -> Answer {
-    // Z3's LIA strategy after equation solving and value propagation
-    // (which remove most quotient and wrap-around variables): its plain
-    // SMT core takes seconds on some of these queries (persistent tile
-    // loops, whose quotients by the grid size are abstracted).
-    z3::solver s =
-        (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-values") &
-         z3::tactic(ctx, "solve-eqs") & z3::tactic(ctx, "lia"))
-            .mk_solver();
+    z3::solver s = integerSolver(ctx);
     // The LIA strategy counts work more sparsely than the bit-blaster (down
     // to about 1 000 units per millisecond on queries it cannot decide), so
     // its wall clock is looser: the resource count, not the machine's load,
@@ -409,31 +472,42 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       return z3::unsat;
     if (r != z3::sat)
       return std::nullopt;
-    std::map<unsigned, z3::expr> valueOf;
-    for (auto &[bv, in] : integers->variables)
-      valueOf.emplace(bv.id(), in);
-    bool lifted = accept([&](const z3::expr &v) -> z3::expr {
-      if (v.is_bool())
-        return m->eval(v, true);
-      auto it = valueOf.find(v.id());
-      uint64_t u;
-      if (it == valueOf.end() || !m->eval(it->second, true).is_numeral_u64(u))
-        return v; // not in the abstraction: left free
-      return ctx.bv_val(u, v.get_sort().bv_size());
-    });
-    return lifted ? Answer(z3::sat) : std::nullopt;
+    return integerModel(modelValues(*m, wanted));
   };
 
-  // 2. Integers at a glance, the bit-blaster briefly, integers in full.
+  // 2. Integers at a glance; then the bit-blaster briefly while the integer
+  // solver's full budget runs on a second core. The answers are the ones of
+  // running the two in that order: the bit-blaster's, when it decides (the
+  // integer solver is stopped), else the integer solver's; an unsat of the
+  // integer solver ends the bit-blaster early (both would be unsat).
   if (integers)
     if (Answer a = integerSolved(kIntegerGlanceMs, kIntegerGlanceWallSlack))
       return *a;
-  if (!abstractionSat)
-    if (Answer a = bitBlasted(kProbeMs, "probe"))
-      return *a;
-  if (integers && !abstractionSat)
-    if (Answer a = integerSolved(kIntegerMs, kIntegerWallSlack))
-      return *a;
+  if (!abstractionSat) {
+    BackgroundSolver *racing = nullptr;
+    if (integers) {
+      Budget b = budgetOf(within(kIntegerMs), kIntegerWallSlack);
+      background.start(integers->assertions, wanted, integerSolver, b.rlimit,
+                       b.timeoutMs);
+      racing = &background;
+    }
+    Answer probe;
+    if (!racing || !racing->foundUnsat())
+      probe = bitBlasted(kProbeMs, "probe", racing);
+    if (racing) {
+      BackgroundSolver::Answer in = racing->wait();
+      logLine(name + " integer", in.result, in.work, in.milliseconds);
+      if (!probe && !abstractionSat) {
+        if (in.result == z3::unsat)
+          return z3::unsat;
+        if (in.result == z3::sat)
+          if (Answer a = integerModel(in.values))
+            return *a;
+      }
+    }
+    if (probe)
+      return *probe;
+  }
   // 3. The abstraction, bit-blasted.
   if (!exact && !abstractionSat)
     if (Answer a = bitBlasted(kAbstractionMs, "abstracted"))
