@@ -426,6 +426,15 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     return std::nullopt;
   };
   std::optional<IntegerQuery> integers = toLinearIntegers(ctx, abstraction);
+  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
+  if (dumpDir && integers) {
+    // The integer translation too (qN.integer.smt2), to try tactics on.
+    z3::solver dump(ctx);
+    for (unsigned i = 0; i < integers->assertions.size(); ++i)
+      dump.add(integers->assertions[i]);
+    std::ofstream(std::string(dumpDir) + "/" + name + ".integer.smt2")
+        << dump.to_smt2();
+  }
   // The terms whose values in a model of the integer query make a model of
   // the abstraction: each variable's integer value, and the Booleans.
   z3::expr_vector wanted(ctx);

@@ -173,6 +173,21 @@ template <typename OpT> struct SameBytesLowering : ArgusPattern<OpT> {
   }
 };
 
+/// Whether the clipped view `clip` of `tile` holds the whole tile (its
+/// extent in every dimension is at least the tile's): a tile inside the
+/// tensor, not a boundary one.
+static Value wholeTile(OpBuilder &b, Location loc,
+                       UnrealizedConversionCastOp clip, TileType tile) {
+  Value whole = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (auto [ext, size] :
+       llvm::zip(clip.getInputs().drop_front(), tile.getShape()))
+    whole = arith::AndIOp::create(
+        b, loc, whole,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, ext,
+                              cidx(b, loc, size)));
+  return whole;
+}
+
 struct LoadLowering : ArgusPattern<LoadOp> {
   LoadLowering(const TypeConverter &tc, MLIRContext *ctx, bool useLdMatrix)
       : ArgusPattern(tc, ctx), useLdMatrix(useLdMatrix) {}
@@ -197,15 +212,33 @@ struct LoadLowering : ArgusPattern<LoadOp> {
       }
     }
     int64_t n = vectorWidth(tc, k.numThreads(), {src}, dst.getElementType());
-    Value acc = zeroVector(rewriter, loc, vt);
-    for (int64_t v = 0; v < tc.numSlots(); v += n) {
-      Value x = loadElems(
-          rewriter, loc, adaptor.getSource(), src, tc.coord(rewriter, loc, v),
-          n, op.getOther().value_or(TypedAttr()),
-          gatherRowSlot(op.getSource(), tc, rt->layout.mode(0).size(), v));
-      acc = insertSlots(rewriter, loc, x, acc, v, n);
+    auto loadAll = [&](Value source) {
+      Value acc = zeroVector(rewriter, loc, vt);
+      for (int64_t v = 0; v < tc.numSlots(); v += n) {
+        Value x = loadElems(
+            rewriter, loc, source, src, tc.coord(rewriter, loc, v), n,
+            op.getOther().value_or(TypedAttr()),
+            gatherRowSlot(op.getSource(), tc, rt->layout.mode(0).size(), v));
+        acc = insertSlots(rewriter, loc, x, acc, v, n);
+      }
+      return acc;
+    };
+    auto clip = clipOf(adaptor.getSource());
+    if (!clip || src.getMemorySpace() != MemorySpace::Global) {
+      rewriter.replaceOp(op, loadAll(adaptor.getSource()));
+      return success();
     }
-    rewriter.replaceOp(op, acc);
+    // A boundary tile, as for stores: the tiles inside the tensor load
+    // without a check per element (a branch around every vector load keeps
+    // the loads of a row from being issued together).
+    Value whole = wholeTile(rewriter, loc, clip, src);
+    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{vt}, whole,
+                                  /*withElse=*/true);
+    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    scf::YieldOp::create(rewriter, loc, loadAll(clip.getInputs()[0]));
+    rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(rewriter, loc, loadAll(adaptor.getSource()));
+    rewriter.replaceOp(op, ifOp.getResult(0));
     return success();
   }
 };
@@ -282,13 +315,7 @@ struct StoreLowering : ArgusPattern<StoreOp> {
     }
     // A boundary tile: the tiles inside the tensor (all but the last row
     // and column of tiles) store without a check per element.
-    Value whole = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-    for (auto [ext, size] :
-         llvm::zip(clip.getInputs().drop_front(), dst.getShape()))
-      whole = arith::AndIOp::create(
-          rewriter, loc, whole,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, ext,
-                                cidx(rewriter, loc, size)));
+    Value whole = wholeTile(rewriter, loc, clip, dst);
     auto ifOp = scf::IfOp::create(rewriter, loc, whole, /*withElse=*/true);
     rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
     storeAll(clip.getInputs()[0]);

@@ -66,9 +66,18 @@ func.func @clipped_to_bounds(%C: memref<?x?xf32>, %i: index, %end: index)
 !G2 = !argus.tile<16x16xf32, global>
 !R2 = !argus.tile<16x16xf32, register, "((16,4),4):((1,64),16)">
 
-// A run wholly inside loads as one vector; else each element inside is
-// loaded and the others are zero.
+// A tile wholly inside loads without checks (as a store does); in a
+// boundary tile, a run wholly inside loads as one vector; else each element
+// inside is loaded and the others are zero.
 // CHECK-LABEL: gpu.func @clipped_load(
+// CHECK: %[[W0:.*]] = arith.cmpi uge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[W1:.*]] = arith.cmpi uge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[W:.*]] = arith.andi %{{.*}}, %[[W1]] : i1
+// CHECK: scf.if %[[W]] -> (vector<4xf32>) {
+// CHECK-NOT: scf.if
+// CHECK: vector.load
+// CHECK-NOT: scf.if
+// CHECK: } else {
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: scf.if %{{.*}} -> (vector<4xf32>) {
 // CHECK-NEXT: vector.load
