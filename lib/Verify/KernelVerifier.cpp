@@ -12,6 +12,8 @@
 #include "argus/Dialect/TagFields.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -168,6 +170,12 @@ void KernelVerifier::runCheck(ArrayRef<CheckResult *> results,
   }
   Query Q;
   q = &Q;
+  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR")) {
+    // Which check the queries that follow in queries.log belong to.
+    std::ofstream(std::string(dumpDir) + "/queries.log", std::ios::app)
+        << "# " << results.front()->kind << " at "
+        << results.front()->siteLocation << "\n";
+  }
   try {
     baseCons(Q);
     body(Q);
