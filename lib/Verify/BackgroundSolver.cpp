@@ -34,7 +34,8 @@ BackgroundSolver::~BackgroundSolver() {
 
 void BackgroundSolver::start(const z3::expr_vector &from,
                              const z3::expr_vector &wanted, MakeSolver make,
-                             unsigned rlimit, unsigned timeoutMs) {
+                             unsigned rlimit, unsigned timeoutMs,
+                             bool satDecidesToo) {
   if (worker.joinable())
     worker.join();
   if (!ctx)
@@ -49,6 +50,7 @@ void BackgroundSolver::start(const z3::expr_vector &from,
   answer = Answer();
   cancelled = false;
   unsat = false;
+  satDecides = satDecidesToo;
   worker = std::thread([this, make = std::move(make), rlimit, timeoutMs] {
     run(make, rlimit, timeoutMs);
   });
@@ -76,8 +78,8 @@ void BackgroundSolver::run(const MakeSolver &make, unsigned rlimit,
       std::lock_guard<std::mutex> lock(mutex);
       running = nullptr;
       unsat = r == z3::unsat;
-      // Unsat decides the query: the foreground check is not needed.
-      if (r == z3::unsat && foreground)
+      // The foreground check is not needed after a deciding answer.
+      if ((r == z3::unsat || (satDecides && r == z3::sat)) && foreground)
         Z3_solver_interrupt(foregroundCtx, foreground);
     }
     answer.result = r;

@@ -13,9 +13,8 @@
 // Either side may interrupt the other through Z3's per-solver interrupt,
 // which stops only a check that is running (no later check is affected):
 // the verifier's thread stops the background query once its own stage
-// decided, and a background `unsat` stops the foreground check that is
-// registered with `Foreground` (an unsat answer of either stage decides the
-// query).
+// decided, and a background `unsat` (or, when asked, `sat`) stops the
+// foreground check that is registered with `Foreground`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,8 +64,11 @@ public:
   /// units and `timeoutMs` of wall clock; the values of `terms` are read
   /// from its model. One query at a time: the previous one must have been
   /// waited for.
+  /// With `satDecides`, a sat answer interrupts the foreground check too
+  /// (its answer is then not needed either).
   void start(const z3::expr_vector &assertions, const z3::expr_vector &terms,
-             MakeSolver make, unsigned rlimit, unsigned timeoutMs);
+             MakeSolver make, unsigned rlimit, unsigned timeoutMs,
+             bool satDecides = false);
   /// Asks the running query to stop (its answer is not needed); wait()
   /// still has to be called.
   void cancel();
@@ -103,6 +105,7 @@ private:
   // Guards the two solvers that may be interrupted from the other thread.
   std::mutex mutex;
   std::atomic<bool> cancelled{false}, unsat{false};
+  bool satDecides = false;
   Z3_solver running = nullptr; // the background check, while it runs
   Z3_context foregroundCtx = nullptr;
   Z3_solver foreground = nullptr;

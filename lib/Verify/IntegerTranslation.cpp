@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "IntegerTranslation.h"
+#include "Subterms.h"
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -527,6 +529,69 @@ std::optional<IntegerQuery> toLinearIntegers(z3::context &ctx,
       *unsupported = u.op;
     return std::nullopt;
   }
+}
+
+void BitVectorValues::set(const z3::expr &var, const z3::expr &value) {
+  byId.insert_or_assign(var.id(), std::make_pair(var, value));
+}
+
+std::optional<z3::expr> BitVectorValues::of(const z3::expr &var) const {
+  auto it = byId.find(var.id());
+  if (it == byId.end())
+    return std::nullopt;
+  return it->second.second;
+}
+
+std::optional<std::pair<z3::expr, z3::expr>>
+BitVectorValues::entry(unsigned id) const {
+  auto it = byId.find(id);
+  if (it == byId.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<z3::expr> BitVectorValues::evaluate(const z3::expr &e) const {
+  z3::expr_vector vars(e.ctx()), vals(e.ctx());
+  for (auto &[id, vv] : byId) {
+    vars.push_back(vv.first);
+    vals.push_back(vv.second);
+  }
+  z3::expr r = z3::expr(e).substitute(vars, vals).simplify();
+  if (r.is_numeral() || r.is_true() || r.is_false())
+    return r;
+  return std::nullopt;
+}
+
+IntegerTerms::IntegerTerms(const IntegerQuery &iq)
+    : terms(iq.assertions.ctx()) {
+  std::set<unsigned> seen;
+  for (auto &[bv, in] : iq.variables)
+    if (seen.insert(bv.id()).second) {
+      terms.push_back(in);
+      variables.push_back(bv);
+    }
+  forEachSubterm(iq.assertions, [&](const z3::expr &e) {
+    if (e.is_bool() && e.num_args() == 0 &&
+        e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+        seen.insert(e.id()).second) {
+      terms.push_back(e);
+      variables.push_back(e);
+    }
+  });
+}
+
+BitVectorValues IntegerTerms::values(
+    const std::vector<std::optional<uint64_t>> &termValues) const {
+  BitVectorValues out;
+  for (size_t i = 0; i < variables.size() && i < termValues.size(); ++i) {
+    if (!termValues[i])
+      continue;
+    const z3::expr &v = variables[i];
+    z3::context &c = v.ctx();
+    out.set(v, v.is_bool() ? c.bool_val(*termValues[i] != 0)
+                           : c.bv_val(*termValues[i], v.get_sort().bv_size()));
+  }
+  return out;
 }
 
 } // namespace argus::verify::detail

@@ -33,6 +33,8 @@
 
 #include <z3++.h>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,6 +57,38 @@ struct IntegerQuery {
 std::optional<IntegerQuery>
 toLinearIntegers(z3::context &ctx, const z3::expr_vector &assertions,
                  std::string *unsupported = nullptr);
+
+/// Values of a bit-vector query's variables (bit-vector numerals, and true
+/// or false for Booleans).
+class BitVectorValues {
+public:
+  void set(const z3::expr &var, const z3::expr &value);
+  /// The value of the variable `var`, if it has one.
+  std::optional<z3::expr> of(const z3::expr &var) const;
+  /// The variable with id `id` and its value, if it has one.
+  std::optional<std::pair<z3::expr, z3::expr>> entry(unsigned id) const;
+  /// `e` with its variables replaced by their values, simplified: a numeral
+  /// (or true / false), or nullopt when a variable without a value leaves
+  /// it symbolic.
+  std::optional<z3::expr> evaluate(const z3::expr &e) const;
+
+private:
+  std::map<unsigned, std::pair<z3::expr, z3::expr>> byId; // var -> value
+};
+
+/// The terms of an integer query whose values in a model give the
+/// bit-vector query's variables theirs: each variable's integer value, and
+/// the Booleans of the query.
+struct IntegerTerms {
+  explicit IntegerTerms(const IntegerQuery &iq);
+  z3::expr_vector terms;
+  /// The bit-vector (or Boolean) variable each term gives the value of.
+  std::vector<z3::expr> variables;
+  /// The variables' values from the terms' values in a model (nullopt where
+  /// a term has none; Booleans as 0 or 1).
+  BitVectorValues
+  values(const std::vector<std::optional<uint64_t>> &termValues) const;
+};
 
 } // namespace argus::verify::detail
 

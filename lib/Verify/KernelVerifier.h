@@ -87,6 +87,9 @@ private:
   unsigned queries = 0;
   /// The integer stage of a query runs here while the bit-blaster probes it.
   BackgroundSolver background;
+  /// The integer search for a model with the multiplier inputs fixed runs
+  /// here while the bit-blaster searches for it.
+  BackgroundSolver liftBackground;
   std::vector<std::pair<std::string, z3::expr>> paramVars; // for reports
   std::map<const void *, z3::expr> params;
   std::vector<z3::expr> paramCons;
@@ -241,11 +244,13 @@ private:
                           std::optional<z3::model> &model);
   /// A model of `query` with its variables `vars` (those in `only`, when
   /// given) fixed to `valueOf` (a variable whose value is not a constant
-  /// stays free), if there is one.
+  /// stays free), if there is one; `answer` is the check's. While it runs,
+  /// an unsat answer of `racing` interrupts it.
   std::optional<z3::model>
   lift(const z3::expr_vector &query, const std::vector<z3::expr> &vars,
        const std::function<z3::expr(const z3::expr &)> &valueOf,
-       const std::string &what, const std::set<unsigned> *only = nullptr);
+       const std::string &what, const std::set<unsigned> *only = nullptr,
+       BackgroundSolver *racing = nullptr, z3::check_result *answer = nullptr);
   /// Solve the current query plus `extra`, assuming every obligation but
   /// the `skip`-th.
   z3::check_result solve(const std::vector<z3::expr> &extra,

@@ -37,6 +37,7 @@
 #include "ConstantDivision.h"
 #include "IntegerTranslation.h"
 #include "KernelVerifier.h"
+#include "LinearRefinement.h"
 #include "Subterms.h"
 
 #include <algorithm>
@@ -278,7 +279,8 @@ std::optional<z3::model>
 KernelVerifier::lift(const z3::expr_vector &query,
                      const std::vector<z3::expr> &vars,
                      const std::function<z3::expr(const z3::expr &)> &valueOf,
-                     const std::string &what, const std::set<unsigned> *only) {
+                     const std::string &what, const std::set<unsigned> *only,
+                     BackgroundSolver *racing, z3::check_result *answer) {
   z3::solver s(ctx, "QF_BV");
   limitSolver(s, only ? kLiftInputsMs : kLiftMs);
   for (unsigned i = 0; i < query.size(); ++i)
@@ -291,7 +293,14 @@ KernelVerifier::lift(const z3::expr_vector &query,
       s.add(v == value);
   }
   std::optional<z3::model> m;
-  if (decide(s, what + (only ? " lifted inputs" : " lifted"), m) != z3::sat)
+  z3::check_result r;
+  {
+    BackgroundSolver::Foreground registered(racing, ctx, s);
+    r = decide(s, what + (only ? " lifted inputs" : " lifted"), m);
+  }
+  if (answer)
+    *answer = r;
+  if (r != z3::sat)
     return std::nullopt;
   return m;
 }
@@ -389,8 +398,65 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       model = m;
       return true;
     }
-    if (auto m = lift(query, *vars, valueOf, name, &*inputs)) {
-      model = m;
+    // With the multiplier inputs fixed: a bit-blasted search here and the
+    // same search in integers on a second core (the abstraction with linear
+    // lemmas for the products at those inputs: LinearRefinement.h). A model
+    // of either is the query's; the integer one is preferred (it is found
+    // in a fifth of the time when there is one, while an unsat answer comes
+    // sooner from the bit-blaster), so the witness does not depend on which
+    // finishes first: an integer answer ends the bit-blasted search, a
+    // bit-blasted unsat the integer one.
+    BackgroundSolver *racing = nullptr;
+    std::optional<IntegerTerms> linearTerms;
+    if (!exact) {
+      BitVectorValues values;
+      auto note = [&](const z3::expr &v) {
+        z3::expr x = valueOf(v);
+        if (x.is_numeral() || x.is_true() || x.is_false())
+          values.set(v, x);
+      };
+      for (const z3::expr &v : *vars)
+        note(v);
+      for (unsigned i = 0; i < to.size(); ++i)
+        note(to[i]);
+      LinearRefinement refinement(ctx, abstraction, from, to);
+      if (std::optional<IntegerQuery> fixed =
+              refinement.linearized(values, *inputs)) {
+        linearTerms.emplace(*fixed);
+        Budget b = budgetOf(within(kLiftInputsMs), 4);
+        liftBackground.start(fixed->assertions, linearTerms->terms,
+                             integerSolver, b.rlimit, b.timeoutMs,
+                             /*satDecides=*/true);
+        racing = &liftBackground;
+      }
+    }
+    z3::check_result bitBlastedAnswer = z3::unknown;
+    std::optional<z3::model> found =
+        lift(query, *vars, valueOf, name, &*inputs, racing, &bitBlastedAnswer);
+    if (racing) {
+      if (bitBlastedAnswer == z3::unsat)
+        racing->cancel();
+      BackgroundSolver::Answer in = racing->wait();
+      logLine(name + " lifted in integers", in.result, in.work,
+              in.milliseconds);
+      if (in.result == z3::sat) {
+        BitVectorValues iv = linearTerms->values(in.values);
+        auto m = lift(
+            query, *vars,
+            [&](const z3::expr &v) -> z3::expr {
+              if (std::optional<z3::expr> u = iv.of(v))
+                return *u;
+              return v.is_bool() ? ctx.bool_val(false) : v;
+            },
+            name);
+        if (m)
+          found = m;
+        else if (bitBlastedAnswer == z3::unknown) // interrupted: once more
+          found = lift(query, *vars, valueOf, name, &*inputs);
+      }
+    }
+    if (found) {
+      model = found;
       return true;
     }
     return false;
@@ -435,33 +501,18 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     std::ofstream(std::string(dumpDir) + "/" + name + ".integer.smt2")
         << dump.to_smt2();
   }
-  // The terms whose values in a model of the integer query make a model of
-  // the abstraction: each variable's integer value, and the Booleans.
-  z3::expr_vector wanted(ctx);
-  std::map<unsigned, unsigned> wantedIndex; // query variable -> its term
-  if (integers) {
-    for (auto &[bv, in] : integers->variables)
-      if (wantedIndex.emplace(bv.id(), wanted.size()).second)
-        wanted.push_back(in);
-    forEachSubterm(integers->assertions, [&](const z3::expr &e) {
-      if (e.is_bool() && e.num_args() == 0 &&
-          e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
-          wantedIndex.emplace(e.id(), wanted.size()).second)
-        wanted.push_back(e);
-    });
-  }
-  auto integerModel =
-      [&](const std::vector<std::optional<uint64_t>> &values) -> Answer {
+  std::optional<IntegerTerms> wanted;
+  if (integers)
+    wanted = IntegerTerms(*integers);
+  // A model of the integer query (values of the abstraction's variables)
+  // lifted to the query.
+  auto integerModel = [&](const BitVectorValues &values) -> Answer {
     bool lifted = accept([&](const z3::expr &v) -> z3::expr {
-      auto it = wantedIndex.find(v.id());
-      std::optional<uint64_t> u;
-      if (it != wantedIndex.end())
-        u = values[it->second];
-      if (v.is_bool())
-        return ctx.bool_val(u && *u != 0); // absent: false, as Z3 completes
-      if (!u)
-        return v; // not in the abstraction: left free
-      return ctx.bv_val(*u, v.get_sort().bv_size());
+      if (std::optional<z3::expr> u = values.of(v))
+        return *u;
+      // Absent: a Boolean false (as Z3 completes a model), a bit-vector
+      // left free.
+      return v.is_bool() ? ctx.bool_val(false) : v;
     });
     return lifted ? Answer(z3::sat) : std::nullopt;
   };
@@ -481,7 +532,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       return z3::unsat;
     if (r != z3::sat)
       return std::nullopt;
-    return integerModel(modelValues(*m, wanted));
+    return integerModel(wanted->values(modelValues(*m, wanted->terms)));
   };
 
   // 2. Integers at a glance; then the bit-blaster briefly while the integer
@@ -496,8 +547,8 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     BackgroundSolver *racing = nullptr;
     if (integers) {
       Budget b = budgetOf(within(kIntegerMs), kIntegerWallSlack);
-      background.start(integers->assertions, wanted, integerSolver, b.rlimit,
-                       b.timeoutMs);
+      background.start(integers->assertions, wanted->terms, integerSolver,
+                       b.rlimit, b.timeoutMs);
       racing = &background;
     }
     Answer probe;
@@ -510,7 +561,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
         if (in.result == z3::unsat)
           return z3::unsat;
         if (in.result == z3::sat)
-          if (Answer a = integerModel(in.values))
+          if (Answer a = integerModel(wanted->values(in.values)))
             return *a;
       }
     }
