@@ -50,6 +50,7 @@ void BackgroundSolver::start(const z3::expr_vector &from,
   answer = Answer();
   cancelled = false;
   unsat = false;
+  decisive = false;
   satDecides = satDecidesToo;
   worker = std::thread([this, make = std::move(make), rlimit, timeoutMs] {
     run(make, rlimit, timeoutMs);
@@ -78,8 +79,9 @@ void BackgroundSolver::run(const MakeSolver &make, unsigned rlimit,
       std::lock_guard<std::mutex> lock(mutex);
       running = nullptr;
       unsat = r == z3::unsat;
+      decisive = r == z3::unsat || (satDecides && r == z3::sat);
       // The foreground check is not needed after a deciding answer.
-      if ((r == z3::unsat || (satDecides && r == z3::sat)) && foreground)
+      if (decisive && foreground)
         Z3_solver_interrupt(foregroundCtx, foreground);
     }
     answer.result = r;
@@ -98,7 +100,9 @@ void BackgroundSolver::run(const MakeSolver &make, unsigned rlimit,
     if (r != z3::sat)
       return;
     answer.values = modelValues(s.get_model(), *terms);
-  } catch (const z3::exception &) {
+  } catch (...) {
+    // Nothing may escape the thread (std::terminate): no answer instead, as
+    // for a timeout.
     std::lock_guard<std::mutex> lock(mutex);
     running = nullptr;
     answer = Answer();

@@ -77,6 +77,9 @@ public:
   /// Whether the running query has already been found unsat (a foreground
   /// check need not start).
   bool foundUnsat() const { return unsat; }
+  /// Whether it has already given an answer that makes the foreground
+  /// check unnecessary (unsat, or sat when started with `satDecides`).
+  bool decided() const { return decisive; }
 
   /// While alive, registers `s` (a check of the caller's thread, in context
   /// `ctx`) to be interrupted when the background query is unsat.
@@ -104,7 +107,7 @@ private:
 
   // Guards the two solvers that may be interrupted from the other thread.
   std::mutex mutex;
-  std::atomic<bool> cancelled{false}, unsat{false};
+  std::atomic<bool> cancelled{false}, unsat{false}, decisive{false};
   bool satDecides = false;
   Z3_solver running = nullptr; // the background check, while it runs
   Z3_context foregroundCtx = nullptr;

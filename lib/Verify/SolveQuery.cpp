@@ -281,6 +281,10 @@ KernelVerifier::lift(const z3::expr_vector &query,
                      const std::function<z3::expr(const z3::expr &)> &valueOf,
                      const std::string &what, const std::set<unsigned> *only,
                      BackgroundSolver *racing, z3::check_result *answer) {
+  if (answer)
+    *answer = z3::unknown;
+  if (racing && racing->decided())
+    return std::nullopt; // its answer is the one used
   z3::solver s(ctx, "QF_BV");
   limitSolver(s, only ? kLiftInputsMs : kLiftMs);
   for (unsigned i = 0; i < query.size(); ++i)
