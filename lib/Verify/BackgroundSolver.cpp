@@ -10,6 +10,14 @@
 
 namespace argus::verify::detail {
 
+double resourceCount(z3::solver &s) {
+  z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i)
+    if (st.key(i) == "rlimit count")
+      return st.is_uint(i) ? st.uint_value(i) : st.double_value(i);
+  return 0;
+}
+
 std::vector<std::optional<uint64_t>> modelValues(const z3::model &m,
                                                  const z3::expr_vector &terms) {
   std::vector<std::optional<uint64_t>> values;
@@ -49,7 +57,6 @@ void BackgroundSolver::start(const z3::expr_vector &from,
     terms->push_back(z3::expr(*ctx, Z3_translate(src, wanted[i], *ctx)));
   answer = Answer();
   cancelled = false;
-  unsat = false;
   decisive = false;
   satDecides = satDecidesToo;
   worker = std::thread([this, make = std::move(make), rlimit, timeoutMs] {
@@ -78,7 +85,6 @@ void BackgroundSolver::run(const MakeSolver &make, unsigned rlimit,
     {
       std::lock_guard<std::mutex> lock(mutex);
       running = nullptr;
-      unsat = r == z3::unsat;
       decisive = r == z3::unsat || (satDecides && r == z3::sat);
       // The foreground check is not needed after a deciding answer.
       if (decisive && foreground)
@@ -90,13 +96,9 @@ void BackgroundSolver::run(const MakeSolver &make, unsigned rlimit,
                               .count();
     // Z3's resource counter is the context's: this query's work is what it
     // added since the last one.
-    z3::stats st = s.statistics();
-    for (unsigned i = 0; i < st.size(); ++i)
-      if (st.key(i) == "rlimit count") {
-        double count = st.is_uint(i) ? st.uint_value(i) : st.double_value(i);
-        answer.work = count - countBefore;
-        countBefore = count;
-      }
+    double count = resourceCount(s);
+    answer.work = count - countBefore;
+    countBefore = count;
     if (r != z3::sat)
       return;
     answer.values = modelValues(s.get_model(), *terms);

@@ -39,6 +39,10 @@ namespace argus::verify::detail {
 std::vector<std::optional<uint64_t>> modelValues(const z3::model &m,
                                                  const z3::expr_vector &terms);
 
+/// Z3's resource counter (`rlimit count`) of the context of `s`: what the
+/// context's checks have spent so far.
+double resourceCount(z3::solver &s);
+
 class BackgroundSolver {
 public:
   /// Builds the background stage's solver in the given context.
@@ -74,15 +78,14 @@ public:
   void cancel();
   /// Waits for the query and returns its answer.
   Answer wait();
-  /// Whether the running query has already been found unsat (a foreground
-  /// check need not start).
-  bool foundUnsat() const { return unsat; }
-  /// Whether it has already given an answer that makes the foreground
-  /// check unnecessary (unsat, or sat when started with `satDecides`).
+  /// Whether the running query has already given an answer that makes the
+  /// foreground check unnecessary (unsat, or sat when started with
+  /// `satDecides`): the check need not start.
   bool decided() const { return decisive; }
 
   /// While alive, registers `s` (a check of the caller's thread, in context
-  /// `ctx`) to be interrupted when the background query is unsat.
+  /// `ctx`) to be interrupted when the background query decides (see
+  /// decided()).
   class Foreground {
   public:
     Foreground(BackgroundSolver *bg, z3::context &ctx, z3::solver &s);
@@ -107,7 +110,7 @@ private:
 
   // Guards the two solvers that may be interrupted from the other thread.
   std::mutex mutex;
-  std::atomic<bool> cancelled{false}, unsat{false}, decisive{false};
+  std::atomic<bool> cancelled{false}, decisive{false};
   bool satDecides = false;
   Z3_solver running = nullptr; // the background check, while it runs
   Z3_context foregroundCtx = nullptr;

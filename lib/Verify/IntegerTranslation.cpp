@@ -542,6 +542,12 @@ std::optional<z3::expr> BitVectorValues::of(const z3::expr &var) const {
   return it->second.second;
 }
 
+z3::expr BitVectorValues::valueOr(const z3::expr &var) const {
+  if (std::optional<z3::expr> u = of(var))
+    return *u;
+  return var.is_bool() ? var.ctx().bool_val(false) : var;
+}
+
 std::optional<std::pair<z3::expr, z3::expr>>
 BitVectorValues::entry(unsigned id) const {
   auto it = byId.find(id);

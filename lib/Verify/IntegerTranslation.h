@@ -65,6 +65,10 @@ public:
   void set(const z3::expr &var, const z3::expr &value);
   /// The value of the variable `var`, if it has one.
   std::optional<z3::expr> of(const z3::expr &var) const;
+  /// The value of the variable `var`, or without one: false for a Boolean
+  /// (as Z3 completes a model), the variable itself for a bit-vector (left
+  /// free).
+  z3::expr valueOr(const z3::expr &var) const;
   /// The variable with id `id` and its value, if it has one.
   std::optional<std::pair<z3::expr, z3::expr>> entry(unsigned id) const;
   /// `e` with its variables replaced by their values, simplified: a numeral

@@ -127,6 +127,19 @@ static void logLine(const std::string &what, z3::check_result r, double work,
       << what << " work " << work << " " << answer(r) << " " << ms << " ms\n";
 }
 
+/// With ARGUS_VERIFY_DUMP_DIR set: `assertions` as SMT-LIB in `file` of
+/// the dump directory, after the comment lines `header`.
+static void dumpSmt2(const std::string &file, const z3::expr_vector &assertions,
+                     const std::string &header = "") {
+  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
+  if (!dumpDir)
+    return;
+  z3::solver dump(assertions.ctx());
+  for (unsigned i = 0; i < assertions.size(); ++i)
+    dump.add(assertions[i]);
+  std::ofstream(std::string(dumpDir) + "/" + file) << header << dump.to_smt2();
+}
+
 static void logQuery(const std::string &what, z3::check_result r,
                      std::chrono::steady_clock::time_point start,
                      z3::solver &s) {
@@ -135,11 +148,7 @@ static void logQuery(const std::string &what, z3::check_result r,
   // Z3's resource counter is the context's: this query's work is what it
   // added since the last query.
   static thread_local double lastCount = 0;
-  double count = 0;
-  z3::stats st = s.statistics();
-  for (unsigned i = 0; i < st.size(); ++i)
-    if (st.key(i) == "rlimit count")
-      count = st.is_uint(i) ? st.uint_value(i) : st.double_value(i);
+  double count = resourceCount(s);
   double work = count >= lastCount ? count - lastCount : count;
   lastCount = count;
   logLine(what, r, work,
@@ -359,26 +368,17 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   z3::expr_vector abstraction(ctx);
   for (unsigned i = 0; i < query.size(); ++i)
     abstraction.push_back(exact ? query[i] : query[i].substitute(from, to));
-  if (const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR")) {
-    // A debugging aid: every query as SMT-LIB (which term each fresh
-    // variable of the abstraction stands for in its comments).
-    z3::solver dump(ctx);
-    for (unsigned i = 0; i < query.size(); ++i)
-      dump.add(query[i]);
-    std::ofstream(std::string(dumpDir) + "/" + name + ".smt2")
-        << dump.to_smt2();
-    if (!exact) {
-      std::ofstream out(std::string(dumpDir) + "/" + name + ".abstract.smt2");
-      for (unsigned i = 0; i < from.size(); ++i) {
-        std::string t = from[i].to_string();
-        std::replace(t.begin(), t.end(), '\n', ' ');
-        out << "; " << to[i] << " := " << t << "\n";
-      }
-      z3::solver a(ctx);
-      for (unsigned i = 0; i < abstraction.size(); ++i)
-        a.add(abstraction[i]);
-      out << a.to_smt2();
+  // A debugging aid: every query as SMT-LIB (which term each fresh
+  // variable of the abstraction stands for in its comments).
+  dumpSmt2(name + ".smt2", query);
+  if (!exact && std::getenv("ARGUS_VERIFY_DUMP_DIR")) {
+    std::string header;
+    for (unsigned i = 0; i < from.size(); ++i) {
+      std::string t = from[i].to_string();
+      std::replace(t.begin(), t.end(), '\n', ' ');
+      header += "; " + to[i].to_string() + " := " + t + "\n";
     }
+    dumpSmt2(name + ".abstract.smt2", abstraction, header);
   }
 
   // Whether the abstraction is known satisfiable (its models were tried on
@@ -446,12 +446,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       if (in.result == z3::sat) {
         BitVectorValues iv = linearTerms->values(in.values);
         auto m = lift(
-            query, *vars,
-            [&](const z3::expr &v) -> z3::expr {
-              if (std::optional<z3::expr> u = iv.of(v))
-                return *u;
-              return v.is_bool() ? ctx.bool_val(false) : v;
-            },
+            query, *vars, [&](const z3::expr &v) { return iv.valueOr(v); },
             name);
         if (m)
           found = m;
@@ -496,28 +491,21 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     return std::nullopt;
   };
   std::optional<IntegerQuery> integers = toLinearIntegers(ctx, abstraction);
-  const char *dumpDir = std::getenv("ARGUS_VERIFY_DUMP_DIR");
-  if (dumpDir && integers) {
-    // The integer translation too (qN.integer.smt2), to try tactics on.
-    z3::solver dump(ctx);
-    for (unsigned i = 0; i < integers->assertions.size(); ++i)
-      dump.add(integers->assertions[i]);
-    std::ofstream(std::string(dumpDir) + "/" + name + ".integer.smt2")
-        << dump.to_smt2();
-  }
-  std::optional<IntegerTerms> wanted;
-  if (integers)
-    wanted = IntegerTerms(*integers);
+  if (integers) // the integer translation too, to try tactics on
+    dumpSmt2(name + ".integer.smt2", integers->assertions);
+  // The integer query's terms that give the variables their values, found
+  // for the queries whose integer stage gets a model or runs in the
+  // background.
+  std::optional<IntegerTerms> wantedTerms;
+  auto wanted = [&]() -> const IntegerTerms & {
+    if (!wantedTerms)
+      wantedTerms.emplace(*integers);
+    return *wantedTerms;
+  };
   // A model of the integer query (values of the abstraction's variables)
   // lifted to the query.
   auto integerModel = [&](const BitVectorValues &values) -> Answer {
-    bool lifted = accept([&](const z3::expr &v) -> z3::expr {
-      if (std::optional<z3::expr> u = values.of(v))
-        return *u;
-      // Absent: a Boolean false (as Z3 completes a model), a bit-vector
-      // left free.
-      return v.is_bool() ? ctx.bool_val(false) : v;
-    });
+    bool lifted = accept([&](const z3::expr &v) { return values.valueOr(v); });
     return lifted ? Answer(z3::sat) : std::nullopt;
   };
   auto integerSolved = [&](unsigned ms, unsigned wallSlack) -> Answer {
@@ -536,7 +524,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       return z3::unsat;
     if (r != z3::sat)
       return std::nullopt;
-    return integerModel(wanted->values(modelValues(*m, wanted->terms)));
+    return integerModel(wanted().values(modelValues(*m, wanted().terms)));
   };
 
   // 2. Integers at a glance; then the bit-blaster briefly while the integer
@@ -551,12 +539,12 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     BackgroundSolver *racing = nullptr;
     if (integers) {
       Budget b = budgetOf(within(kIntegerMs), kIntegerWallSlack);
-      background.start(integers->assertions, wanted->terms, integerSolver,
+      background.start(integers->assertions, wanted().terms, integerSolver,
                        b.rlimit, b.timeoutMs);
       racing = &background;
     }
     Answer probe;
-    if (!racing || !racing->foundUnsat())
+    if (!racing || !racing->decided())
       probe = bitBlasted(kProbeMs, "probe", racing);
     if (racing) {
       BackgroundSolver::Answer in = racing->wait();
@@ -565,7 +553,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
         if (in.result == z3::unsat)
           return z3::unsat;
         if (in.result == z3::sat)
-          if (Answer a = integerModel(wanted->values(in.values)))
+          if (Answer a = integerModel(wanted().values(in.values)))
             return *a;
       }
     }

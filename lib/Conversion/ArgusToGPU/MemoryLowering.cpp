@@ -224,7 +224,7 @@ struct LoadLowering : ArgusPattern<LoadOp> {
       return acc;
     };
     auto clip = clipOf(adaptor.getSource());
-    if (!clip || src.getMemorySpace() != MemorySpace::Global) {
+    if (!clip) {
       rewriter.replaceOp(op, loadAll(adaptor.getSource()));
       return success();
     }

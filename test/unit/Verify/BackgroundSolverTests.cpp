@@ -83,7 +83,7 @@ TEST_CASE("background answers and model values are the caller's query's",
   unsat.push_back(z3::ult(x, c.bv_val(3, 8)) && z3::ugt(x, c.bv_val(5, 8)));
   bg.start(unsat, z3::expr_vector(c), plainSolver, 0, 10000);
   CHECK(bg.wait().result == z3::unsat);
-  CHECK(bg.foundUnsat());
+  CHECK(bg.decided());
 }
 
 TEST_CASE("a cancelled background query stops early", "[background]") {
@@ -128,11 +128,11 @@ TEST_CASE("a background unsat interrupts the registered foreground check",
   for (unsigned i = 0; i < hard.size(); ++i)
     fg.add(hard[i]);
   z3::check_result r = z3::unknown;
-  if (!bg.foundUnsat()) {
+  if (!bg.decided()) {
     BackgroundSolver::Foreground registered(&bg, c, fg);
     // Registered after the background answered: nothing interrupts it, so
     // the test asks again (the window is a few microseconds).
-    if (!bg.foundUnsat())
+    if (!bg.decided())
       r = fg.check();
   }
   BackgroundSolver::Answer a = bg.wait();
