@@ -16,7 +16,7 @@ opt="${1:-$root/build/bin/argus-opt}"
 f16="$(mktemp --suffix=.mlir)"
 tf32="$(mktemp --suffix=.mlir)"
 trap 'rm -f "$f16" "$tf32"' EXIT
-for kernel in gemm_tma_ws gemm_tma_store_ws; do
+for kernel in gemm_tma_ws gemm_tma_store_ws gemm_tma_cluster_ws; do
   src="$root/examples/sm90a/$kernel.mlir"
   sed 's/bf16/f16/g' "$src" > "$f16"
   for v in "bf16:$src" "f16:$f16"; do

@@ -60,6 +60,7 @@ CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
 CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3
 CU_FUNC_ATTRIBUTE_NUM_REGS = 4
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
 
 CU_JIT_INFO_LOG_BUFFER = 3
 CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4
@@ -162,6 +163,20 @@ c_u64 = ctypes.c_uint64
 P = ctypes.POINTER
 
 
+class CUlaunchAttribute(ctypes.Structure):
+    """CUlaunchAttribute: an id, padding to 8 bytes, a 64-byte value union
+    (here its clusterDim member: x, y, z)."""
+    _fields_ = [("id", c_int), ("pad", ctypes.c_char * 4),
+                ("x", c_uint), ("y", c_uint), ("z", c_uint), ("rest", ctypes.c_char * 52)]
+
+
+class CUlaunchConfig(ctypes.Structure):
+    _fields_ = [("gridDimX", c_uint), ("gridDimY", c_uint), ("gridDimZ", c_uint),
+                ("blockDimX", c_uint), ("blockDimY", c_uint), ("blockDimZ", c_uint),
+                ("sharedMemBytes", c_uint), ("hStream", c_void_p),
+                ("attrs", P(CUlaunchAttribute)), ("numAttrs", c_uint)]
+
+
 class CudaDriver:
     """Thin ctypes wrapper over libcuda; every call's CUresult is checked."""
 
@@ -181,6 +196,8 @@ class CudaDriver:
         "cuFuncGetAttribute": [P(c_int), c_int, c_void_p],
         "cuLaunchKernel": [c_void_p, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint,
                            c_uint, c_void_p, P(c_void_p), P(c_void_p)],
+        "cuLaunchKernelEx": [P(CUlaunchConfig), c_void_p, P(c_void_p), P(c_void_p)],
+        "cuOccupancyMaxActiveClusters": [P(c_int), c_void_p, P(CUlaunchConfig)],
         "cuStreamSynchronize": [c_void_p],
         "cuTensorMapEncodeTiled": [c_void_p, c_int, c_u32, c_void_p, P(c_u64), P(c_u64),
                                    P(c_u32), P(c_u32), c_int, c_int, c_int, c_int],
@@ -454,6 +471,9 @@ class ArgusKernel:
         elems = {tm.get("element", "bf16") for tm in maps}
         self.element = elems.pop() if len(elems) == 1 else "bf16"
         self.block = block
+        # A kernel with a thread-block cluster (the JSON's "cluster") is
+        # launched with cuLaunchKernelEx, on a whole number of clusters.
+        self.cluster = int((self.info.get("cluster") or [1])[0])
         self.grid = grid if grid else num_sms
         self.l2promo = l2promo
         optin = drv.device_attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev)
@@ -475,11 +495,32 @@ class ArgusKernel:
         self.max_threads = drv.func_attr(self.func, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
         if block > self.max_threads:
             raise ValueError("block %d > kernel max threads per block %d" % (block, self.max_threads))
+        if self.cluster > 1:
+            self.attr = CUlaunchAttribute(id=CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                                          x=self.cluster, y=1, z=1)
+            cfg = self.config(self.grid - self.grid % self.cluster, None)
+            active = c_int(0)
+            drv.check(drv.cuOccupancyMaxActiveClusters(ctypes.byref(active), self.func,
+                                                       ctypes.byref(cfg)),
+                      "cuOccupancyMaxActiveClusters")
+            self.active_clusters = active.value
+            # Persistent: as many clusters as run at once, at most one block per SM.
+            if not grid:
+                self.grid = min(self.grid // self.cluster, active.value) * self.cluster
+            self.grid -= self.grid % self.cluster
+
+    def config(self, grid, stream):
+        return CUlaunchConfig(gridDimX=grid, gridDimY=1, gridDimZ=1, blockDimX=self.block,
+                              blockDimY=1, blockDimZ=1, sharedMemBytes=self.smem,
+                              hStream=stream, attrs=ctypes.pointer(self.attr), numAttrs=1)
 
     def describe(self):
-        return ("%s from %s: %d regs, %d B local, max %d threads, dyn smem %d B, grid %d x block %d, "
+        cl = ""
+        if self.cluster > 1:
+            cl = ", clusters of %d (%d active at once)" % (self.cluster, self.active_clusters)
+        return ("%s from %s: %d regs, %d B local, max %d threads, dyn smem %d B, grid %d x block %d%s, "
                 "JIT %.2f s" % (self.name, self.ptx_path, self.regs, self.local, self.max_threads,
-                                self.smem, self.grid, self.block, self.jit_s))
+                                self.smem, self.grid, self.block, cl, self.jit_s))
 
     def prepare(self, A, B, C):
         M, K = A.shape
@@ -488,6 +529,12 @@ class ArgusKernel:
         return build_gemm_params(self.drv, self.info, tensors, (M, N, K), self.l2promo)
 
     def launch(self, params, stream):
+        if self.cluster > 1:
+            cfg = self.config(self.grid, c_void_p(stream))
+            self.drv.check(self.drv.cuLaunchKernelEx(ctypes.byref(cfg), self.func, params.array,
+                                                     None),
+                           "cuLaunchKernelEx(%s)" % self.name)
+            return
         self.drv.check(self.drv.cuLaunchKernel(self.func, self.grid, 1, 1, self.block, 1, 1,
                                                self.smem, c_void_p(stream), params.array, None),
                        "cuLaunchKernel(%s)" % self.name)

@@ -180,6 +180,13 @@ ArrayAttr mlir::argus::gridRule(func::FuncOp kernel) {
         read |= g.getDimension() == d;
       else if (auto id = dyn_cast<gpu::BlockIdOp>(op))
         read |= id.getDimension() == d;
+      // Cluster ids and counts derive from the block id and the grid.
+      else if (auto c = dyn_cast<gpu::ClusterIdOp>(op))
+        read |= c.getDimension() == d;
+      else if (auto c = dyn_cast<gpu::ClusterDimOp>(op))
+        read |= c.getDimension() == d;
+      else if (auto c = dyn_cast<gpu::ClusterBlockIdOp>(op))
+        read |= c.getDimension() == d;
     });
     if (!read) { // one block along a dimension the kernel never reads
       dims.push_back(

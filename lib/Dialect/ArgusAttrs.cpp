@@ -125,7 +125,8 @@ std::string mlir::argus::formatKernelTargets() {
 }
 
 LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayRef<int64_t> block, StringRef target) {
+                                 ArrayRef<int64_t> block, StringRef target,
+                                 ArrayRef<int64_t> cluster) {
   if (block.empty() || block.size() > 3)
     return emitError() << "kernel block shape must have 1 to 3 dimensions, got "
                        << block.size();
@@ -147,7 +148,38 @@ LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "kernel block of " << threads
                        << " threads is not a whole number of " << warp
                        << "-thread warps on " << target;
+  if (cluster.empty())
+    return success();
+  if (!target.starts_with("sm_9"))
+    return emitError() << "thread-block clusters need NVIDIA sm_90, the kernel "
+                          "targets "
+                       << target << "; hint: drop `cluster`";
+  if (cluster.size() > 3)
+    return emitError() << "a cluster shape has 1 to 3 dimensions, got "
+                       << cluster.size();
+  int64_t blocks = 1;
+  for (int64_t d : cluster) {
+    if (d <= 0)
+      return emitError() << "cluster dimensions must be positive, got ["
+                         << cluster << "]";
+    blocks *= d;
+  }
+  if (blocks > 8)
+    return emitError() << "a cluster of " << blocks
+                       << " blocks is larger than the portable limit of 8; "
+                          "hint: use at most 8 blocks per cluster";
   return success();
+}
+
+int64_t KernelAttr::getClusterSize() const {
+  int64_t n = 1;
+  for (int64_t d : getCluster())
+    n *= d;
+  return n;
+}
+
+int64_t KernelAttr::getClusterDim(unsigned d) const {
+  return d < getCluster().size() ? getCluster()[d] : 1;
 }
 
 /// Whether `e` is a grid extent expression (argus/Analysis/GridRule.h); else
@@ -205,7 +237,13 @@ verifyExtent(Attribute e, function_ref<InFlightDiagnostic()> emitError) {
 LogicalResult
 KernelLaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringRef, DenseI64ArrayAttr, int64_t, ArrayAttr,
-                         ArrayAttr, ProbePlanAttr, ArrayAttr grid) {
+                         ArrayAttr, ProbePlanAttr, ArrayAttr grid,
+                         DenseI64ArrayAttr cluster) {
+  if (cluster && (cluster.size() != 3 ||
+                  llvm::any_of(cluster.asArrayRef(),
+                               [](int64_t d) { return d <= 0; })))
+    return emitError() << "a launch's cluster shape has three positive "
+                          "dimensions x, y, z";
   if (!grid)
     return success();
   if (grid.size() != 3)

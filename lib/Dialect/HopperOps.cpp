@@ -116,8 +116,22 @@ LogicalResult TmaStoreOp::verify() {
   return verifyBulkCopy(*this, getSource(), getDest(), getMap());
 }
 
+/// `what` reaches the other blocks of a cluster: the kernel must have one.
+static LogicalResult verifyClusterKernel(Operation *op, StringRef what) {
+  KernelAttr kernel = getEnclosingKernel(op);
+  if (kernel && kernel.getClusterSize() > 1)
+    return success();
+  return op->emitOpError()
+         << what
+         << " needs a kernel with a thread-block cluster of several blocks; "
+            "hint: add `cluster = [2]` to the kernel's #argus.kernel";
+}
+
 LogicalResult TmaLoadOp::verify() {
   if (failed(verifyBulkCopy(*this, getSource(), getDest(), getMap())))
+    return failure();
+  if (getMulticast() &&
+      failed(verifyClusterKernel(*this, "a multicast bulk copy")))
     return failure();
   return verifyBarrierStage(*this, getBarrier().getType(), getStage());
 }
@@ -135,6 +149,9 @@ LogicalResult MBarrierAllocOp::verify() {
 }
 
 LogicalResult MBarrierArriveOp::verify() {
+  if (getCluster() &&
+      failed(verifyClusterKernel(*this, "an arrival on every block's barrier")))
+    return failure();
   return verifyBarrierStage(*this, getBarrier().getType(), getStage());
 }
 

@@ -110,5 +110,9 @@ llvm::json::Value mlir::argus::launchToJSON(KernelLaunchAttr launch) {
       {"params", std::move(params)},
       {"tensor_maps", std::move(maps)},
       {"probes", toJSON(launch.getProbes())},
-      {"grid", gridToJSON(launch.getGrid())}};
+      {"grid", gridToJSON(launch.getGrid())},
+      {"cluster", launch.getCluster()
+                      ? llvm::json::Value(llvm::json::Array(
+                            launch.getCluster().asArrayRef()))
+                      : llvm::json::Value(nullptr)}};
 }

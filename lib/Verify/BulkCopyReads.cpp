@@ -112,7 +112,10 @@ Tags KernelVerifier::readBulkFilled(const MemView &mv,
   if (!wantTags)
     return {};
   // The copy moves tile element c of its source view to tile element c of
-  // the stage (the placement verifyTmaPlacement checked).
+  // the stage (the placement verifyTmaPlacement checked); a multicast box
+  // comes from the block that issues it.
+  if (fill.getMulticast() && clusterSize() > 1)
+    return multicastTags(fill, cs, wi, in.guard);
   return memTags(fill.getSource(), cs, wi, fill, std::nullopt);
 }
 

@@ -55,6 +55,20 @@ void KernelVerifier::collectParams() {
         seen |= name == n;
       if (!seen)
         mk(gridDimKey(static_cast<unsigned>(g.getDimension())), n, 1);
+    } else if (isa<gpu::ClusterIdOp, gpu::ClusterBlockIdOp, gpu::ClusterDimOp>(
+                   op)) {
+      // Cluster ids derive from the block id and the grid's size.
+      unsigned d = 0;
+      if (auto c = dyn_cast<gpu::ClusterIdOp>(op))
+        d = static_cast<unsigned>(c.getDimension());
+      else if (auto c = dyn_cast<gpu::ClusterBlockIdOp>(op))
+        d = static_cast<unsigned>(c.getDimension());
+      else
+        d = static_cast<unsigned>(cast<gpu::ClusterDimOp>(op).getDimension());
+      std::string n = "block_id." +
+                      stringifyDimension(static_cast<gpu::Dimension>(d)).str();
+      if (!params.count(blockIdKey(d)))
+        mk(blockIdKey(d), n, 0);
     } else if (auto ld = dyn_cast<memref::LoadOp>(op)) {
       if (ld->getParentOp() == func.getOperation())
         mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()),
@@ -69,12 +83,15 @@ void KernelVerifier::collectParams() {
          "grid_dim." + stringifyDimension(static_cast<gpu::Dimension>(d)).str(),
          1);
   collectSizes();
-  // A block id is below the grid's size in its dimension.
+  // A block id is below the grid's size in its dimension; the grid is a
+  // whole number of clusters (the launch checks it).
   for (unsigned d = 0; d < 3; ++d) {
     auto b = params.find(blockIdKey(d));
     auto g = params.find(gridDimKey(d));
     if (b != params.end() && g != params.end())
       paramCons.push_back(z3::ult(b->second, g->second));
+    if (g != params.end() && cluster[d] > 1)
+      paramCons.push_back(z3::urem(g->second, bv(cluster[d])) == bv(0));
   }
 }
 
@@ -109,6 +126,28 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     return param(blockIdKey(static_cast<unsigned>(b.getDimension())));
   if (auto g = dyn_cast<gpu::GridDimOp>(def))
     return param(gridDimKey(static_cast<unsigned>(g.getDimension())));
+  // Cluster ids: the grid is a whole number of clusters of cluster[d]
+  // blocks, numbered along each dimension.
+  // Another block of the same cluster (PeerBlock) has the same cluster id
+  // term and its own rank.
+  if (auto c = dyn_cast<gpu::ClusterIdOp>(def)) {
+    unsigned d = static_cast<unsigned>(c.getDimension());
+    return z3::udiv(peerRank.count(d) ? params.at(blockIdKey(d))
+                                      : param(blockIdKey(d)),
+                    bv(cluster[d]));
+  }
+  if (auto c = dyn_cast<gpu::ClusterBlockIdOp>(def)) {
+    unsigned d = static_cast<unsigned>(c.getDimension());
+    if (auto r = peerRank.find(d); r != peerRank.end())
+      return r->second;
+    return z3::urem(param(blockIdKey(d)), bv(cluster[d]));
+  }
+  if (auto c = dyn_cast<gpu::ClusterDimOp>(def)) {
+    unsigned d = static_cast<unsigned>(c.getDimension());
+    return z3::udiv(param(gridDimKey(d)), bv(cluster[d]));
+  }
+  if (auto c = dyn_cast<gpu::ClusterDimBlocksOp>(def))
+    return bv(cluster[static_cast<unsigned>(c.getDimension())]);
   if (auto c = dyn_cast<arith::ConstantOp>(def)) {
     auto ia = dyn_cast<IntegerAttr>(c.getValue());
     if (!ia)

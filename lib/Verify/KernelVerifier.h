@@ -52,6 +52,8 @@ public:
     threads = kernel.getNumThreads();
     warpSize = kernel.getWarpSize();
     nvidia = kernel.getTarget().starts_with("sm_");
+    for (unsigned d = 0; d < 3; ++d)
+      cluster[d] = kernel.getClusterDim(d);
   }
 
   using Results = std::vector<CheckResult>;
@@ -83,6 +85,7 @@ private:
   VerifyOptions opts;
   int64_t threads = 0, warpSize = 0;
   bool nvidia = false; // sm_*: misaligned vector accesses fault
+  int64_t cluster[3] = {1, 1, 1}; // blocks per thread-block cluster
   int64_t depth = 2;   // recency-chain depth per loop
   unsigned queries = 0;
   /// The integer stage of a query runs here while the bit-blaster probes it.
@@ -482,6 +485,47 @@ private:
   CheckResult checkBulkWritten(mlir::Operation *reader, mlir::Value source);
   /// Empty kind when the arrive releases no stage bulk copies fill.
   CheckResult checkStageRelease(mlir::argus::MBarrierArriveOp a);
+
+  // ---- thread-block clusters (ClusterChecks.cpp) ---------------------------
+  int64_t clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
+  /// The rank in the cluster by dimension of the block of linear rank
+  /// `rank` (x fastest), for the dimensions with a block-id parameter.
+  std::map<unsigned, z3::expr> peerRanks(const z3::expr &rank);
+  /// Set inside a PeerBlock: its rank in the (same) cluster by dimension.
+  std::map<unsigned, z3::expr> peerRank;
+  /// Evaluates as the block of the given ranks in this block's cluster
+  /// while alive: block ids renamed, cluster ids kept (the same terms), so
+  /// what depends on the cluster id alone is syntactically the same. Values
+  /// loaded at entry are not modelled there (unsupported).
+  class PeerBlock {
+  public:
+    PeerBlock(KernelVerifier &v, const std::map<unsigned, z3::expr> &ranks);
+    ~PeerBlock() {
+      v.renamedParams.clear();
+      v.peerRank.clear();
+    }
+
+  private:
+    KernelVerifier &v;
+  };
+  /// Inside a PeerBlock: the instance of `op` at the iteration numbers of
+  /// its instance `in` in this block (loop bounds read before the renaming
+  /// in `numbers`); its guard says whether the peer runs it.
+  struct Iteration {
+    z3::expr iv, lb, step;
+  };
+  Inst sameIterations(mlir::Operation *op, const Inst &in,
+                      const std::vector<Iteration> &numbers);
+  /// The iteration of each loop around `op` in instance `in`, outermost
+  /// first.
+  std::vector<Iteration> iterationNumbers(mlir::Operation *op, const Inst &in);
+  /// `cluster-lockstep` of a multicast copy or a cluster-wide arrive.
+  CheckResult checkClusterLockstep(mlir::Operation *op);
+  /// The tags of element `cs` of the tile that multicast copy `fill`
+  /// (instance `wi` in this block) delivers: those of the box's issuer.
+  Tags multicastTags(mlir::argus::TmaLoadOp fill,
+                     const std::vector<z3::expr> &cs, const Inst &wi,
+                     const z3::expr &guard);
 
   /// `wgmma-ready` for every register read of an mma_async result
   /// (AsyncWgmma.cpp).

@@ -206,9 +206,13 @@ void KernelVerifier::checkMBarriers(std::vector<CheckResult> &out) {
       out.push_back(checkExpectTx(e));
     else if (auto r = dyn_cast<MBarrierAllocOp>(op))
       out.push_back(checkArrivals(r));
-    else if (auto t = dyn_cast<TmaLoadOp>(op))
+    else if (auto t = dyn_cast<TmaLoadOp>(op)) {
       out.push_back(checkTmaSlot(t));
-    else if (auto a = dyn_cast<MBarrierArriveOp>(op)) {
+      if (t.getMulticast())
+        out.push_back(checkClusterLockstep(t));
+    } else if (auto a = dyn_cast<MBarrierArriveOp>(op)) {
+      if (a.getCluster())
+        out.push_back(checkClusterLockstep(a));
       CheckResult r = checkStageRelease(a);
       if (!r.kind.empty())
         out.push_back(r);
@@ -330,7 +334,11 @@ CheckResult KernelVerifier::checkArrivals(MBarrierAllocOp ring) {
   bool waited = false;
   for (Operation *user : ring->getUsers()) {
     if (auto a = dyn_cast<MBarrierArriveOp>(user))
-      arrivals.push_back({a, a.getStage(), *getExecutingThreads(a)});
+      // A cluster-wide arrive: every block's threads arrive on each block's
+      // barrier for the slot (cluster-lockstep).
+      arrivals.push_back({a, a.getStage(),
+                          *getExecutingThreads(a) *
+                              (a.getCluster() ? clusterSize() : 1)});
     else if (auto e = dyn_cast<MBarrierArriveExpectTxOp>(user))
       arrivals.push_back({e, e.getStage(), 1});
     else if (isa<MBarrierWaitOp>(user))
@@ -376,7 +384,11 @@ CheckResult KernelVerifier::checkArrivals(MBarrierAllocOp ring) {
                ? std::string("one elected thread")
                : "every thread of " +
                      (role ? "role '" + role.getName().str() + "'"
-                           : std::string("the block"))) +
+                           : std::string("the block")) +
+                     (cast<MBarrierArriveOp>(a.op).getCluster()
+                          ? " in each of the cluster's " +
+                                std::to_string(clusterSize()) + " blocks"
+                          : std::string())) +
           ") but '" + ring.getName().str() + "' was initialised for " +
           std::to_string(need) +
           (a.count < need
@@ -480,6 +492,22 @@ CheckResult KernelVerifier::checkTmaSlot(TmaLoadOp t) {
           unsupported("the release ring '" + ringName(relWait.getBarrier()) +
                       "' and the fill ring have different stage counts");
         bad = bad || jw != j || pw != parityOf(j, S, 1);
+        // A multicast copy refills the stage in every block of the
+        // cluster: every block's consumers must have released it here.
+        if (t.getMulticast())
+          for (Operation *u : relWait.getBarrier().getUsers())
+            if (auto a = dyn_cast<MBarrierArriveOp>(u);
+                a && !a.getCluster() && release.empty()) {
+              bad = bad || z3::uge(j, bv(S));
+              release = "the multicast copy refills stage " +
+                        std::string("j % ") + std::to_string(S) +
+                        " in every block of the cluster, but the arrive at " +
+                        locStr(a.getLoc()) + " releases it on its own " +
+                        "block's '" + ringName(relWait.getBarrier()) +
+                        "' only (add `cluster`): another block's consumers "
+                        "may still read what this copy overwrites (write "
+                        "after read)";
+            }
       }
     }
     std::optional<z3::model> m = findWitness(res, {bad}, in);
@@ -495,7 +523,7 @@ CheckResult KernelVerifier::checkTmaSlot(TmaLoadOp t) {
                          std::to_string(js % S));
     if (!release.empty() && js >= S)
       cx.notes.push_back(release);
-    else if (relWait) {
+    if (relWait) {
       z3::expr jw =
           ringSlot(relWait, relWait.getBarrier(), relWait.getStage(), in);
       z3::expr pw = evalIndex(relWait.getParity(), in);

@@ -670,10 +670,43 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     // entangled unknowns with a symbolic slope are solved first (a head
     // index times a sequence length, then a tile index times a constant);
     // otherwise the largest constant slope first.
+    // In a kernel with a thread-block cluster, a block id is a cluster id
+    // and a rank in the cluster: the construction solves the cluster id
+    // and tries each rank (an element is covered when one rank's instance
+    // writes it).
+    int64_t ranks = 1;
+    for (unsigned d = 0; d < 3; ++d)
+      if (params.count(blockIdKey(d)))
+        ranks *= cluster[d];
     auto construct = [&](bool symbolicFirst, std::string &weak) {
       z3::expr covered = ctx.bool_val(false);
-      for (const OutputWrite &w : ws) {
+      for (const OutputWrite &w : ws)
+        for (int64_t rank = 0; rank < ranks; ++rank) {
         WriteInstance wi = writeInstance(w, true);
+        std::vector<z3::expr> cf, ct;
+        std::map<unsigned, z3::expr> clusterIds;
+        for (unsigned d = 0, rest = rank; d < 3; rest /= cluster[d], ++d) {
+          if (!params.count(blockIdKey(d)) || cluster[d] == 1)
+            continue;
+          z3::expr b = params.at(blockIdKey(d)), c = bv(cluster[d]);
+          z3::expr cid = var("cluster_id"), r = bv(rest % cluster[d]);
+          cf.insert(cf.end(), {z3::urem(b, c), z3::udiv(b, c), b});
+          ct.insert(ct.end(), {r, cid, cid * c + r});
+          clusterIds.emplace(d, cid);
+        }
+        auto byRank = [&](const z3::expr &t) { return substituted(t, cf, ct); };
+        for (auto &o : wi.offsets)
+          if (o)
+            o = byRank(*o);
+        for (auto &b : wi.bounds)
+          if (b)
+            b = byRank(*b);
+        for (auto &l : wi.loops) {
+          l.iv = byRank(l.iv);
+          l.lb = byRank(l.lb);
+          l.stepTerm = byRank(l.stepTerm);
+        }
+        wi.in.guard = byRank(wi.in.guard);
         struct Unknown {
           z3::expr x, lb;
           int64_t step; // 0 when symbolic
@@ -683,11 +716,16 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
         };
         std::vector<Unknown> xs;
         for (unsigned d = 0; d < 3; ++d)
-          if (params.count(blockIdKey(d)))
+          if (auto cid = clusterIds.find(d); cid != clusterIds.end()) {
+            z3::expr n = z3::udiv(params.at(gridDimKey(d)), bv(cluster[d]));
+            xs.push_back({cid->second, bv(0), 1, z3::ult(cid->second, n),
+                          nullptr, n - bv(1)});
+          } else if (params.count(blockIdKey(d))) {
             xs.push_back(
                 {params.at(blockIdKey(d)), bv(0), 1,
                  z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d))),
                  nullptr, params.at(gridDimKey(d)) - bv(1)});
+          }
         for (auto &l : wi.loops)
           xs.push_back(
               {l.iv, l.lb, l.step, ctx.bool_val(true), &l, std::nullopt});
@@ -833,11 +871,11 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
               unsupported(opDesc(w.op) +
                           ": its offsets depend on values loaded from memory, "
                           "which may differ between blocks");
-        z3::expr c = wi.in.guard && writesElement(w, wi, e);
+        z3::expr c = wi.in.guard && byRank(writesElement(w, wi, e));
         for (auto &x : xs)
           c = c && x.range;
         covered = covered || solved(c);
-      }
+        }
       return covered;
     };
     std::string weak;

@@ -81,7 +81,8 @@ class CompiledKernel:
                                  "box": list(m.box), "element": m.element,
                                  "swizzle": m.swizzle, "oob_fill": m.oob_fill,
                                  "pass": m.pass_} for m in abi.tensor_maps],
-                "grid": abi.grid}
+                "grid": abi.grid,
+                "cluster": list(abi.cluster) or None}
 
     @property
     def written(self) -> List[str]:
@@ -161,6 +162,8 @@ class CompiledKernel:
         spec = {"name": name or self.name, "module": module_path, "format": self.format,
                 "kernel": self.kernel_name, "grid": list(grid), "block": block,
                 "shared_mem": int(self.abi.dynamic_smem), "args": args, "warmup": warmup, "repetitions": repetitions}
+        if self.abi.cluster:
+            spec["cluster"] = list(self.abi.cluster)
         if check:
             spec["check"] = check
         plan = self.abi.probes

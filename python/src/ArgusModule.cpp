@@ -145,6 +145,7 @@ struct PyKernelLaunch {
   std::vector<PyTensorMapParam> tensorMaps;
   py::dict probes;
   py::object grid; // the grid rule's JSON tree, or None
+  std::vector<int64_t> cluster; // empty without a cluster
 };
 
 PyKernelLaunch toPython(const std::string &name,
@@ -172,6 +173,9 @@ PyKernelLaunch toPython(const std::string &name,
   if (l.getProbes())
     k.probes = toPython(*json.getAsObject()->get("probes"));
   k.grid = toPython(*json.getAsObject()->get("grid"));
+  if (l.getCluster())
+    k.cluster.assign(l.getCluster().asArrayRef().begin(),
+                     l.getCluster().asArrayRef().end());
   return k;
 }
 #endif
@@ -523,6 +527,9 @@ PYBIND11_MODULE(_argus, m) {
       .def_readonly("binary", &PyKernelLaunch::binary)
       .def_readonly("block", &PyKernelLaunch::block)
       .def_readonly("dynamic_smem", &PyKernelLaunch::dynamicSmem)
+      .def_readonly("cluster", &PyKernelLaunch::cluster,
+                    "blocks per thread-block cluster (x, y, z); empty "
+                    "without a cluster")
       .def_readonly("params", &PyKernelLaunch::params)
       .def_readonly("tensor_maps", &PyKernelLaunch::tensorMaps)
       .def_readonly("probes", &PyKernelLaunch::probes)

@@ -78,7 +78,7 @@ public:
     std::vector<PyDiagnostic> diags;
     if (failed(collected(mctx, diags, [&] {
           return mlir::argus::KernelAttr::verify([&] { return emitError(loc); },
-                                                 block, target);
+                                                 block, target, {});
         })))
       raiseBuildError("invalid kernel launch" + firstReason(diags), diags);
     auto kernel = mlir::argus::KernelAttr::get(mctx, block, target);

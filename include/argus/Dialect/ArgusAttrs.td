@@ -125,7 +125,10 @@ def Argus_KernelAttr : Argus_Attr<"Kernel", "kernel"> {
   let summary = "marks a function as an argus kernel";
   let description = [{
     Placed on a `func.func` or `gpu.func` as `argus.kernel`: the block shape
-    (threads per block) and the hardware target.
+    (threads per block) and the hardware target; on sm_90, optionally the
+    thread-block cluster's shape (blocks per cluster, at most 8): the grid
+    is then a whole number of clusters, and `argus.tma_load ... multicast`
+    and `argus.mbarrier.arrive ... cluster` reach every block of it.
 
     ```mlir
     func.func @gemm(...) attributes {
@@ -134,13 +137,25 @@ def Argus_KernelAttr : Argus_Attr<"Kernel", "kernel"> {
   }];
   let parameters = (ins
     ArrayRefParameter<"int64_t", "threads per block">:$block,
-    StringRefParameter<"target chip">:$target
+    StringRefParameter<"target chip">:$target,
+    OptionalArrayRefParameter<"int64_t", "blocks per thread-block cluster">:$cluster
   );
   let assemblyFormat = [{
-    `<` `block` `=` `[` $block `]` `,` `target` `=` $target `>`
+    `<` `block` `=` `[` $block `]` `,` `target` `=` $target
+    (`,` `cluster` `=` `[` $cluster^ `]`)? `>`
   }];
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$block,
+                     "::llvm::StringRef":$target), [{
+      return $_get($_ctxt, block, target, ::llvm::ArrayRef<int64_t>());
+    }]>
+  ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// Blocks per thread-block cluster (sm_90+): 1 without `cluster`.
+    int64_t getClusterSize() const;
+    /// The cluster's extent in dimension `d` (0-2): 1 without `cluster`.
+    int64_t getClusterDim(unsigned d) const;
     int64_t getNumThreads() const;
     /// Threads per warp (wavefront) on the target: 64 on gfx9, 32 on sm_*.
     int64_t getWarpSize() const;
@@ -246,7 +261,9 @@ def Argus_KernelLaunchAttr : Argus_Attr<"KernelLaunch", "kernel_launch"> {
     (`argus-insert-probes`; absent otherwise) and the grid rule: how a host
     computes the grid from a launch's arguments, derived from the kernel's
     `argus.assume` conditions on `gpu.grid_dim` (one dictionary per
-    dimension, `argus/Analysis/GridRule.h`; docs/Lowering.md "Grid rule").
+    dimension, `argus/Analysis/GridRule.h`; docs/Lowering.md "Grid rule")
+    and, for a kernel with a thread-block cluster, the cluster's shape
+    (x, y, z), which the launch must request (`cuLaunchKernelEx`).
     Hosts (the Python driver, argus-opt's dump sidecar) read this instead of
     re-deriving the ABI.
   }];
@@ -257,7 +274,8 @@ def Argus_KernelLaunchAttr : Argus_Attr<"KernelLaunch", "kernel_launch"> {
     "::mlir::ArrayAttr":$params,
     "::mlir::ArrayAttr":$tensor_maps,
     OptionalParameter<"::mlir::argus::ProbePlanAttr">:$probes,
-    OptionalParameter<"::mlir::ArrayAttr">:$grid
+    OptionalParameter<"::mlir::ArrayAttr">:$grid,
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$cluster
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -603,16 +603,31 @@ def Argus_TmaLoadOp : Argus_Op<"tma_load"> {
     have been announced by `argus.mbarrier.arrive_expect_tx`. The data may be
     read only after a wait on that phase.
 
+    With `multicast` (a kernel with a thread-block cluster of n blocks), the
+    blocks of a cluster load the tile together: the block of rank r in the
+    cluster issues boxes j with j % n == r, each delivered to `dest` and
+    completing on `barrier[stage]` in every block of the cluster, so each
+    block's phase receives the whole tile's bytes. The contract, which the
+    verifier checks: every block of the cluster runs the copy at the same
+    iterations with the same stage and slot (`multicast-lockstep`), the
+    consumers of every block release the stage to every block's producer
+    (`argus.mbarrier.arrive ... cluster`), and whatever the blocks' source
+    views differ in reaches the readers' tags (a block then reads another
+    block's boxes).
+
     ```mlir
     argus.tma_load %ga, %sa0, %tmA, %full[%s] : !argus.tile<128x64xbf16, global>, !SA, !argus.tensor_map<128x64xbf16, swizzle = 128>, !argus.mbarrier<4>
+    argus.tma_load %gb, %sb0, %tmB, %full[%s] multicast : !GB, !SB, !TB, !argus.mbarrier<4>
     ```
   }];
   let arguments = (ins Arg<Argus_MemTile, "", [MemRead]>:$source,
                        Arg<Argus_MemTile, "", [MemWrite]>:$dest,
                        Argus_TensorMapType:$map,
-                       Argus_MBarrierType:$barrier, Index:$stage);
+                       Argus_MBarrierType:$barrier, Index:$stage,
+                       UnitAttr:$multicast);
   let assemblyFormat = [{
-    $source `,` $dest `,` $map `,` $barrier `[` $stage `]` attr-dict `:`
+    $source `,` $dest `,` $map `,` $barrier `[` $stage `]`
+    (`multicast` $multicast^)? attr-dict `:`
     type($source) `,` type($dest) `,` type($map) `,` type($barrier)
   }];
   let hasVerifier = 1;
@@ -646,12 +661,23 @@ def Argus_MBarrierArriveOp : Argus_Op<"mbarrier.arrive"> {
     `argus.wgmma_wait`, the retired wgmma reads) happen before the phase
     completes.
 
+    With `cluster` (a kernel with a thread-block cluster of n blocks), each
+    thread arrives on barrier[stage] of every block of the cluster (n
+    arrivals, `mbarrier.arrive.release.cluster` through `mapa`): how the
+    consumers of every block release a stage that multicast copies refill
+    in all of them. Each block's barrier then counts n times the arriving
+    threads per phase.
+
     ```mlir
     argus.mbarrier.arrive %empty[%s] : !argus.mbarrier<4>
+    argus.mbarrier.arrive %empty[%s] cluster : !argus.mbarrier<4>
     ```
   }];
-  let arguments = (ins Argus_MBarrierType:$barrier, Index:$stage);
-  let assemblyFormat = "$barrier `[` $stage `]` attr-dict `:` type($barrier)";
+  let arguments = (ins Argus_MBarrierType:$barrier, Index:$stage,
+                       UnitAttr:$cluster);
+  let assemblyFormat = [{
+    $barrier `[` $stage `]` (`cluster` $cluster^)? attr-dict `:` type($barrier)
+  }];
   let hasVerifier = 1;
 }
 

@@ -253,7 +253,8 @@ struct ArgusToGPUPass
               smem ? smem.getInt() : 0,
               fn->getAttrOfType<ArrayAttr>(kKernelParamsAttr),
               maps ? maps : b.getArrayAttr({}), probes,
-              fn->getAttrOfType<ArrayAttr>("argus_grid"))));
+              fn->getAttrOfType<ArrayAttr>("argus_grid"),
+              fn->getAttrOfType<DenseI64ArrayAttr>(kClusterAttr))));
     });
     if (!kernels.empty())
       top->setAttr(kLaunchAttr, b.getDictionaryAttr(kernels));

@@ -137,6 +137,14 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
       {int32_t(block[0]), int32_t(block[1]), int32_t(block[2])}));
   if (options.minBlocksPerSM > 0)
     TargetInfo::get(chip).setMinBlocksPerSM(gfn, options.minBlocksPerSM);
+  if (kattr.getClusterSize() > 1) {
+    SmallVector<int64_t> cluster{kattr.getClusterDim(0), kattr.getClusterDim(1),
+                                 kattr.getClusterDim(2)};
+    gfn->setAttr(kClusterAttr, b.getDenseI64ArrayAttr(cluster));
+    gfn.setKnownClusterSizeAttr(
+        b.getDenseI32ArrayAttr({int32_t(cluster[0]), int32_t(cluster[1]),
+                                int32_t(cluster[2])}));
+  }
   gfn->setAttr("argus_chip", b.getStringAttr(chip));
   gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));
   // Read off the assumptions before the lowering erases them.
@@ -184,6 +192,13 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
   }
   for (Operation &op : fn.getBody().front().without_terminator())
     b.clone(op, map);
+  // A block of a cluster may not exit while another may still multicast
+  // into its shared memory or arrive on its mbarriers.
+  if (kattr.getClusterSize() > 1)
+    inlinePtx(b, loc, {}, {},
+              "barrier.cluster.arrive.release.aligned;\n"
+              "barrier.cluster.wait.acquire.aligned;",
+              "");
   gpu::ReturnOp::create(b, loc);
   fn.erase();
   return gfn;

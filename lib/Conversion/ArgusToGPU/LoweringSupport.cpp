@@ -25,6 +25,9 @@ KernelInfo mlir::argus::getKernelInfo(Operation *op) {
     k.chip = attr.str();
   k.target = &TargetInfo::get(k.chip);
   k.warpSize = k.target->getWarpSize();
+  if (auto cl = fn->getAttrOfType<DenseI64ArrayAttr>(kClusterAttr))
+    for (int64_t d : cl.asArrayRef())
+      k.clusterSize *= d;
   if (auto blk = fn->getAttrOfType<DenseI64ArrayAttr>("argus_block"))
     for (auto [i, v] : llvm::enumerate(blk.asArrayRef()))
       if (i < 3)

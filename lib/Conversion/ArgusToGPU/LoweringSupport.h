@@ -43,6 +43,8 @@ struct KernelInfo {
   const TargetInfo *target = &TargetInfo::get("");
   int64_t warpSize = 32;
   SmallVector<int64_t, 3> block{1, 1, 1};
+  /// Blocks per thread-block cluster (1 without a cluster).
+  int64_t clusterSize = 1;
   /// Inside a role: its first thread and thread count (0: no role).
   int64_t roleFirstThread = 0;
   int64_t roleThreads = 0;

@@ -96,7 +96,14 @@ struct MBarrierAllocLowering : ArgusPattern<MBarrierAllocOp> {
         inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;",
                   "");
     }
-    if (last)
+    // In a cluster, other blocks arrive on these barriers and multicast
+    // copies complete on them: the whole cluster waits for the inits.
+    if (last && k.clusterSize > 1)
+      inlinePtx(rewriter, loc, {}, {},
+                "barrier.cluster.arrive.release.aligned;\n"
+                "barrier.cluster.wait.acquire.aligned;",
+                "");
+    else if (last)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.replaceOp(op, ring);
     return success();
@@ -111,8 +118,22 @@ struct MBarrierArriveLowering : ArgusPattern<MBarrierArriveOp> {
     Location loc = op.getLoc();
     Value addr = mbarrierAddress(rewriter, loc, adaptor.getBarrier(),
                                  adaptor.getStage());
-    inlinePtx(rewriter, loc, {}, {addr},
-              "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+    if (!op.getCluster()) {
+      inlinePtx(rewriter, loc, {}, {addr},
+                "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // The same barrier in every block of the cluster (mapa gives its
+    // shared::cluster address), with release at cluster scope.
+    KernelInfo k = kernel(op);
+    std::string ptx = "{\n.reg .b32 ra;\n";
+    for (int64_t r = 0; r < k.clusterSize; ++r)
+      ptx += "mapa.shared::cluster.u32 ra, $0, " + std::to_string(r) +
+             ";\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+             "[ra];\n";
+    ptx += "}";
+    inlinePtx(rewriter, loc, {}, {addr}, ptx, "r");
     rewriter.eraseOp(op);
     return success();
   }

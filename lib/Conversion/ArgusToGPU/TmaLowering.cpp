@@ -149,13 +149,29 @@ struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
     std::string cons = "r,l";
     for (int64_t i = 0; i <= rank; ++i)
       cons += ",r";
+    // Multicast: the block of rank r in the cluster issues boxes j with
+    // j % n == r, each to the same offset and barrier in all n blocks.
+    int64_t n = op.getMulticast() ? k.clusterSize : 1;
+    auto multicastBox = [&](int64_t j) {
+      std::string mask = std::to_string((int64_t(1) << n) - 1);
+      std::string mc = str;
+      mc.replace(mc.find(" [$0]"), 5, ".multicast::cluster [$0]");
+      mc.replace(mc.rfind("];"), 2, "], m;");
+      return "{\n.reg .b32 r;\n.reg .b16 m;\n.reg .pred p;\n"
+             "mov.u32 r, %cluster_ctarank;\nsetp.eq.u32 p, r, " +
+             std::to_string(j % n) + ";\nmov.b16 m, " + mask + ";\n@p " +
+             mc + "\n}";
+    };
+    int64_t box = 0;
     forEachBox(rewriter, loc, *origin, op.getDest().getType().getShape(),
                op.getMap().getType(), dest,
                [&](Value smem, ArrayRef<Value> coords) {
                  SmallVector<Value> args{smem, adaptor.getMap()};
                  args.append(coords.begin(), coords.end());
                  args.push_back(bar);
-                 inlinePtx(rewriter, loc, {}, args, str, cons);
+                 inlinePtx(rewriter, loc, {}, args,
+                           n > 1 ? multicastBox(box) : str, cons);
+                 ++box;
                });
     rewriter.eraseOp(op);
     return success();

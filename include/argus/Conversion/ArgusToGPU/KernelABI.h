@@ -27,6 +27,9 @@ constexpr llvm::StringLiteral kKernelParamsAttr = "argus_params";
 /// name -> #argus.kernel_launch); the argus dialect accepts it on a
 /// builtin.module.
 constexpr llvm::StringLiteral kLaunchAttr = "argus.launch";
+/// The thread-block cluster shape (x, y, z) a lowered kernel must be
+/// launched with; absent for kernels without a cluster.
+constexpr llvm::StringLiteral kClusterAttr = "argus_cluster";
 /// Bytes of dynamic shared memory a lowered kernel must be launched with.
 constexpr llvm::StringLiteral kDynamicSmemAttr = "argus_dynamic_smem";
 
