@@ -58,13 +58,17 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                      empty_arrivals: int = 256, name: str = "gemm_tma_ws",
                      epilogue: str = "registers", fence: bool = True, store_wait: int = 0,
                      bias: bool = False, activation: str = None, regions: bool = False,
-                     dtype: str = "bf16"):
+                     dtype: str = "bf16", cluster: int = 1):
     """``bias`` adds a per-column bias (a length-N tensor after C) to the
     f32 accumulator and ``activation`` (``"relu"``, ``"gelu"``, ... any
     elementwise DSL function, or a callable on the f32 tile) is applied
     before the conversion to the output type.
     ``regions`` marks each tile's epilogue as a region ("epilogue", besides
-    the roles' "produce" and "consume"), for probes."""
+    the roles' "produce" and "consume"), for probes.
+    ``cluster`` > 1: thread-block clusters of that many blocks computing
+    vertically adjacent tiles; they share B's slab through TMA multicast
+    (each block issues a share of its boxes) and release each stage on every
+    block's empty barrier (examples/sm90a/gemm_tma_cluster_ws.mlir)."""
     region = argus.region if regions else (lambda name: contextlib.nullcontext())
     act = getattr(argus, activation) if isinstance(activation, str) else activation
     if epilogue not in EPILOGUES:
@@ -73,6 +77,8 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
         raise ValueError(f"dtype is one of {DTYPES}, got {dtype!r}")
     bulk = epilogue == "tma_store"
     tf32 = dtype == "tf32"
+    if cluster < 1 or (cluster > 1 and tf32):
+        raise ValueError(f"cluster is a positive number of blocks (16-bit GEMMs), got {cluster!r}")
     if tf32 and bulk:
         raise ValueError("the tf32 GEMM stores C (f32) from registers: a 128 x 256 f32 sC "
                          "does not fit beside the ring")
@@ -97,13 +103,18 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
             argus.assume((K % 8).eq(0), "K is a multiple of 8 (16-byte rows of A for TMA)")
             argus.assume(K >= 8, "K >= 8")
         tiles_n = argus.cdiv(N, BN)
-        tiles = argus.cdiv(M, BM) * tiles_n
+        # With clusters, a tile row is `cluster` tiles tall, one per block.
+        tiles = argus.cdiv(M, BM * cluster) * tiles_n
         ktiles = argus.cdiv(K, bk)
         # The slab counter runs up to tiles * ktiles on one block.
         argus.assume(tiles < (1 << 22) // ktiles,
                      f"ceil(M / 128) * ceil(N / 256) * ceil(K / {bk}) < 2^22")
-        bid = argus.block_id("x")
-        grid = argus.grid_dim("x")
+        if cluster > 1:
+            # Clusters walk the tile rows; a block takes its rank's tile.
+            first, step, rank = argus.cluster_id("x"), argus.num_clusters("x"), \
+                argus.cluster_rank("x")
+        else:
+            first, step, rank = argus.block_id("x"), argus.grid_dim("x"), 0
 
         tmA = argus.tensor_map(A, (BM, bk), swizzle=128)
         # tf32: B is N x K, one (256, 32) box; 16-bit: B is K x N, 64-column boxes.
@@ -116,13 +127,13 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
         full = argus.mbarrier("full", stages=S, arrivals=1)
         if bulk:
             sc = argus.alloc((BM, BN), out_t, argus.tma_layout(tmC, (BM, BN)), name="sC")
-        empty = argus.mbarrier("empty", stages=S, arrivals=empty_arrivals)
+        empty = argus.mbarrier("empty", stages=S, arrivals=empty_arrivals * cluster)
 
         with argus.role("producer", warps=(0, 4), regs=40):
             with argus.region("produce"):
-                tile_loop = argus.range(bid, tiles, step=grid, carry=0, name="t")
+                tile_loop = argus.range(first, tiles, step=step, carry=0, name="t")
                 for t, i0 in tile_loop:
-                    m0 = (t // tiles_n) * BM
+                    m0 = ((t // tiles_n) * cluster + rank) * BM
                     n0 = (t % tiles_n) * BN
                     k_loop = argus.range(0, ktiles, carry=i0, name="kt")
                     for kt, i in k_loop:
@@ -141,15 +152,15 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                                            lambda k, n: (k0 + k, n0 + n))
                         argus.tma_load(ga, sa[s], tmA, full[s])
                         sb_s = (i + b_stage_shift) % S if b_stage_shift else s
-                        argus.tma_load(gb, sb[sb_s], tmB, full[s])
+                        argus.tma_load(gb, sb[sb_s], tmB, full[s], multicast=cluster > 1)
                         k_loop.carry(i + 1)
                     tile_loop.carry(k_loop.results)
 
         with argus.role("consumer", warps=(4, 12), regs=232):
             with argus.region("consume"):
-                tile_loop = argus.range(bid, tiles, step=grid, carry=0, name="t")
+                tile_loop = argus.range(first, tiles, step=step, carry=0, name="t")
                 for t, i0 in tile_loop:
-                    m0 = (t // tiles_n) * BM
+                    m0 = ((t // tiles_n) * cluster + rank) * BM
                     n0 = (t % tiles_n) * BN
                     acc0 = argus.tag(argus.zeros((BM, BN), "f32", FC),
                                      lambda m, n: (m0 + m, n0 + n))
@@ -166,12 +177,12 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                         argus.wgmma_wait(wgmma_pending)
                         # Slab i - 1's wgmma has retired: hand its stage back.
                         with argus.when(kt.ne(0)):
-                            argus.mbarrier_arrive(empty[(i + (S - 1)) % S])
+                            argus.mbarrier_arrive(empty[(i + (S - 1)) % S], cluster=cluster > 1)
                         k_loop.carry(acc, i + 1)
                     with region("epilogue"):
                         acc, i_end = k_loop.results
                         acc = argus.wgmma_wait(0, acc)
-                        argus.mbarrier_arrive(empty[(i_end + (S - 1)) % S])
+                        argus.mbarrier_arrive(empty[(i_end + (S - 1)) % S], cluster=cluster > 1)
                         if Bias is not None:
                             # The bias in the layout of the accumulator's columns,
                             # broadcast over the rows: no exchange between threads.
@@ -207,13 +218,15 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
     # tf32: B is N x K (K-major); 16-bit: K x N.
     b_dims = ("N", "K") if tf32 else ("K", "N")
     if bias:
-        @argus.kernel(target="sm_90a", block=384, name=name)
+        @argus.kernel(target="sm_90a", block=384, name=name,
+                      cluster=cluster if cluster > 1 else None)
         def gemm_tma_ws(A: argus.Tensor[("M", "K"), elem], B: argus.Tensor[b_dims, elem],
                         C: argus.Tensor[("M", "N"), out_t], Bias: argus.Tensor[("N",), out_t],
                         M: argus.index, N: argus.index, K: argus.index):
             body(A, B, C, Bias, M, N, K)
     else:
-        @argus.kernel(target="sm_90a", block=384, name=name)
+        @argus.kernel(target="sm_90a", block=384, name=name,
+                      cluster=cluster if cluster > 1 else None)
         def gemm_tma_ws(A: argus.Tensor[("M", "K"), elem], B: argus.Tensor[b_dims, elem],
                         C: argus.Tensor[("M", "N"), out_t], M: argus.index, N: argus.index,
                         K: argus.index):
@@ -227,6 +240,8 @@ gemm_tma_store_ws_bias_gelu = make_gemm_tma_ws(epilogue="tma_store", bias=True,
                                                activation="gelu",
                                                name="gemm_tma_store_ws_bias_gelu")
 gemm_tf32_tma_ws = make_gemm_tma_ws(dtype="tf32", name="gemm_tf32_tma_ws")
+gemm_tma_cluster_ws = make_gemm_tma_ws(epilogue="tma_store", cluster=2,
+                                       name="gemm_tma_cluster_ws")
 
 
 if __name__ == "__main__":

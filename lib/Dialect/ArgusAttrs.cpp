@@ -239,9 +239,9 @@ KernelLaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringRef, DenseI64ArrayAttr, int64_t, ArrayAttr,
                          ArrayAttr, ProbePlanAttr, ArrayAttr grid,
                          DenseI64ArrayAttr cluster) {
-  if (cluster && (cluster.size() != 3 ||
-                  llvm::any_of(cluster.asArrayRef(),
-                               [](int64_t d) { return d <= 0; })))
+  if (cluster &&
+      (cluster.size() != 3 ||
+       llvm::any_of(cluster.asArrayRef(), [](int64_t d) { return d <= 0; })))
     return emitError() << "a launch's cluster shape has three positive "
                           "dimensions x, y, z";
   if (!grid)

@@ -111,8 +111,7 @@ llvm::json::Value mlir::argus::launchToJSON(KernelLaunchAttr launch) {
       {"tensor_maps", std::move(maps)},
       {"probes", toJSON(launch.getProbes())},
       {"grid", gridToJSON(launch.getGrid())},
-      {"cluster", launch.getCluster()
-                      ? llvm::json::Value(llvm::json::Array(
-                            launch.getCluster().asArrayRef()))
-                      : llvm::json::Value(nullptr)}};
+      {"cluster", launch.getCluster() ? llvm::json::Value(llvm::json::Array(
+                                            launch.getCluster().asArrayRef()))
+                                      : llvm::json::Value(nullptr)}};
 }

@@ -84,7 +84,7 @@ KernelVerifier::iterationNumbers(Operation *op, const Inst &in) {
   return numbers;
 }
 
-Inst KernelVerifier::sameIterations(Operation *op, const Inst &in,
+Inst KernelVerifier::sameIterations(Operation *op,
                                     const std::vector<Iteration> &numbers) {
   Inst out(ctx.bool_val(true));
   std::vector<Operation *> parents;
@@ -122,7 +122,6 @@ Inst KernelVerifier::sameIterations(Operation *op, const Inst &in,
                 z3::bvadd_no_overflow(lb, n * step, false) && z3::ult(iv, ub);
     out = out.with(loop, iv, out.guard);
   }
-  (void)in;
   return out;
 }
 
@@ -158,7 +157,7 @@ CheckResult KernelVerifier::checkClusterLockstep(Operation *op) {
     std::optional<z3::expr> jp, stp;
     {
       PeerBlock g(*this, ranks);
-      peer = sameIterations(op, in, numbers);
+      peer = sameIterations(op, numbers);
       jp = ringSlot(op, ring, stageOperand, *peer);
       stp = copy ? evalIndex(stageOp.getIndex(), *peer) : bv(0);
     }
@@ -168,8 +167,8 @@ CheckResult KernelVerifier::checkClusterLockstep(Operation *op) {
       return;
     Counterexample cx;
     fillCommon(cx, *m, in);
-    std::string peerName = "the block of rank " + std::to_string(uval(*m, rank)) +
-                           " in its cluster (";
+    std::string peerName = "the block of rank " +
+                           std::to_string(uval(*m, rank)) + " in its cluster (";
     for (auto &[d, r] : ranks) {
       z3::expr id = params.at(blockIdKey(d)), c = bv(cluster[d]);
       peerName += std::string(d ? ", " : "") + "block_id." + "xyz"[d] + " = " +
@@ -190,8 +189,8 @@ CheckResult KernelVerifier::checkClusterLockstep(Operation *op) {
           (copy ? " into stage " + std::to_string(uval(*m, st)) : "") +
           " while " + peerName + " runs it at the same iterations for slot " +
           std::to_string(uval(*m, *jp)) +
-          (copy ? " into stage " + std::to_string(uval(*m, *stp)) : "") +
-          ": " + what + " land in another phase than this block's");
+          (copy ? " into stage " + std::to_string(uval(*m, *stp)) : "") + ": " +
+          what + " land in another phase than this block's");
     res.counterexamples.push_back(cx);
   });
   return res;
@@ -209,7 +208,7 @@ Tags KernelVerifier::multicastTags(TmaLoadOp fill,
   z3::expr issuer = z3::urem(index, bv(clusterSize()));
   std::vector<Iteration> numbers = iterationNumbers(fill, wi);
   PeerBlock g(*this, peerRanks(issuer));
-  Inst at = sameIterations(fill, wi, numbers);
+  Inst at = sameIterations(fill, numbers);
   // cluster-lockstep proves that the issuer runs the copy there.
   assume(guard, at.guard);
   return memTags(fill.getSource(), cs, at, fill, std::nullopt);

@@ -84,9 +84,9 @@ private:
   mlir::func::FuncOp func;
   VerifyOptions opts;
   int64_t threads = 0, warpSize = 0;
-  bool nvidia = false; // sm_*: misaligned vector accesses fault
+  bool nvidia = false;            // sm_*: misaligned vector accesses fault
   int64_t cluster[3] = {1, 1, 1}; // blocks per thread-block cluster
-  int64_t depth = 2;   // recency-chain depth per loop
+  int64_t depth = 2;              // recency-chain depth per loop
   unsigned queries = 0;
   /// The integer stage of a query runs here while the bit-blaster probes it.
   BackgroundSolver background;
@@ -508,13 +508,13 @@ private:
   private:
     KernelVerifier &v;
   };
-  /// Inside a PeerBlock: the instance of `op` at the iteration numbers of
-  /// its instance `in` in this block (loop bounds read before the renaming
-  /// in `numbers`); its guard says whether the peer runs it.
+  /// Inside a PeerBlock: the instance of `op` at the iterations `numbers`
+  /// of one of its instances in this block (read before the renaming); its
+  /// guard says whether the peer runs it.
   struct Iteration {
     z3::expr iv, lb, step;
   };
-  Inst sameIterations(mlir::Operation *op, const Inst &in,
+  Inst sameIterations(mlir::Operation *op,
                       const std::vector<Iteration> &numbers);
   /// The iteration of each loop around `op` in instance `in`, outermost
   /// first.

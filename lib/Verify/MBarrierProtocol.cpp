@@ -336,9 +336,9 @@ CheckResult KernelVerifier::checkArrivals(MBarrierAllocOp ring) {
     if (auto a = dyn_cast<MBarrierArriveOp>(user))
       // A cluster-wide arrive: every block's threads arrive on each block's
       // barrier for the slot (cluster-lockstep).
-      arrivals.push_back({a, a.getStage(),
-                          *getExecutingThreads(a) *
-                              (a.getCluster() ? clusterSize() : 1)});
+      arrivals.push_back(
+          {a, a.getStage(),
+           *getExecutingThreads(a) * (a.getCluster() ? clusterSize() : 1)});
     else if (auto e = dyn_cast<MBarrierArriveExpectTxOp>(user))
       arrivals.push_back({e, e.getStage(), 1});
     else if (isa<MBarrierWaitOp>(user))

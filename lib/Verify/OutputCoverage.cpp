@@ -681,200 +681,205 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     auto construct = [&](bool symbolicFirst, std::string &weak) {
       z3::expr covered = ctx.bool_val(false);
       for (const OutputWrite &w : ws)
-        for (int64_t rank = 0; rank < ranks; ++rank) {
-        WriteInstance wi = writeInstance(w, true);
-        std::vector<z3::expr> cf, ct;
-        std::map<unsigned, z3::expr> clusterIds;
-        for (unsigned d = 0, rest = rank; d < 3; rest /= cluster[d], ++d) {
-          if (!params.count(blockIdKey(d)) || cluster[d] == 1)
-            continue;
-          z3::expr b = params.at(blockIdKey(d)), c = bv(cluster[d]);
-          z3::expr cid = var("cluster_id"), r = bv(rest % cluster[d]);
-          cf.insert(cf.end(), {z3::urem(b, c), z3::udiv(b, c), b});
-          ct.insert(ct.end(), {r, cid, cid * c + r});
-          clusterIds.emplace(d, cid);
-        }
-        auto byRank = [&](const z3::expr &t) { return substituted(t, cf, ct); };
-        for (auto &o : wi.offsets)
-          if (o)
-            o = byRank(*o);
-        for (auto &b : wi.bounds)
-          if (b)
-            b = byRank(*b);
-        for (auto &l : wi.loops) {
-          l.iv = byRank(l.iv);
-          l.lb = byRank(l.lb);
-          l.stepTerm = byRank(l.stepTerm);
-        }
-        wi.in.guard = byRank(wi.in.guard);
-        struct Unknown {
-          z3::expr x, lb;
-          int64_t step; // 0 when symbolic
-          z3::expr range;
-          const LoopVar *loop;          // null for a block id
-          std::optional<z3::expr> last; // a block id's last value
-        };
-        std::vector<Unknown> xs;
-        for (unsigned d = 0; d < 3; ++d)
-          if (auto cid = clusterIds.find(d); cid != clusterIds.end()) {
-            z3::expr n = z3::udiv(params.at(gridDimKey(d)), bv(cluster[d]));
-            xs.push_back({cid->second, bv(0), 1, z3::ult(cid->second, n),
-                          nullptr, n - bv(1)});
-          } else if (params.count(blockIdKey(d))) {
+        for (int64_t which = 0; which < ranks; ++which) {
+          WriteInstance wi = writeInstance(w, true);
+          std::vector<z3::expr> cf, ct;
+          std::map<unsigned, z3::expr> clusterIds;
+          for (int64_t d = 0, rest = which; d < 3; rest /= cluster[d], ++d) {
+            if (!params.count(blockIdKey(d)) || cluster[d] == 1)
+              continue;
+            z3::expr b = params.at(blockIdKey(d)), c = bv(cluster[d]);
+            z3::expr cid = var("cluster_id"), r = bv(rest % cluster[d]);
+            cf.insert(cf.end(), {z3::urem(b, c), z3::udiv(b, c), b});
+            ct.insert(ct.end(), {r, cid, cid * c + r});
+            clusterIds.emplace(d, cid);
+          }
+          auto byRank = [&](const z3::expr &t) {
+            return substituted(t, cf, ct);
+          };
+          for (auto &o : wi.offsets)
+            if (o)
+              o = byRank(*o);
+          for (auto &b : wi.bounds)
+            if (b)
+              b = byRank(*b);
+          for (auto &l : wi.loops) {
+            l.iv = byRank(l.iv);
+            l.lb = byRank(l.lb);
+            l.stepTerm = byRank(l.stepTerm);
+          }
+          wi.in.guard = byRank(wi.in.guard);
+          struct Unknown {
+            z3::expr x, lb;
+            int64_t step; // 0 when symbolic
+            z3::expr range;
+            const LoopVar *loop;          // null for a block id
+            std::optional<z3::expr> last; // a block id's last value
+          };
+          std::vector<Unknown> xs;
+          for (unsigned d = 0; d < 3; ++d)
+            if (auto cid = clusterIds.find(d); cid != clusterIds.end()) {
+              z3::expr n = z3::udiv(params.at(gridDimKey(d)), bv(cluster[d]));
+              xs.push_back({cid->second, bv(0), 1, z3::ult(cid->second, n),
+                            nullptr, n - bv(1)});
+            } else if (params.count(blockIdKey(d))) {
+              xs.push_back(
+                  {params.at(blockIdKey(d)), bv(0), 1,
+                   z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d))),
+                   nullptr, params.at(gridDimKey(d)) - bv(1)});
+            }
+          for (auto &l : wi.loops)
             xs.push_back(
-                {params.at(blockIdKey(d)), bv(0), 1,
-                 z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d))),
-                 nullptr, params.at(gridDimKey(d)) - bv(1)});
-          }
-        for (auto &l : wi.loops)
-          xs.push_back(
-              {l.iv, l.lb, l.step, ctx.bool_val(true), &l, std::nullopt});
-        std::vector<z3::expr> from, to;
-        std::vector<bool> done(xs.size(), false);
-        auto solved = [&](const z3::expr &t) {
-          return substituted(t, from, to);
-        };
-        auto blocked = [&](const z3::expr &t, size_t self) {
-          for (size_t j = 0; j < xs.size(); ++j)
-            if (j != self && !done[j] && mentions(t, xs[j].x))
-              return true;
-          return false;
-        };
-        z3::params som(ctx);
-        som.set("som", true);
-        // The candidate for unknown i from offset k: offset = a * n + f0 over
-        // the n-th value of the unknown, so n = (e - f0) / a. With
-        // `othersFirst` the other unknowns of that offset are taken at their
-        // first value (a mixed radix: block * 32 + i * 16 is solved for the
-        // block, the larger slope, first).
-        struct Solution {
-          z3::expr cand;
-          int64_t slope; // 0 when symbolic
-        };
-        auto trySolve = [&](size_t i, int64_t k,
-                            bool othersFirst) -> std::optional<Solution> {
-          if (!wi.offsets[k])
-            return std::nullopt;
-          z3::expr f = solved(*wi.offsets[k]), lb = solved(xs[i].lb);
-          if (!mentions(f, xs[i].x) || blocked(lb, i))
-            return std::nullopt;
-          for (size_t j = 0; othersFirst && j < xs.size(); ++j)
-            if (j != i && !done[j] && mentions(f, xs[j].x)) {
-              // The others at their least contribution: the first value,
-              // or a block id's last where the offset falls with it.
-              z3::expr lj = solved(xs[j].lb);
-              if (xs[j].last) {
-                z3::expr d = (substituted(f, xs[j].x, lj + bv(1)) -
-                              substituted(f, xs[j].x, lj))
-                                 .simplify(som);
-                if (d.is_numeral() &&
-                    d.get_numeral_uint64() >= uint64_t(kIndexBound))
-                  lj = solved(*xs[j].last);
-              }
-              if (blocked(lj, j))
-                return std::nullopt;
-              f = substituted(f, xs[j].x, lj);
-            }
-          if (blocked(f, i))
-            return std::nullopt;
-          z3::expr f0 = substituted(f, xs[i].x, lb);
-          z3::expr f1 = substituted(f, xs[i].x, lb + bv(xs[i].step));
-          // The slope may be symbolic (a row stride argument): the candidate
-          // is only a guess, which the query checks.
-          z3::expr a = (f1 - f0).simplify(som);
-          int64_t av = 0;
-          if (a.is_numeral()) {
-            av = static_cast<int64_t>(a.get_numeral_uint64());
-            // A negative constant slope (tiles walked from the last, as
-            // (g - 1 - y) * 128): offset n is f0 - |a| n, so the tile
-            // holding e is n = ceil((f0 - e) / |a|).
-            int64_t neg = (int64_t(1) << a.get_sort().bv_size()) - av;
-            if (av >= kIndexBound && neg > 0 && neg < kIndexBound)
-              return Solution{lb + z3::udiv(f0 + bv(neg - 1) - e[k], bv(neg)) *
-                                       bv(xs[i].step),
-                              neg};
-            if (av == 0 || av >= kIndexBound)
+                {l.iv, l.lb, l.step, ctx.bool_val(true), &l, std::nullopt});
+          std::vector<z3::expr> from, to;
+          std::vector<bool> done(xs.size(), false);
+          auto solved = [&](const z3::expr &t) {
+            return substituted(t, from, to);
+          };
+          auto blocked = [&](const z3::expr &t, size_t self) {
+            for (size_t j = 0; j < xs.size(); ++j)
+              if (j != self && !done[j] && mentions(t, xs[j].x))
+                return true;
+            return false;
+          };
+          z3::params som(ctx);
+          som.set("som", true);
+          // The candidate for unknown i from offset k: offset = a * n + f0 over
+          // the n-th value of the unknown, so n = (e - f0) / a. With
+          // `othersFirst` the other unknowns of that offset are taken at their
+          // first value (a mixed radix: block * 32 + i * 16 is solved for the
+          // block, the larger slope, first).
+          struct Solution {
+            z3::expr cand;
+            int64_t slope; // 0 when symbolic
+          };
+          auto trySolve = [&](size_t i, int64_t k,
+                              bool othersFirst) -> std::optional<Solution> {
+            if (!wi.offsets[k])
               return std::nullopt;
-          }
-          if (mentions(a, xs[i].x) || blocked(a, i))
-            return std::nullopt;
-          return Solution{lb + z3::udiv(e[k] - f0, a) * bv(xs[i].step), av};
-        };
-        auto resolveAs = [&](size_t i, const z3::expr &cand) {
-          from.push_back(xs[i].x);
-          // In the second order, simplified so that lemmas match its
-          // quotients and products ((e / S) * S, not (0 + (e - 0) / S * 1)
-          // * S); the first order keeps the terms the radix lemmas match.
-          to.push_back(symbolicFirst ? cand.simplify() : cand);
-          done[i] = true;
-        };
-        // A tile index split by a tile count (a persistent loop over
-        // tiles: row t / n, column t % n): t = q * n + r, q and r each
-        // solved from the offset that holds it. The loop's first value, when
-        // that is a block id (a grid-stride loop), is then t % step.
-        for (size_t i = 0; i < xs.size(); ++i)
-          if (xs[i].loop && !done[i])
-            if (auto t = splitIndex(wi.offsets, e, xs[i].x)) {
-              resolveAs(i, *t);
-              for (size_t j = 0; j < xs.size(); ++j)
-                if (!done[j] && !xs[j].loop && z3::eq(xs[j].x, xs[i].lb))
-                  resolveAs(j, z3::urem(*t, xs[i].loop->stepTerm));
+            z3::expr f = solved(*wi.offsets[k]), lb = solved(xs[i].lb);
+            if (!mentions(f, xs[i].x) || blocked(lb, i))
+              return std::nullopt;
+            for (size_t j = 0; othersFirst && j < xs.size(); ++j)
+              if (j != i && !done[j] && mentions(f, xs[j].x)) {
+                // The others at their least contribution: the first value,
+                // or a block id's last where the offset falls with it.
+                z3::expr lj = solved(xs[j].lb);
+                if (xs[j].last) {
+                  z3::expr d = (substituted(f, xs[j].x, lj + bv(1)) -
+                                substituted(f, xs[j].x, lj))
+                                   .simplify(som);
+                  if (d.is_numeral() &&
+                      d.get_numeral_uint64() >= uint64_t(kIndexBound))
+                    lj = solved(*xs[j].last);
+                }
+                if (blocked(lj, j))
+                  return std::nullopt;
+                f = substituted(f, xs[j].x, lj);
+              }
+            if (blocked(f, i))
+              return std::nullopt;
+            z3::expr f0 = substituted(f, xs[i].x, lb);
+            z3::expr f1 = substituted(f, xs[i].x, lb + bv(xs[i].step));
+            // The slope may be symbolic (a row stride argument): the candidate
+            // is only a guess, which the query checks.
+            z3::expr a = (f1 - f0).simplify(som);
+            int64_t av = 0;
+            if (a.is_numeral()) {
+              av = static_cast<int64_t>(a.get_numeral_uint64());
+              // A negative constant slope (tiles walked from the last, as
+              // (g - 1 - y) * 128): offset n is f0 - |a| n, so the tile
+              // holding e is n = ceil((f0 - e) / |a|).
+              int64_t neg = (int64_t(1) << a.get_sort().bv_size()) - av;
+              if (av >= kIndexBound && neg > 0 && neg < kIndexBound)
+                return Solution{lb +
+                                    z3::udiv(f0 + bv(neg - 1) - e[k], bv(neg)) *
+                                        bv(xs[i].step),
+                                neg};
+              if (av == 0 || av >= kIndexBound)
+                return std::nullopt;
             }
-        for (size_t i = 0; i < xs.size(); ++i)
-          if (xs[i].loop && xs[i].step == 0 && !done[i])
-            unsupported("the writing loop at " +
-                        locStr(xs[i].loop->loop->getLoc()) +
-                        " has a symbolic step (a grid-stride loop) and its "
-                        "index is not split into tile coordinates by / and %");
-        for (bool progress = true; progress;) {
-          progress = false;
+            if (mentions(a, xs[i].x) || blocked(a, i))
+              return std::nullopt;
+            return Solution{lb + z3::udiv(e[k] - f0, a) * bv(xs[i].step), av};
+          };
+          auto resolveAs = [&](size_t i, const z3::expr &cand) {
+            from.push_back(xs[i].x);
+            // In the second order, simplified so that lemmas match its
+            // quotients and products ((e / S) * S, not (0 + (e - 0) / S * 1)
+            // * S); the first order keeps the terms the radix lemmas match.
+            to.push_back(symbolicFirst ? cand.simplify() : cand);
+            done[i] = true;
+          };
+          // A tile index split by a tile count (a persistent loop over
+          // tiles: row t / n, column t % n): t = q * n + r, q and r each
+          // solved from the offset that holds it. The loop's first value, when
+          // that is a block id (a grid-stride loop), is then t % step.
           for (size_t i = 0; i < xs.size(); ++i)
-            for (int64_t k = 0; k < rank && !done[i]; ++k)
-              if (auto sol = trySolve(i, k, false)) {
-                resolveAs(i, sol->cand);
-                progress = true;
+            if (xs[i].loop && !done[i])
+              if (auto t = splitIndex(wi.offsets, e, xs[i].x)) {
+                resolveAs(i, *t);
+                for (size_t j = 0; j < xs.size(); ++j)
+                  if (!done[j] && !xs[j].loop && z3::eq(xs[j].x, xs[i].lb))
+                    resolveAs(j, z3::urem(*t, xs[i].loop->stepTerm));
               }
-          if (progress)
-            continue;
-          // Entangled unknowns: solve the one with the largest constant slope.
-          std::optional<std::pair<size_t, Solution>> best;
           for (size_t i = 0; i < xs.size(); ++i)
-            for (int64_t k = 0; k < rank && !done[i]; ++k)
-              if (auto sol = trySolve(i, k, true)) {
-                if (symbolicFirst && sol->slope == 0 &&
-                    (!best || best->second.slope > 0))
-                  best = {{i, *sol}};
-                if (sol->slope > 0 &&
-                    (!best || (best->second.slope > 0 &&
-                               sol->slope > best->second.slope)))
-                  best = {{i, *sol}};
-              }
-          if (best) {
-            resolveAs(best->first, best->second.cand);
-            progress = true;
+            if (xs[i].loop && xs[i].step == 0 && !done[i])
+              unsupported(
+                  "the writing loop at " + locStr(xs[i].loop->loop->getLoc()) +
+                  " has a symbolic step (a grid-stride loop) and its "
+                  "index is not split into tile coordinates by / and %");
+          for (bool progress = true; progress;) {
+            progress = false;
+            for (size_t i = 0; i < xs.size(); ++i)
+              for (int64_t k = 0; k < rank && !done[i]; ++k)
+                if (auto sol = trySolve(i, k, false)) {
+                  resolveAs(i, sol->cand);
+                  progress = true;
+                }
+            if (progress)
+              continue;
+            // Entangled unknowns: solve the one with the largest constant
+            // slope.
+            std::optional<std::pair<size_t, Solution>> best;
+            for (size_t i = 0; i < xs.size(); ++i)
+              for (int64_t k = 0; k < rank && !done[i]; ++k)
+                if (auto sol = trySolve(i, k, true)) {
+                  if (symbolicFirst && sol->slope == 0 &&
+                      (!best || best->second.slope > 0))
+                    best = {{i, *sol}};
+                  if (sol->slope > 0 &&
+                      (!best || (best->second.slope > 0 &&
+                                 sol->slope > best->second.slope)))
+                    best = {{i, *sol}};
+                }
+            if (best) {
+              resolveAs(best->first, best->second.cand);
+              progress = true;
+            }
           }
-        }
-        // What no offset depends on takes its first value; an entangled one
-        // (a product of two block ids) is not solved.
-        for (size_t i = 0; i < xs.size(); ++i) {
-          if (done[i])
-            continue;
-          for (auto &o : wi.offsets)
-            if (o && mentions(solved(*o), xs[i].x) && weak.empty())
-              weak = opDesc(w.op) + ": " + xs[i].x.to_string() +
-                     " is not solvable from one offset";
-          resolveAs(i, solved(xs[i].lb));
-        }
-        for (auto &l : loaded)
-          for (auto &o : wi.offsets)
-            if (o && mentions(*o, l))
-              unsupported(opDesc(w.op) +
-                          ": its offsets depend on values loaded from memory, "
-                          "which may differ between blocks");
-        z3::expr c = wi.in.guard && byRank(writesElement(w, wi, e));
-        for (auto &x : xs)
-          c = c && x.range;
-        covered = covered || solved(c);
+          // What no offset depends on takes its first value; an entangled one
+          // (a product of two block ids) is not solved.
+          for (size_t i = 0; i < xs.size(); ++i) {
+            if (done[i])
+              continue;
+            for (auto &o : wi.offsets)
+              if (o && mentions(solved(*o), xs[i].x) && weak.empty())
+                weak = opDesc(w.op) + ": " + xs[i].x.to_string() +
+                       " is not solvable from one offset";
+            resolveAs(i, solved(xs[i].lb));
+          }
+          for (auto &l : loaded)
+            for (auto &o : wi.offsets)
+              if (o && mentions(*o, l))
+                unsupported(
+                    opDesc(w.op) +
+                    ": its offsets depend on values loaded from memory, "
+                    "which may differ between blocks");
+          z3::expr c = wi.in.guard && byRank(writesElement(w, wi, e));
+          for (auto &x : xs)
+            c = c && x.range;
+          covered = covered || solved(c);
         }
       return covered;
     };

@@ -144,7 +144,7 @@ struct PyKernelLaunch {
   std::vector<PyKernelParam> params;
   std::vector<PyTensorMapParam> tensorMaps;
   py::dict probes;
-  py::object grid; // the grid rule's JSON tree, or None
+  py::object grid;              // the grid rule's JSON tree, or None
   std::vector<int64_t> cluster; // empty without a cluster
 };
 

@@ -64,7 +64,8 @@ class IRBuilder {
 public:
   IRBuilder(std::shared_ptr<ArgusCtx> ctx, const std::string &name,
             const std::vector<int64_t> &block, const std::string &target,
-            const std::string &file, unsigned line, unsigned col)
+            const std::string &file, unsigned line, unsigned col,
+            const std::vector<int64_t> &cluster)
       : ctx(std::move(ctx)), b(this->ctx->get()) {
     MLIRContext *mctx = this->ctx->get();
     mctx->loadDialect<arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
@@ -78,10 +79,10 @@ public:
     std::vector<PyDiagnostic> diags;
     if (failed(collected(mctx, diags, [&] {
           return mlir::argus::KernelAttr::verify([&] { return emitError(loc); },
-                                                 block, target, {});
+                                                 block, target, cluster);
         })))
       raiseBuildError("invalid kernel launch" + firstReason(diags), diags);
-    auto kernel = mlir::argus::KernelAttr::get(mctx, block, target);
+    auto kernel = mlir::argus::KernelAttr::get(mctx, block, target, cluster);
     func->setAttr("argus.kernel", kernel);
     b.setInsertionPointToEnd(func.addEntryBlock());
   }
@@ -123,7 +124,8 @@ public:
 
   std::vector<Value> op(const std::string &name,
                         const std::vector<Value> &operands,
-                        const std::vector<Type> &resultTypes, Location at) {
+                        const std::vector<Type> &resultTypes, Location at,
+                        const std::vector<std::string> &unitAttrs) {
     live(at);
     std::optional<RegisteredOperationName> info =
         RegisteredOperationName::lookup(name, ctx->get());
@@ -133,6 +135,8 @@ public:
     OperationState state(at, *info);
     state.addOperands(operands);
     state.addTypes(resultTypes);
+    for (const std::string &a : unitAttrs)
+      state.addAttribute(a, b.getUnitAttr());
     Operation *created = b.create(state);
     return {created->result_begin(), created->result_end()};
   }
@@ -165,6 +169,12 @@ public:
       return gpu::GridDimOp::create(b, at, *d);
     if (kind == "thread_id")
       return gpu::ThreadIdOp::create(b, at, *d);
+    if (kind == "cluster_id")
+      return gpu::ClusterIdOp::create(b, at, *d);
+    if (kind == "cluster_block_id")
+      return gpu::ClusterBlockIdOp::create(b, at, *d);
+    if (kind == "cluster_dim")
+      return gpu::ClusterDimOp::create(b, at, *d);
     fail(at, "unknown launch index '" + kind + "'");
   }
 
@@ -624,17 +634,19 @@ void bindIRBuilder(py::module_ &m) {
   py::class_<B, std::shared_ptr<B>>(
       m, "Builder",
       "builds one kernel op by op (IRBuilder.cpp); finish() verifies it")
-      .def(
-          py::init<std::shared_ptr<ArgusCtx>, std::string, std::vector<int64_t>,
-                   std::string, std::string, unsigned, unsigned>(),
-          py::arg("context"), py::arg("name"), py::arg("block"),
-          py::arg("target"), py::arg("file"), py::arg("line"), py::arg("col"))
+      .def(py::init<std::shared_ptr<ArgusCtx>, std::string,
+                    std::vector<int64_t>, std::string, std::string, unsigned,
+                    unsigned, std::vector<int64_t>>(),
+           py::arg("context"), py::arg("name"), py::arg("block"),
+           py::arg("target"), py::arg("file"), py::arg("line"), py::arg("col"),
+           py::arg("cluster") = std::vector<int64_t>())
       .def("loc", &B::loc, py::arg("file"), py::arg("line"), py::arg("col"),
            py::arg("name") = "")
       .def("type", &B::type, py::arg("text"), py::arg("loc"))
       .def("argument", &B::argument)
       .def("op", &B::op, py::arg("name"), py::arg("operands"),
-           py::arg("result_types"), py::arg("loc"))
+           py::arg("result_types"), py::arg("loc"),
+           py::arg("unit_attrs") = std::vector<std::string>())
       .def("constant_index", &B::constantIndex)
       .def("cmpi", &B::cmpi)
       .def("gpu_index", &B::gpuIndex)

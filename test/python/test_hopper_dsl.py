@@ -209,6 +209,69 @@ def test_planted_bulk_store_bug_is_violated_at_its_line(need_verifier, knobs, ki
     assert any(text in str(n) for n in cx.notes) or text in c.predicate, (cx.notes, c.predicate)
 
 
+#===------------------------------------------------------------------------===#
+# Thread-block clusters: B shared through TMA multicast (gemm_tma_cluster_ws)
+#===------------------------------------------------------------------------===#
+
+
+def test_cluster_gemm_proves_every_check_and_lowers_to_multicast(need_verifier):
+    k = gemm_tma_ws.gemm_tma_cluster_ws
+    src = k.source()
+    assert 'cluster = [2]>' in src
+    for op in ("gpu.cluster_id", "gpu.cluster_block_id", "gpu.cluster_dim", "] multicast :",
+               "] cluster :", '"empty" arrivals 512'):
+        assert op in src, op
+    r = k.verify(strict=True)
+    assert r.proved, r.summary()
+    kinds = collections.Counter(c.kind for c in r.checks)
+    assert kinds["cluster-lockstep"] == 3, kinds
+    if argus.has_pass("argus-to-nvptx"):
+        c = k.compile()
+        assert list(c.abi.cluster) == [2, 1, 1]
+        assert c.launch["cluster"] == [2, 1, 1]
+        assert c.asm.count(".multicast::cluster") == 4
+        assert ".reqnctapercluster 2, 1, 1" in c.asm
+
+
+def test_cluster_gemm_with_one_blocks_arrival_count_is_violated(need_verifier):
+    # 256 arrivals expected where both blocks' 256 consumers arrive.
+    k = gemm_tma_ws.make_gemm_tma_ws(epilogue="tma_store", cluster=2, empty_arrivals=128,
+                                     name="gemm_tma_cluster_ws_bug")
+    with pytest.raises(argus.InvariantViolation) as ei:
+        k.verify()
+    kinds = {c.kind for c in ei.value.violations}
+    assert "mbarrier-arrivals" in kinds, ei.value.result.summary()
+
+
+def test_cluster_knob_is_checked():
+    with pytest.raises(ValueError, match="cluster is a positive number"):
+        gemm_tma_ws.make_gemm_tma_ws(dtype="tf32", cluster=2)
+    with pytest.raises(argus.ArgusError, match="cluster must be a positive int"):
+        argus.kernel(target="sm_90a", block=128, cluster=0)(lambda: None)
+
+
+def test_cluster_misuse_is_reported_at_the_line():
+    def multicast_without_cluster(A, K, tm, sa, full, empty):
+        argus.tma_load(argus.view(A, (0, 0), (128, 64)), sa[0], tm, full[0], multicast=True)
+    _raises_at(multicast_without_cluster, argus.IRVerificationError, "multicast=True",
+               "a multicast bulk copy needs a kernel with a thread-block cluster")
+
+    def arrive_without_cluster(A, K, tm, sa, full, empty):
+        argus.mbarrier_arrive(empty[0], cluster=True)
+    _raises_at(arrive_without_cluster, argus.IRVerificationError, "cluster=True",
+               "an arrival on every block's barrier needs a kernel with a thread-block cluster")
+
+    def multicast_not_bool(A, K, tm, sa, full, empty):
+        argus.tma_load(argus.view(A, (0, 0), (128, 64)), sa[0], tm, full[0], multicast=2)
+    _raises_at(multicast_not_bool, argus.TraceError, "multicast=2",
+               "tma_load's multicast must be True or False")
+
+    def bad_dim(A, K, tm, sa, full, empty):
+        argus.cluster_rank("w")
+    _raises_at(bad_dim, argus.TraceError, 'cluster_rank("w")',
+               "cluster_rank dimension must be 'x', 'y' or 'z'")
+
+
 def test_epilogue_knob_is_checked():
     with pytest.raises(ValueError, match="epilogue is one of"):
         gemm_tma_ws.make_gemm_tma_ws(epilogue="smem")

@@ -141,9 +141,8 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
     SmallVector<int64_t> cluster{kattr.getClusterDim(0), kattr.getClusterDim(1),
                                  kattr.getClusterDim(2)};
     gfn->setAttr(kClusterAttr, b.getDenseI64ArrayAttr(cluster));
-    gfn.setKnownClusterSizeAttr(
-        b.getDenseI32ArrayAttr({int32_t(cluster[0]), int32_t(cluster[1]),
-                                int32_t(cluster[2])}));
+    gfn.setKnownClusterSizeAttr(b.getDenseI32ArrayAttr(
+        {int32_t(cluster[0]), int32_t(cluster[1]), int32_t(cluster[2])}));
   }
   gfn->setAttr("argus_chip", b.getStringAttr(chip));
   gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));

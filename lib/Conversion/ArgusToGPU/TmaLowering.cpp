@@ -159,8 +159,8 @@ struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
       mc.replace(mc.rfind("];"), 2, "], m;");
       return "{\n.reg .b32 r;\n.reg .b16 m;\n.reg .pred p;\n"
              "mov.u32 r, %cluster_ctarank;\nsetp.eq.u32 p, r, " +
-             std::to_string(j % n) + ";\nmov.b16 m, " + mask + ";\n@p " +
-             mc + "\n}";
+             std::to_string(j % n) + ";\nmov.b16 m, " + mask + ";\n@p " + mc +
+             "\n}";
     };
     int64_t box = 0;
     forEachBox(rewriter, loc, *origin, op.getDest().getType().getShape(),

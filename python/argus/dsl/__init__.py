@@ -37,7 +37,8 @@ from .compute import (abs, add, broadcast, cmp, convert, convert_layout, cummax,
                       mma, mul, ne, neg, reduce, relu, rsqrt, scale, scan, sigmoid, splat, sqrt,
                       sub, tanh, where, zeros)
 from .tags import reduced, tag, tag_assert
-from .control import assume, block_id, grid_dim, range, region, thread_id, when  # noqa: F401
+from .control import (assume, block_id, cluster_id, cluster_rank, grid_dim,  # noqa: F401
+                      num_clusters, range, region, thread_id, when)
 from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarrier,
                      mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
                      named_barrier_arrive, named_barrier_sync, role,
@@ -64,7 +65,8 @@ __all__ = [
     "sigmoid", "splat", "sqrt", "sub", "tanh", "where",
     "zeros",
     "reduced", "tag", "tag_assert",
-    "assume", "block_id", "grid_dim", "region", "thread_id", "when",
+    "assume", "block_id", "cluster_id", "cluster_rank", "grid_dim", "num_clusters", "region",
+    "thread_id", "when",
     "BarrierSlot", "MBarrier", "TensorMap", "fence_proxy_async", "mbarrier", "mbarrier_arrive",
     "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "named_barrier_arrive",
     "named_barrier_sync", "role", "tensor_map", "tma_load",

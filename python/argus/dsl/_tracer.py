@@ -90,12 +90,13 @@ class _Tracer:
     value names, constants per open body, regions, block ids and the last op
     a ``tag_assert`` without a subject refers to."""
 
-    def __init__(self, target: str, block: Tuple[int, ...], name: str, loc: SourceLoc):
+    def __init__(self, target: str, block: Tuple[int, ...], name: str, loc: SourceLoc,
+                 cluster: Tuple[int, ...] = ()):
         from .. import ir
         self.target = target
         self.block = block
         self.b = ir.extension().Builder(ir.context(), name, list(block), target, loc.file,
-                                        loc.line, loc.col)
+                                        loc.line, loc.col, list(cluster))
         self.names: Dict[str, int] = {}
         self.depth = 0  # bodies open around the current op (0: the kernel's top level)
         self.const_scopes: List[Dict[int, Any]] = [{}]  # per body: int -> IndexValue
@@ -146,11 +147,14 @@ class _Tracer:
         return t
 
     # -- building ------------------------------------------------------------
-    def op(self, name: str, operands, result_types, sl: SourceLoc, result=None) -> list:
-        """An op without attributes; ``result`` (a Value) receives the first
-        result and names it."""
+    def op(self, name: str, operands, result_types, sl: SourceLoc, result=None,
+           unit_attrs=()) -> list:
+        """An op whose only attributes are the unit attributes named in
+        ``unit_attrs``; ``result`` (a Value) receives the first result and
+        names it."""
         hs = self.b.op(name, [v.h for v in operands], [self.type(t, sl) for t in result_types],
-                       self.loc(sl, result.name if result is not None else ""))
+                       self.loc(sl, result.name if result is not None else ""),
+                       list(unit_attrs))
         if result is not None:
             result.h = hs[0]
         return hs

@@ -41,6 +41,30 @@ def grid_dim(dim: str = "x") -> IndexValue:
     return _launch_index(tr, "grid_dim", "g", dim)
 
 
+def cluster_id(dim: str = "x") -> IndexValue:
+    """``gpu.cluster_id x|y|z``: the thread-block cluster's index in the grid
+    (a kernel with ``cluster``; the block id without one)."""
+    return _launch_index(_current_tracer(), "cluster_id", "cid", _dim(dim, "cluster_id"))
+
+
+def cluster_rank(dim: str = "x") -> IndexValue:
+    """``gpu.cluster_block_id x|y|z``: the block's index in its cluster."""
+    return _launch_index(_current_tracer(), "cluster_block_id", "rank",
+                         _dim(dim, "cluster_rank"))
+
+
+def num_clusters(dim: str = "x") -> IndexValue:
+    """``gpu.cluster_dim x|y|z``: clusters in the grid."""
+    return _launch_index(_current_tracer(), "cluster_dim", "clusters",
+                         _dim(dim, "num_clusters"))
+
+
+def _dim(dim: str, what: str) -> str:
+    if dim not in ("x", "y", "z"):
+        raise _err(TraceError, f"{what} dimension must be 'x', 'y' or 'z', got {dim!r}")
+    return dim
+
+
 def thread_id(dim: str = "x") -> IndexValue:
     """``gpu.thread_id x|y|z``."""
     return _launch_index(_current_tracer(), "thread_id", "t", dim)

@@ -146,17 +146,26 @@ def tensor_map(tensor: TensorValue, box, swizzle: int = 128,
     return m
 
 
-def tma_load(src: Tile, dst: Tile, tmap: TensorMap, barrier: BarrierSlot) -> None:
+def tma_load(src: Tile, dst: Tile, tmap: TensorMap, barrier: BarrierSlot,
+             multicast: bool = False) -> None:
     """Bulk tensor copy of the global tile ``src`` (a view of ``tmap``'s
     tensor, possibly tagged) into the shared tile ``dst`` (``argus.tma_load``),
     completing on ``barrier`` (``ring[stage]``): its bytes count towards the
     transaction bytes of that barrier's current phase, announced by
-    ``mbarrier_arrive_expect_tx``. Read ``dst`` only after a wait on the phase."""
+    ``mbarrier_arrive_expect_tx``. Read ``dst`` only after a wait on the phase.
+    ``multicast`` (a kernel with ``cluster``): the blocks of the cluster load
+    the tile together, each issuing a share of the boxes, delivered to
+    ``dst`` and ``barrier`` in every block; release such a stage with
+    ``mbarrier_arrive(..., cluster=True)``."""
     tr = _current_tracer()
     loc = _user_loc(2)
     _bulk_copy_operands("tma_load", src, dst, tmap, loc)
     ring, s = _slot(barrier, "tma_load's barrier", loc)
-    tr.op("argus.tma_load", [src, dst, tmap, ring, s], [], loc)
+    if not isinstance(multicast, bool):
+        raise _err(TraceError, f"tma_load's multicast must be True or False, got "
+                               f"{multicast!r}", loc)
+    tr.op("argus.tma_load", [src, dst, tmap, ring, s], [], loc,
+          unit_attrs=("multicast",) if multicast else ())
 
 
 def tma_store(src: Tile, dst: Tile, tmap: TensorMap) -> None:
@@ -205,14 +214,20 @@ def mbarrier(name: str, stages: int, arrivals: int) -> MBarrier:
     return ring
 
 
-def mbarrier_arrive(barrier: BarrierSlot) -> None:
+def mbarrier_arrive(barrier: BarrierSlot, cluster: bool = False) -> None:
     """Every thread of the executing role arrives once on ``ring[stage]``
     (release: its earlier shared accesses, and the wgmma reads retired by
-    an earlier ``wgmma_wait``, happen before the phase completes)."""
+    an earlier ``wgmma_wait``, happen before the phase completes). With
+    ``cluster`` (a kernel with ``cluster``), on that barrier in every block
+    of the cluster: each block's phase then counts the arrivals of all."""
     tr = _current_tracer()
     loc = _user_loc(2)
     ring, s = _slot(barrier, "mbarrier_arrive", loc)
-    tr.op("argus.mbarrier.arrive", [ring, s], [], loc)
+    if not isinstance(cluster, bool):
+        raise _err(TraceError, f"mbarrier_arrive's cluster must be True or False, got "
+                               f"{cluster!r}", loc)
+    tr.op("argus.mbarrier.arrive", [ring, s], [], loc,
+          unit_attrs=("cluster",) if cluster else ())
 
 
 def mbarrier_arrive_expect_tx(barrier: BarrierSlot, bytes: int) -> None:  # noqa: A002

@@ -36,7 +36,8 @@ class Kernel:
     _MAX_VARIANTS = 64  # specialisations kept per kernel (least recently used dropped)
 
     def __init__(self, fn: Callable, target: str, block, name: Optional[str] = None,
-                 constexprs: Optional[Dict[str, Any]] = None, min_blocks_per_sm: int = 0):
+                 constexprs: Optional[Dict[str, Any]] = None, min_blocks_per_sm: int = 0,
+                 cluster=None):
         self.fn = fn
         self.name = name or fn.__name__
         if target not in _TARGETS:
@@ -47,6 +48,12 @@ class Kernel:
                                  for b in self.block):
             raise ArgusError(f"block must be a positive int or a tuple of them, got {block!r}")
         self.min_blocks_per_sm = _check_min_blocks(min_blocks_per_sm)
+        # Blocks per thread-block cluster (sm_90): () without one.
+        self.cluster = () if cluster is None else \
+            ((cluster,) if isinstance(cluster, int) else tuple(cluster))
+        if any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in self.cluster):
+            raise ArgusError(f"cluster must be a positive int or a tuple of them, got "
+                             f"{cluster!r}")
         self.constexprs: Dict[str, Any] = dict(constexprs or {})
         self._source = None
         self._module = None
@@ -111,7 +118,7 @@ class Kernel:
                              f"tuples), got {bound!r}") from None
         v = self._variants.get(key)
         if v is None:
-            v = Kernel(self.fn, tgt, blk, self.name, bound, mbs)
+            v = Kernel(self.fn, tgt, blk, self.name, bound, mbs, cluster=self.cluster)
             v._is_variant = True
             self._variants[key] = v
             while len(self._variants) > self._MAX_VARIANTS:
@@ -127,7 +134,7 @@ class Kernel:
         sig = inspect.signature(self.fn)
         code = self.fn.__code__
         def_loc = SourceLoc(code.co_filename, code.co_firstlineno, 1)
-        tr = _Tracer(self.target, self.block, self.name, def_loc)
+        tr = _Tracer(self.target, self.block, self.name, def_loc, self.cluster)
         args = []
         self.params = []
         for p in sig.parameters.values():
@@ -294,15 +301,19 @@ def _shape_relations(tr: _Tracer, pynames: List[str], args: List[Value],
 
 
 def kernel(fn=None, *, target: str = "gfx942", block=256, name: Optional[str] = None,
-           min_blocks_per_sm: int = 0):
+           min_blocks_per_sm: int = 0, cluster=None):
     """Decorator: ``@argus.kernel(target="gfx942", block=256)``. Parameters
     annotated ``argus.constexpr`` are compile-time constants (see
     :meth:`Kernel.specialize`). ``min_blocks_per_sm`` > 0 (NVPTX) asks ptxas
     for that many resident blocks per SM, bounding the registers per thread:
     a kernel ptxas gives many registers may run faster with more blocks
-    (an autotune configuration may set it, as ``block``)."""
+    (an autotune configuration may set it, as ``block``). ``cluster`` (sm_90:
+    an int or up to three) launches the blocks in thread-block clusters of
+    that shape, which ``tma_load(..., multicast=True)`` and
+    ``mbarrier_arrive(..., cluster=True)`` reach across."""
     def wrap(f):
-        return Kernel(f, target, block, name, min_blocks_per_sm=min_blocks_per_sm)
+        return Kernel(f, target, block, name, min_blocks_per_sm=min_blocks_per_sm,
+                      cluster=cluster)
     if fn is not None:
         return wrap(fn)
     return wrap

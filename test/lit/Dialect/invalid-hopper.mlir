@@ -330,3 +330,55 @@ func.func @named_barrier_partial_warp()
   argus.named_barrier.arrive %c0, 100
   return
 }
+
+// -----
+
+// expected-error @+2 {{thread-block clusters need NVIDIA sm_90, the kernel targets gfx942}}
+func.func @cluster_on_gfx942()
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "gfx942", cluster = [2]>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{a cluster of 16 blocks is larger than the portable limit of 8}}
+func.func @cluster_too_big()
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a", cluster = [4, 4]>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{cluster dimensions must be positive, got [0]}}
+func.func @cluster_zero()
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a", cluster = [0]>} {
+  return
+}
+
+// -----
+
+!TBm = !argus.tensor_map<64x64xbf16, swizzle = 128>
+!SBm = !argus.tile<64x64xbf16, shared, "Sw<3,3,3> o (64,64):(64,1)">
+!GBm = !argus.tile<64x64xbf16, global>
+func.func @multicast_without_cluster(%B: memref<?x?xbf16>, %k: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "B" %B : memref<?x?xbf16> -> !TBm
+  %buf = argus.alloc "sB" : !argus.buffer<1 x !SBm>
+  %full = argus.mbarrier.alloc "full" arrivals 1 : !argus.mbarrier<1>
+  %s = argus.stage %buf[%c0] : !argus.buffer<1 x !SBm>
+  %g = argus.view "B" %B[%k, %k] : memref<?x?xbf16> -> !GBm
+  // expected-error @+1 {{a multicast bulk copy needs a kernel with a thread-block cluster of several blocks; hint: add `cluster = [2]`}}
+  argus.tma_load %g, %s, %map, %full[%c0] multicast : !GBm, !SBm, !TBm, !argus.mbarrier<1>
+  return
+}
+
+// -----
+
+func.func @cluster_arrive_without_cluster(%s: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a", cluster = [1, 1, 1]>} {
+  %empty = argus.mbarrier.alloc "empty" arrivals 128 : !argus.mbarrier<2>
+  // expected-error @+1 {{an arrival on every block's barrier needs a kernel with a thread-block cluster of several blocks}}
+  argus.mbarrier.arrive %empty[%s] cluster : !argus.mbarrier<2>
+  return
+}

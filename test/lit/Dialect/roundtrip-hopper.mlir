@@ -95,3 +95,28 @@ func.func @named_barriers(%wg: index)
   argus.named_barrier.sync %wg, 256
   return
 }
+
+// A thread-block cluster on the kernel; a multicast TMA load and a
+// cluster-wide arrive.
+!TBc = !argus.tensor_map<64x64xbf16, swizzle = 128>
+!SBc = !argus.tile<64x128xbf16, shared, "Sw<3,3,3> o (64,(64,2)):(64,(1,4096))">
+!GBc = !argus.tile<64x128xbf16, global>
+// CHECK-LABEL: func.func @cluster_ops(
+// CHECK-SAME: #argus.kernel<block = [256], target = "sm_90a", cluster = [2, 1, 1]>
+// CHECK: argus.tma_load {{.*}}%{{.*}}[%{{.*}}] multicast :
+// CHECK: argus.mbarrier.arrive %{{.*}}[%{{.*}}] cluster :
+// CHECK: argus.mbarrier.arrive %{{.*}}[%{{.*}}] :
+func.func @cluster_ops(%B: memref<?x?xbf16>, %k: index, %n: index)
+    attributes {argus.kernel = #argus.kernel<block = [256], target = "sm_90a", cluster = [2, 1, 1]>} {
+  %c0 = arith.constant 0 : index
+  %map = argus.tensor_map "B" %B : memref<?x?xbf16> -> !TBc
+  %buf = argus.alloc "sB" : !argus.buffer<1 x !SBc>
+  %full = argus.mbarrier.alloc "full" arrivals 1 : !argus.mbarrier<1>
+  %empty = argus.mbarrier.alloc "empty" arrivals 512 : !argus.mbarrier<2>
+  %s = argus.stage %buf[%c0] : !argus.buffer<1 x !SBc>
+  %g = argus.view "B" %B[%k, %n] : memref<?x?xbf16> -> !GBc
+  argus.tma_load %g, %s, %map, %full[%c0] multicast : !GBc, !SBc, !TBc, !argus.mbarrier<1>
+  argus.mbarrier.arrive %empty[%c0] cluster : !argus.mbarrier<2>
+  argus.mbarrier.arrive %empty[%c0] : !argus.mbarrier<2>
+  return
+}
