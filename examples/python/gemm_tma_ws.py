@@ -104,7 +104,8 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
             argus.assume(K >= 8, "K >= 8")
         tiles_n = argus.cdiv(N, BN)
         # With clusters, a tile row is `cluster` tiles tall, one per block.
-        tiles = argus.cdiv(M, BM * cluster) * tiles_n
+        tiles = argus.cdiv(M, BM * cluster) * tiles_n if cluster > 1 else \
+            argus.cdiv(M, BM) * tiles_n
         ktiles = argus.cdiv(K, bk)
         # The slab counter runs up to tiles * ktiles on one block.
         argus.assume(tiles < (1 << 22) // ktiles,
@@ -133,7 +134,8 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
             with argus.region("produce"):
                 tile_loop = argus.range(first, tiles, step=step, carry=0, name="t")
                 for t, i0 in tile_loop:
-                    m0 = ((t // tiles_n) * cluster + rank) * BM
+                    m0 = ((t // tiles_n) * cluster + rank) * BM if cluster > 1 else \
+                        (t // tiles_n) * BM
                     n0 = (t % tiles_n) * BN
                     k_loop = argus.range(0, ktiles, carry=i0, name="kt")
                     for kt, i in k_loop:
@@ -160,7 +162,8 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
             with argus.region("consume"):
                 tile_loop = argus.range(first, tiles, step=step, carry=0, name="t")
                 for t, i0 in tile_loop:
-                    m0 = ((t // tiles_n) * cluster + rank) * BM
+                    m0 = ((t // tiles_n) * cluster + rank) * BM if cluster > 1 else \
+                        (t // tiles_n) * BM
                     n0 = (t % tiles_n) * BN
                     acc0 = argus.tag(argus.zeros((BM, BN), "f32", FC),
                                      lambda m, n: (m0 + m, n0 + n))
