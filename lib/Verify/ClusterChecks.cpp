@@ -58,11 +58,14 @@ KernelVerifier::PeerBlock::PeerBlock(KernelVerifier &v,
         ld && v.params.count(ld.getResult().getAsOpaquePointer()))
       unsupported("a value loaded at the kernel's entry may differ between "
                   "the blocks of a cluster (not modelled)");
+  // The same cluster id, another rank.
   for (const auto &[d, r] : ranks) {
-    z3::expr id = v.params.at(blockIdKey(d));
+    if (v.cluster[d] == 1)
+      continue;
     z3::expr c = v.bv(v.cluster[d]);
-    v.renamedParams.emplace(blockIdKey(d), z3::udiv(id, c) * c + r);
-    v.peerRank.emplace(d, r);
+    v.renamedParams.emplace(blockIdKey(d),
+                            v.params.at(clusterIdKey(d)) * c + r);
+    v.renamedParams.emplace(clusterRankKey(d), r);
   }
 }
 
@@ -170,9 +173,11 @@ CheckResult KernelVerifier::checkClusterLockstep(Operation *op) {
     std::string peerName = "the block of rank " +
                            std::to_string(uval(*m, rank)) + " in its cluster (";
     for (auto &[d, r] : ranks) {
-      z3::expr id = params.at(blockIdKey(d)), c = bv(cluster[d]);
+      z3::expr id = params.at(blockIdKey(d));
+      if (cluster[d] > 1)
+        id = params.at(clusterIdKey(d)) * bv(cluster[d]) + r;
       peerName += std::string(d ? ", " : "") + "block_id." + "xyz"[d] + " = " +
-                  std::to_string(uval(*m, z3::udiv(id, c) * c + r));
+                  std::to_string(uval(*m, id));
     }
     peerName += ")";
     std::string what = copy ? "its boxes" : "its arrivals";

@@ -84,14 +84,24 @@ void KernelVerifier::collectParams() {
          1);
   collectSizes();
   // A block id is below the grid's size in its dimension; the grid is a
-  // whole number of clusters (the launch checks it).
+  // whole number of clusters (the launch checks it), each block a cluster
+  // id and a rank.
   for (unsigned d = 0; d < 3; ++d) {
     auto b = params.find(blockIdKey(d));
     auto g = params.find(gridDimKey(d));
     if (b != params.end() && g != params.end())
       paramCons.push_back(z3::ult(b->second, g->second));
-    if (g != params.end() && cluster[d] > 1)
-      paramCons.push_back(z3::urem(g->second, bv(cluster[d])) == bv(0));
+    if (b == params.end() || cluster[d] == 1)
+      continue;
+    std::string x = stringifyDimension(static_cast<gpu::Dimension>(d)).str();
+    mk(clusterIdKey(d), "cluster_id." + x, 0);
+    mk(clusterRankKey(d), "cluster_rank." + x, 0);
+    mk(clustersKey(d), "clusters." + x, 1);
+    z3::expr c = bv(cluster[d]);
+    paramCons.push_back(z3::ult(params.at(clusterRankKey(d)), c));
+    paramCons.push_back(b->second == params.at(clusterIdKey(d)) * c +
+                                         params.at(clusterRankKey(d)));
+    paramCons.push_back(g->second == params.at(clustersKey(d)) * c);
   }
 }
 
@@ -128,23 +138,19 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     return param(gridDimKey(static_cast<unsigned>(g.getDimension())));
   // Cluster ids: the grid is a whole number of clusters of cluster[d]
   // blocks, numbered along each dimension.
-  // Another block of the same cluster (PeerBlock) has the same cluster id
-  // term and its own rank.
+  // Cluster ids: parameters of their own in a dimension with a cluster
+  // (collectParams), the block id itself without one.
   if (auto c = dyn_cast<gpu::ClusterIdOp>(def)) {
     unsigned d = static_cast<unsigned>(c.getDimension());
-    return z3::udiv(peerRank.count(d) ? params.at(blockIdKey(d))
-                                      : param(blockIdKey(d)),
-                    bv(cluster[d]));
+    return cluster[d] > 1 ? param(clusterIdKey(d)) : param(blockIdKey(d));
   }
   if (auto c = dyn_cast<gpu::ClusterBlockIdOp>(def)) {
     unsigned d = static_cast<unsigned>(c.getDimension());
-    if (auto r = peerRank.find(d); r != peerRank.end())
-      return r->second;
-    return z3::urem(param(blockIdKey(d)), bv(cluster[d]));
+    return cluster[d] > 1 ? param(clusterRankKey(d)) : bv(0);
   }
   if (auto c = dyn_cast<gpu::ClusterDimOp>(def)) {
     unsigned d = static_cast<unsigned>(c.getDimension());
-    return z3::udiv(param(gridDimKey(d)), bv(cluster[d]));
+    return cluster[d] > 1 ? param(clustersKey(d)) : param(gridDimKey(d));
   }
   if (auto c = dyn_cast<gpu::ClusterDimBlocksOp>(def))
     return bv(cluster[static_cast<unsigned>(c.getDimension())]);

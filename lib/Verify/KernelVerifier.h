@@ -144,6 +144,25 @@ private:
   static const void *gridDimKey(unsigned dim) {
     return reinterpret_cast<const void *>(static_cast<uintptr_t>(dim) + 8);
   }
+  /// In a dimension with a cluster of c > 1 blocks: the cluster id, the
+  /// rank in the cluster and the number of clusters, parameters of their
+  /// own with block id = cluster id * c + rank and grid = clusters * c
+  /// (linear, where the quotient and remainder would not be).
+  static const void *clusterIdKey(unsigned dim) {
+    return reinterpret_cast<const void *>(static_cast<uintptr_t>(dim) + 16);
+  }
+  static const void *clusterRankKey(unsigned dim) {
+    return reinterpret_cast<const void *>(static_cast<uintptr_t>(dim) + 24);
+  }
+  static const void *clustersKey(unsigned dim) {
+    return reinterpret_cast<const void *>(static_cast<uintptr_t>(dim) + 32);
+  }
+  /// Whether the parameter named `n` is a block id or derived from one
+  /// (cluster id and rank): what differs between the blocks of a launch.
+  static bool blockDerived(const std::string &n) {
+    return n.rfind("block_id.", 0) == 0 || n.rfind("cluster_id.", 0) == 0 ||
+           n.rfind("cluster_rank.", 0) == 0;
+  }
   /// Parameter `key`, or its stand-in in `renamedParams` (a second block).
   z3::expr param(const void *key);
   /// Block ids and values loaded at entry, renamed while a check evaluates
@@ -491,8 +510,6 @@ private:
   /// The rank in the cluster by dimension of the block of linear rank
   /// `rank` (x fastest), for the dimensions with a block-id parameter.
   std::map<unsigned, z3::expr> peerRanks(const z3::expr &rank);
-  /// Set inside a PeerBlock: its rank in the (same) cluster by dimension.
-  std::map<unsigned, z3::expr> peerRank;
   /// Evaluates as the block of the given ranks in this block's cluster
   /// while alive: block ids renamed, cluster ids kept (the same terms), so
   /// what depends on the cluster id alone is syntactically the same. Values
@@ -500,10 +517,7 @@ private:
   class PeerBlock {
   public:
     PeerBlock(KernelVerifier &v, const std::map<unsigned, z3::expr> &ranks);
-    ~PeerBlock() {
-      v.renamedParams.clear();
-      v.peerRank.clear();
-    }
+    ~PeerBlock() { v.renamedParams.clear(); }
 
   private:
     KernelVerifier &v;

@@ -369,14 +369,18 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
         std::vector<z3::expr> from, to, blocks1, blocks2;
         for (auto &[key, e] : params) {
           bool isBlock = false;
-          for (unsigned d = 0; d < 3; ++d)
+          // A block's cluster id and rank are its block id too.
+          bool isCluster = false;
+          for (unsigned d = 0; d < 3; ++d) {
             isBlock |= key == blockIdKey(d);
+            isCluster |= key == clusterIdKey(d) || key == clusterRankKey(d);
+          }
           bool isLoad = false;
           for (auto &l : loaded)
             isLoad |= z3::eq(l, e);
-          if (!isBlock && !isLoad)
+          if (!isBlock && !isCluster && !isLoad)
             continue;
-          z3::expr r = var(isBlock ? "other_block" : "other_load");
+          z3::expr r = var(isBlock || isCluster ? "other_block" : "other_load");
           renamedParams.emplace(key, r);
           from.push_back(e);
           to.push_back(r);
@@ -688,10 +692,11 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           for (int64_t d = 0, rest = which; d < 3; rest /= cluster[d], ++d) {
             if (!params.count(blockIdKey(d)) || cluster[d] == 1)
               continue;
-            z3::expr b = params.at(blockIdKey(d)), c = bv(cluster[d]);
-            z3::expr cid = var("cluster_id"), r = bv(rest % cluster[d]);
-            cf.insert(cf.end(), {z3::urem(b, c), z3::udiv(b, c), b});
-            ct.insert(ct.end(), {r, cid, cid * c + r});
+            z3::expr cid = params.at(clusterIdKey(d)), c = bv(cluster[d]);
+            z3::expr r = bv(rest % cluster[d]);
+            cf.insert(cf.end(),
+                      {params.at(clusterRankKey(d)), params.at(blockIdKey(d))});
+            ct.insert(ct.end(), {r, cid * c + r});
             clusterIds.emplace(d, cid);
           }
           auto byRank = [&](const z3::expr &t) {
@@ -719,7 +724,7 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           std::vector<Unknown> xs;
           for (unsigned d = 0; d < 3; ++d)
             if (auto cid = clusterIds.find(d); cid != clusterIds.end()) {
-              z3::expr n = z3::udiv(params.at(gridDimKey(d)), bv(cluster[d]));
+              z3::expr n = params.at(clustersKey(d));
               xs.push_back({cid->second, bv(0), 1, z3::ult(cid->second, n),
                             nullptr, n - bv(1)});
             } else if (params.count(blockIdKey(d))) {
@@ -924,7 +929,7 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       q = &C;
       baseCons(C);
       for (auto &[n, v] : paramVars)
-        if (n.rfind("block_id.", 0) != 0) {
+        if (!blockDerived(n)) {
           C.cons.push_back(v == bv(uval(at, v)));
           fixed.push_back({n, uval(at, v)});
         }
@@ -950,7 +955,7 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       res.counterexamples.clear();
       Counterexample cx;
       for (auto &[n, v] : paramVars)
-        if (n.rfind("block_id.", 0) != 0)
+        if (!blockDerived(n) && n.rfind("clusters.", 0) != 0)
           cx.params.push_back({n, uval(*shortLaunch, v)});
       cx.notes.push_back(name + " is not covered: " + counted +
                          " (no element is written twice and every tile lies "
