@@ -175,18 +175,12 @@ ArrayAttr mlir::argus::gridRule(func::FuncOp kernel) {
   for (gpu::Dimension d :
        {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
     bool read = false;
+    // Cluster ids and counts derive from the block id and the grid.
     kernel.walk([&](Operation *op) {
-      if (auto g = dyn_cast<gpu::GridDimOp>(op))
-        read |= g.getDimension() == d;
-      else if (auto id = dyn_cast<gpu::BlockIdOp>(op))
-        read |= id.getDimension() == d;
-      // Cluster ids and counts derive from the block id and the grid.
-      else if (auto c = dyn_cast<gpu::ClusterIdOp>(op))
-        read |= c.getDimension() == d;
-      else if (auto c = dyn_cast<gpu::ClusterDimOp>(op))
-        read |= c.getDimension() == d;
-      else if (auto c = dyn_cast<gpu::ClusterBlockIdOp>(op))
-        read |= c.getDimension() == d;
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<gpu::GridDimOp, gpu::BlockIdOp, gpu::ClusterIdOp,
+                gpu::ClusterDimOp, gpu::ClusterBlockIdOp>(
+              [&](auto i) { read |= i.getDimension() == d; });
     });
     if (!read) { // one block along a dimension the kernel never reads
       dims.push_back(

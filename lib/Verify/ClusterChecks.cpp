@@ -60,11 +60,9 @@ KernelVerifier::PeerBlock::PeerBlock(KernelVerifier &v,
                   "the blocks of a cluster (not modelled)");
   // The same cluster id, another rank.
   for (const auto &[d, r] : ranks) {
-    if (v.cluster[d] == 1)
+    if (!v.clusteredDim(d))
       continue;
-    z3::expr c = v.bv(v.cluster[d]);
-    v.renamedParams.emplace(blockIdKey(d),
-                            v.params.at(clusterIdKey(d)) * c + r);
+    v.renamedParams.emplace(blockIdKey(d), v.peerBlockId(d, r));
     v.renamedParams.emplace(clusterRankKey(d), r);
   }
 }
@@ -172,13 +170,9 @@ CheckResult KernelVerifier::checkClusterLockstep(Operation *op) {
     fillCommon(cx, *m, in);
     std::string peerName = "the block of rank " +
                            std::to_string(uval(*m, rank)) + " in its cluster (";
-    for (auto &[d, r] : ranks) {
-      z3::expr id = params.at(blockIdKey(d));
-      if (cluster[d] > 1)
-        id = params.at(clusterIdKey(d)) * bv(cluster[d]) + r;
+    for (auto &[d, r] : ranks)
       peerName += std::string(d ? ", " : "") + "block_id." + "xyz"[d] + " = " +
-                  std::to_string(uval(*m, id));
-    }
+                  std::to_string(uval(*m, peerBlockId(d, r)));
     peerName += ")";
     std::string what = copy ? "its boxes" : "its arrivals";
     if (!m->eval(peer->guard, true).is_true())

@@ -83,8 +83,8 @@ void KernelVerifier::fillCommon(Counterexample &cx, const z3::model &m,
   for (auto &[name, e] : paramVars) {
     if (name.rfind("block_id.", 0) == 0)
       cx.blockIds[name.substr(9)] = uval(m, e);
-    else if (!blockDerived(name) && name.rfind("clusters.", 0) != 0)
-      cx.params.push_back({name, uval(m, e)}); // cluster ids: the block's
+    else if (shownAsArgument(name))
+      cx.params.push_back({name, uval(m, e)});
   }
   for (auto &[loop, iv] : in.ivs)
     cx.loops.push_back({loopName(loop), uval(m, iv)});

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::argus;
@@ -40,14 +41,20 @@ void KernelVerifier::collectParams() {
     if (arg.getType().isIndex() || arg.getType().isInteger())
       mk(arg.getAsOpaquePointer(), "arg" + std::to_string(arg.getArgNumber()),
          1);
+  // A block id parameter for every dimension whose block id, cluster id or
+  // rank the kernel reads (cluster ids derive from the block id and the
+  // grid's size).
+  auto blockIdDim = [](Operation *op) -> std::optional<gpu::Dimension> {
+    return llvm::TypeSwitch<Operation *, std::optional<gpu::Dimension>>(op)
+        .Case<gpu::BlockIdOp, gpu::ClusterIdOp, gpu::ClusterBlockIdOp,
+              gpu::ClusterDimOp>([](auto i) { return i.getDimension(); })
+        .Default([](Operation *) { return std::nullopt; });
+  };
   func.walk([&](Operation *op) {
-    if (auto b = dyn_cast<gpu::BlockIdOp>(op)) {
-      std::string n = "block_id." + stringifyDimension(b.getDimension()).str();
-      bool seen = false;
-      for (auto &[name, e] : paramVars)
-        seen |= name == n;
-      if (!seen)
-        mk(blockIdKey(static_cast<unsigned>(b.getDimension())), n, 0);
+    if (std::optional<gpu::Dimension> d = blockIdDim(op)) {
+      if (!params.count(blockIdKey(static_cast<unsigned>(*d))))
+        mk(blockIdKey(static_cast<unsigned>(*d)),
+           "block_id." + stringifyDimension(*d).str(), 0);
     } else if (auto g = dyn_cast<gpu::GridDimOp>(op)) {
       std::string n = "grid_dim." + stringifyDimension(g.getDimension()).str();
       bool seen = false;
@@ -55,20 +62,6 @@ void KernelVerifier::collectParams() {
         seen |= name == n;
       if (!seen)
         mk(gridDimKey(static_cast<unsigned>(g.getDimension())), n, 1);
-    } else if (isa<gpu::ClusterIdOp, gpu::ClusterBlockIdOp, gpu::ClusterDimOp>(
-                   op)) {
-      // Cluster ids derive from the block id and the grid's size.
-      unsigned d = 0;
-      if (auto c = dyn_cast<gpu::ClusterIdOp>(op))
-        d = static_cast<unsigned>(c.getDimension());
-      else if (auto c = dyn_cast<gpu::ClusterBlockIdOp>(op))
-        d = static_cast<unsigned>(c.getDimension());
-      else
-        d = static_cast<unsigned>(cast<gpu::ClusterDimOp>(op).getDimension());
-      std::string n = "block_id." +
-                      stringifyDimension(static_cast<gpu::Dimension>(d)).str();
-      if (!params.count(blockIdKey(d)))
-        mk(blockIdKey(d), n, 0);
     } else if (auto ld = dyn_cast<memref::LoadOp>(op)) {
       if (ld->getParentOp() == func.getOperation())
         mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()),
@@ -91,7 +84,7 @@ void KernelVerifier::collectParams() {
     auto g = params.find(gridDimKey(d));
     if (b != params.end() && g != params.end())
       paramCons.push_back(z3::ult(b->second, g->second));
-    if (b == params.end() || cluster[d] == 1)
+    if (!clusteredDim(d))
       continue;
     std::string x = stringifyDimension(static_cast<gpu::Dimension>(d)).str();
     mk(clusterIdKey(d), "cluster_id." + x, 0);
@@ -136,21 +129,19 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     return param(blockIdKey(static_cast<unsigned>(b.getDimension())));
   if (auto g = dyn_cast<gpu::GridDimOp>(def))
     return param(gridDimKey(static_cast<unsigned>(g.getDimension())));
-  // Cluster ids: the grid is a whole number of clusters of cluster[d]
-  // blocks, numbered along each dimension.
   // Cluster ids: parameters of their own in a dimension with a cluster
   // (collectParams), the block id itself without one.
   if (auto c = dyn_cast<gpu::ClusterIdOp>(def)) {
     unsigned d = static_cast<unsigned>(c.getDimension());
-    return cluster[d] > 1 ? param(clusterIdKey(d)) : param(blockIdKey(d));
+    return clusteredDim(d) ? param(clusterIdKey(d)) : param(blockIdKey(d));
   }
   if (auto c = dyn_cast<gpu::ClusterBlockIdOp>(def)) {
     unsigned d = static_cast<unsigned>(c.getDimension());
-    return cluster[d] > 1 ? param(clusterRankKey(d)) : bv(0);
+    return clusteredDim(d) ? param(clusterRankKey(d)) : bv(0);
   }
   if (auto c = dyn_cast<gpu::ClusterDimOp>(def)) {
     unsigned d = static_cast<unsigned>(c.getDimension());
-    return cluster[d] > 1 ? param(clustersKey(d)) : param(gridDimKey(d));
+    return clusteredDim(d) ? param(clustersKey(d)) : param(gridDimKey(d));
   }
   if (auto c = dyn_cast<gpu::ClusterDimBlocksOp>(def))
     return bv(cluster[static_cast<unsigned>(c.getDimension())]);

@@ -163,6 +163,12 @@ private:
     return n.rfind("block_id.", 0) == 0 || n.rfind("cluster_id.", 0) == 0 ||
            n.rfind("cluster_rank.", 0) == 0;
   }
+  /// Whether a counterexample lists the parameter named `n` among the
+  /// kernel's arguments: not the block's ids (listed with the block) nor
+  /// the cluster count (the grid's size over the cluster's).
+  static bool shownAsArgument(const std::string &n) {
+    return !blockDerived(n) && n.rfind("clusters.", 0) != 0;
+  }
   /// Parameter `key`, or its stand-in in `renamedParams` (a second block).
   z3::expr param(const void *key);
   /// Block ids and values loaded at entry, renamed while a check evaluates
@@ -507,6 +513,17 @@ private:
 
   // ---- thread-block clusters (ClusterChecks.cpp) ---------------------------
   int64_t clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
+  /// Whether dimension `d` has a cluster of several blocks and a block id:
+  /// then the cluster id, rank and cluster count are parameters.
+  bool clusteredDim(unsigned d) const {
+    return cluster[d] > 1 && params.count(blockIdKey(d));
+  }
+  /// The block id along `d` of the block of rank `rank` (along `d`) in
+  /// this block's cluster.
+  z3::expr peerBlockId(unsigned d, const z3::expr &rank) {
+    return clusteredDim(d) ? params.at(clusterIdKey(d)) * bv(cluster[d]) + rank
+                           : params.at(blockIdKey(d));
+  }
   /// The rank in the cluster by dimension of the block of linear rank
   /// `rank` (x fastest), for the dimensions with a block-id parameter.
   std::map<unsigned, z3::expr> peerRanks(const z3::expr &rank);

@@ -688,16 +688,13 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
         for (int64_t which = 0; which < ranks; ++which) {
           WriteInstance wi = writeInstance(w, true);
           std::vector<z3::expr> cf, ct;
-          std::map<unsigned, z3::expr> clusterIds;
           for (int64_t d = 0, rest = which; d < 3; rest /= cluster[d], ++d) {
-            if (!params.count(blockIdKey(d)) || cluster[d] == 1)
+            if (!clusteredDim(d))
               continue;
-            z3::expr cid = params.at(clusterIdKey(d)), c = bv(cluster[d]);
             z3::expr r = bv(rest % cluster[d]);
             cf.insert(cf.end(),
                       {params.at(clusterRankKey(d)), params.at(blockIdKey(d))});
-            ct.insert(ct.end(), {r, cid * c + r});
-            clusterIds.emplace(d, cid);
+            ct.insert(ct.end(), {r, peerBlockId(d, r)});
           }
           auto byRank = [&](const z3::expr &t) {
             return substituted(t, cf, ct);
@@ -723,10 +720,11 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           };
           std::vector<Unknown> xs;
           for (unsigned d = 0; d < 3; ++d)
-            if (auto cid = clusterIds.find(d); cid != clusterIds.end()) {
+            if (clusteredDim(d)) {
+              z3::expr cid = params.at(clusterIdKey(d));
               z3::expr n = params.at(clustersKey(d));
-              xs.push_back({cid->second, bv(0), 1, z3::ult(cid->second, n),
-                            nullptr, n - bv(1)});
+              xs.push_back(
+                  {cid, bv(0), 1, z3::ult(cid, n), nullptr, n - bv(1)});
             } else if (params.count(blockIdKey(d))) {
               xs.push_back(
                   {params.at(blockIdKey(d)), bv(0), 1,
@@ -955,7 +953,7 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       res.counterexamples.clear();
       Counterexample cx;
       for (auto &[n, v] : paramVars)
-        if (!blockDerived(n) && n.rfind("clusters.", 0) != 0)
+        if (shownAsArgument(n))
           cx.params.push_back({n, uval(*shortLaunch, v)});
       cx.notes.push_back(name + " is not covered: " + counted +
                          " (no element is written twice and every tile lies "

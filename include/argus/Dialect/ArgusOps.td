@@ -609,7 +609,7 @@ def Argus_TmaLoadOp : Argus_Op<"tma_load"> {
     completing on `barrier[stage]` in every block of the cluster, so each
     block's phase receives the whole tile's bytes. The contract, which the
     verifier checks: every block of the cluster runs the copy at the same
-    iterations with the same stage and slot (`multicast-lockstep`), the
+    iterations with the same stage and slot (`cluster-lockstep`), the
     consumers of every block release the stage to every block's producer
     (`argus.mbarrier.arrive ... cluster`), and whatever the blocks' source
     views differ in reaches the readers' tags (a block then reads another
@@ -663,7 +663,7 @@ def Argus_MBarrierArriveOp : Argus_Op<"mbarrier.arrive"> {
 
     With `cluster` (a kernel with a thread-block cluster of n blocks), each
     thread arrives on barrier[stage] of every block of the cluster (n
-    arrivals, `mbarrier.arrive.release.cluster` through `mapa`): how the
+    arrivals, `mbarrier.arrive.shared::cluster` through `mapa`): how the
     consumers of every block release a stage that multicast copies refill
     in all of them. Each block's barrier then counts n times the arriving
     threads per phase.

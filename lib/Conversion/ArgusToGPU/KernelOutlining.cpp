@@ -194,10 +194,7 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
   // A block of a cluster may not exit while another may still multicast
   // into its shared memory or arrive on its mbarriers.
   if (kattr.getClusterSize() > 1)
-    inlinePtx(b, loc, {}, {},
-              "barrier.cluster.arrive.release.aligned;\n"
-              "barrier.cluster.wait.acquire.aligned;",
-              "");
+    clusterBarrier(b, loc);
   gpu::ReturnOp::create(b, loc);
   fn.erase();
   return gfn;

@@ -193,6 +193,13 @@ LLVM::InlineAsmOp mlir::argus::inlinePtx(OpBuilder &b, Location loc,
       ArrayAttr());
 }
 
+void mlir::argus::clusterBarrier(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, {}, {},
+            "barrier.cluster.arrive.release.aligned;\n"
+            "barrier.cluster.wait.acquire.aligned;",
+            "");
+}
+
 Value mlir::argus::sharedAddress32(OpBuilder &b, Location loc, Value mem) {
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
   auto md = memref::ExtractStridedMetadataOp::create(b, loc, mem);

@@ -87,6 +87,9 @@ Value blockThreadId(OpBuilder &b, Location loc, const KernelInfo &k);
 LLVM::InlineAsmOp inlinePtx(OpBuilder &b, Location loc, TypeRange results,
                             ValueRange args, StringRef asmString,
                             StringRef constraints);
+/// Every thread of every block of the cluster arrives and waits
+/// (`barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`).
+void clusterBarrier(OpBuilder &b, Location loc);
 /// The 32-bit shared-window address of element 0 of a shared memref (its
 /// aligned pointer plus offset), as PTX `.shared` operands take it.
 Value sharedAddress32(OpBuilder &b, Location loc, Value mem);

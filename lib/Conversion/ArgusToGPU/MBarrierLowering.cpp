@@ -99,10 +99,7 @@ struct MBarrierAllocLowering : ArgusPattern<MBarrierAllocOp> {
     // In a cluster, other blocks arrive on these barriers and multicast
     // copies complete on them: the whole cluster waits for the inits.
     if (last && k.clusterSize > 1)
-      inlinePtx(rewriter, loc, {}, {},
-                "barrier.cluster.arrive.release.aligned;\n"
-                "barrier.cluster.wait.acquire.aligned;",
-                "");
+      clusterBarrier(rewriter, loc);
     else if (last)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.replaceOp(op, ring);

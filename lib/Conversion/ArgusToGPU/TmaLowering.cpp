@@ -140,27 +140,25 @@ struct TmaLoadLowering : ArgusPattern<TmaLoadOp> {
     Value dest = sharedAddress32(rewriter, loc, adaptor.getDest());
     Value bar = mbarrierAddress(rewriter, loc, adaptor.getBarrier(),
                                 adaptor.getStage());
+    // Multicast: the block of rank r in the cluster issues boxes j with
+    // j % n == r, each to the same offset and barrier in all n blocks (mask
+    // m: every rank).
+    int64_t n = op.getMulticast() ? k.clusterSize : 1;
     // [$0] dest, [$1, {coords innermost first}], [$last] barrier.
     std::string str = "cp.async.bulk.tensor." + std::to_string(rank) +
-                      "d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                      "[$0], [$1, " +
+                      "d.shared::cluster.global.mbarrier::complete_tx::bytes" +
+                      (n > 1 ? ".multicast::cluster" : "") + " [$0], [$1, " +
                       coordOperands(2, rank) + "], [$" +
-                      std::to_string(2 + rank) + "];";
+                      std::to_string(2 + rank) + "]" + (n > 1 ? ", m" : "") +
+                      ";";
     std::string cons = "r,l";
     for (int64_t i = 0; i <= rank; ++i)
       cons += ",r";
-    // Multicast: the block of rank r in the cluster issues boxes j with
-    // j % n == r, each to the same offset and barrier in all n blocks.
-    int64_t n = op.getMulticast() ? k.clusterSize : 1;
     auto multicastBox = [&](int64_t j) {
-      std::string mask = std::to_string((int64_t(1) << n) - 1);
-      std::string mc = str;
-      mc.replace(mc.find(" [$0]"), 5, ".multicast::cluster [$0]");
-      mc.replace(mc.rfind("];"), 2, "], m;");
       return "{\n.reg .b32 r;\n.reg .b16 m;\n.reg .pred p;\n"
              "mov.u32 r, %cluster_ctarank;\nsetp.eq.u32 p, r, " +
-             std::to_string(j % n) + ";\nmov.b16 m, " + mask + ";\n@p " + mc +
-             "\n}";
+             std::to_string(j % n) + ";\nmov.b16 m, " +
+             std::to_string((int64_t(1) << n) - 1) + ";\n@p " + str + "\n}";
     };
     int64_t box = 0;
     forEachBox(rewriter, loc, *origin, op.getDest().getType().getShape(),

@@ -23,8 +23,7 @@ from .values import Condition, IndexValue, Tile, Value, _const, _index_or_err
 def block_id(dim: str = "x") -> IndexValue:
     """``gpu.block_id x|y|z``."""
     tr = _current_tracer()
-    if dim not in ("x", "y", "z"):
-        raise _err(TraceError, f"block_id dimension must be 'x', 'y' or 'z', got {dim!r}")
+    _dim(dim, "block_id")
     if dim in tr.block_ids and tr.depth == 0:
         return tr.block_ids[dim]
     v = _launch_index(tr, "block_id", "b", dim)
@@ -35,10 +34,7 @@ def block_id(dim: str = "x") -> IndexValue:
 
 def grid_dim(dim: str = "x") -> IndexValue:
     """``gpu.grid_dim x|y|z`` (blocks in the grid)."""
-    tr = _current_tracer()
-    if dim not in ("x", "y", "z"):
-        raise _err(TraceError, f"grid_dim dimension must be 'x', 'y' or 'z', got {dim!r}")
-    return _launch_index(tr, "grid_dim", "g", dim)
+    return _launch_index(_current_tracer(), "grid_dim", "g", _dim(dim, "grid_dim"))
 
 
 def cluster_id(dim: str = "x") -> IndexValue:
@@ -60,6 +56,8 @@ def num_clusters(dim: str = "x") -> IndexValue:
 
 
 def _dim(dim: str, what: str) -> str:
+    """``dim`` when it names a launch dimension; else the error at the
+    user's line."""
     if dim not in ("x", "y", "z"):
         raise _err(TraceError, f"{what} dimension must be 'x', 'y' or 'z', got {dim!r}")
     return dim
