@@ -3,7 +3,8 @@
 // Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
 //
 // view, gather_view, im2col_view, alloc, stage, transpose/reinterpret of shared
-// tiles, load, store, copy, copy_async, commit_group, wait_group and barrier.
+// tiles, transpose of global tiles (loads and stores swap the coordinates),
+// load, store, copy, copy_async, commit_group, wait_group and barrier.
 // Every thread evaluates the tile's (thread, slot) -> coordinate layout and
 // unrolls over its slots, in the widest vector accesses the layouts allow.
 //
@@ -156,16 +157,31 @@ struct StageLowering : ArgusPattern<StageOp> {
 };
 
 /// transpose / reinterpret of shared tiles: the same bytes, another layout.
+/// A transposed global tile becomes a marker over the input's memref (or
+/// clip marker) that loads and stores read with swapped coordinates.
 template <typename OpT> struct SameBytesLowering : ArgusPattern<OpT> {
   using ArgusPattern<OpT>::ArgusPattern;
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     TileType t = op.getType();
-    if (t.getMemorySpace() != MemorySpace::Shared)
-      return rewriter.notifyMatchFailure(op, "only shared tiles");
     Type resultType = this->getTypeConverter()->convertType(t);
     Value in = adaptor.getInput();
+    if constexpr (std::is_same_v<OpT, TransposeOp>) {
+      if (t.getMemorySpace() == MemorySpace::Global) {
+        if (gatherOf(in) || im2colOf(in) || transposeOf(in))
+          return op.emitOpError()
+                 << "transposes a gathered, im2col or transposed global "
+                    "view; only plain and clipped views are lowered";
+        auto c = UnrealizedConversionCastOp::create(rewriter, op.getLoc(),
+                                                    resultType, in);
+        c->setAttr(kTransposeAttr, rewriter.getUnitAttr());
+        rewriter.replaceOp(op, c.getResult(0));
+        return success();
+      }
+    }
+    if (t.getMemorySpace() != MemorySpace::Shared)
+      return rewriter.notifyMatchFailure(op, "only shared tiles");
     if (in.getType() != resultType)
       in = memref::CastOp::create(rewriter, op.getLoc(), resultType, in);
     rewriter.replaceOp(op, in);
@@ -211,21 +227,42 @@ struct LoadLowering : ArgusPattern<LoadOp> {
         return success();
       }
     }
-    int64_t n = vectorWidth(tc, k.numThreads(), {src}, dst.getElementType());
+    // A transposed global source: the input tile at swapped coordinates.
+    Value source0 = adaptor.getSource();
+    bool swapped = false;
+    if (auto tr = transposeOf(source0)) {
+      source0 = tr.getInputs()[0];
+      src = transposedGlobal(op.getSource()).second;
+      if (!src)
+        return op.emitOpError()
+               << "loads through a transposed global view that reaches it "
+                  "through a loop or branch; hint: transpose the view where "
+                  "it is loaded";
+      swapped = true;
+    }
+    int64_t n =
+        swapped ? transposedVectorWidth(tc, k.numThreads(), src,
+                                        dst.getElementType())
+                : vectorWidth(tc, k.numThreads(), {src}, dst.getElementType());
     auto loadAll = [&](Value source) {
       Value acc = zeroVector(rewriter, loc, vt);
       for (int64_t v = 0; v < tc.numSlots(); v += n) {
-        Value x = loadElems(
-            rewriter, loc, source, src, tc.coord(rewriter, loc, v), n,
-            op.getOther().value_or(TypedAttr()),
-            gatherRowSlot(op.getSource(), tc, rt->layout.mode(0).size(), v));
+        SmallVector<Value> c = tc.coord(rewriter, loc, v);
+        if (swapped)
+          std::swap(c[0], c[1]);
+        Value x =
+            loadElems(rewriter, loc, source, src, c, n,
+                      op.getOther().value_or(TypedAttr()),
+                      swapped ? std::nullopt
+                              : gatherRowSlot(op.getSource(), tc,
+                                              rt->layout.mode(0).size(), v));
         acc = insertSlots(rewriter, loc, x, acc, v, n);
       }
       return acc;
     };
-    auto clip = clipOf(adaptor.getSource());
+    auto clip = clipOf(source0);
     if (!clip) {
-      rewriter.replaceOp(op, loadAll(adaptor.getSource()));
+      rewriter.replaceOp(op, loadAll(source0));
       return success();
     }
     // A boundary tile, as for stores: the tiles inside the tensor load
@@ -237,7 +274,7 @@ struct LoadLowering : ArgusPattern<LoadOp> {
     rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
     scf::YieldOp::create(rewriter, loc, loadAll(clip.getInputs()[0]));
     rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    scf::YieldOp::create(rewriter, loc, loadAll(adaptor.getSource()));
+    scf::YieldOp::create(rewriter, loc, loadAll(source0));
     rewriter.replaceOp(op, ifOp.getResult(0));
     return success();
   }
@@ -256,10 +293,29 @@ struct StoreLowering : ArgusPattern<StoreOp> {
       return failure();
     const ThreadCoords &tc = rt->coords;
     std::optional<AtomicKind> atomic = op.getAtomic();
+    // A transposed global destination: the input tile at swapped
+    // coordinates.
+    Value dest0 = adaptor.getDest();
+    bool swapped = false;
+    if (auto tr = transposeOf(dest0)) {
+      if (atomic)
+        return op.emitOpError() << "accumulates into a transposed global "
+                                   "view; hint: store into the view itself";
+      dest0 = tr.getInputs()[0];
+      dst = transposedGlobal(op.getDest()).second;
+      if (!dst)
+        return op.emitOpError()
+               << "stores through a transposed global view that reaches it "
+                  "through a loop or branch; hint: transpose the view where "
+                  "it is stored";
+      swapped = true;
+    }
     // Atomics are scalar read-modify-writes.
-    int64_t n =
-        atomic ? 1
-               : vectorWidth(tc, k.numThreads(), {dst}, src.getElementType());
+    int64_t n = atomic    ? 1
+                : swapped ? transposedVectorWidth(tc, k.numThreads(), dst,
+                                                  src.getElementType())
+                          : vectorWidth(tc, k.numThreads(), {dst},
+                                        src.getElementType());
     if (atomic && L::isReplicated(rt->layout) && !op->hasAttr(kStoreOnceAttr))
       return op.emitOpError()
              << "accumulates a replicated register tile whose replicas are "
@@ -298,18 +354,21 @@ struct StoreLowering : ArgusPattern<StoreOp> {
           rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
         }
         Value x = extractSlots(rewriter, loc, adaptor.getValue(), v, n);
+        SmallVector<Value> c = tc.coord(rewriter, loc, v);
+        if (swapped)
+          std::swap(c[0], c[1]);
         if (atomic)
-          atomicElem(rewriter, loc, *atomic, x, dest, dst,
-                     tc.coord(rewriter, loc, v));
+          atomicElem(rewriter, loc, *atomic, x, dest, dst, c);
         else
-          storeElems(
-              rewriter, loc, x, dest, dst, tc.coord(rewriter, loc, v), n,
-              gatherRowSlot(op.getDest(), tc, rt->layout.mode(0).size(), v));
+          storeElems(rewriter, loc, x, dest, dst, c, n,
+                     swapped ? std::nullopt
+                             : gatherRowSlot(op.getDest(), tc,
+                                             rt->layout.mode(0).size(), v));
       }
     };
-    auto clip = clipOf(adaptor.getDest());
+    auto clip = clipOf(dest0);
     if (!clip) {
-      storeAll(adaptor.getDest());
+      storeAll(dest0);
       rewriter.eraseOp(op);
       return success();
     }
@@ -320,7 +379,7 @@ struct StoreLowering : ArgusPattern<StoreOp> {
     rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
     storeAll(clip.getInputs()[0]);
     rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    storeAll(adaptor.getDest());
+    storeAll(dest0);
     rewriter.setInsertionPointAfter(ifOp);
     rewriter.eraseOp(op);
     return success();

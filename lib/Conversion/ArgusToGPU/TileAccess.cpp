@@ -32,14 +32,34 @@ UnrealizedConversionCastOp mlir::argus::im2colOf(Value mem) {
   return {};
 }
 
+UnrealizedConversionCastOp mlir::argus::transposeOf(Value mem) {
+  auto c = mem.getDefiningOp<UnrealizedConversionCastOp>();
+  if (c && c->hasAttr(kTransposeAttr) && c.getInputs().size() == 1)
+    return c;
+  return {};
+}
+
+std::pair<Value, TileType> mlir::argus::transposedGlobal(Value tile) {
+  while (auto tag = tile.getDefiningOp<TagOp>())
+    tile = tag.getInput();
+  auto tr = tile.getDefiningOp<TransposeOp>();
+  if (!tr || tr.getType().getMemorySpace() != MemorySpace::Global)
+    return {};
+  return {tr.getInput(), tr.getInput().getType()};
+}
+
 LogicalResult mlir::argus::eraseAccessMarkers(ModuleOp top) {
   SmallVector<UnrealizedConversionCastOp> markers;
   top.walk([&](UnrealizedConversionCastOp c) {
     if (c->hasAttr(kGatherAttr) || c->hasAttr(kClipAttr) ||
-        c->hasAttr(kIm2colAttr))
+        c->hasAttr(kIm2colAttr) || c->hasAttr(kTransposeAttr))
       markers.push_back(c);
   });
-  for (UnrealizedConversionCastOp c : markers) {
+  // Users before what they use: a transpose marker reads a clip marker.
+  for (UnrealizedConversionCastOp c : llvm::reverse(markers)) {
+    if (!c->use_empty() && c->hasAttr(kTransposeAttr))
+      return c.emitError() << "a transposed global view is used by an op "
+                              "that cannot read it (load and store only)";
     if (!c->use_empty())
       return c.emitError()
              << (c->hasAttr(kGatherAttr)   ? "a gathered"
@@ -439,4 +459,14 @@ int64_t mlir::argus::vectorWidth(const ThreadCoords &tc, int64_t threads,
   SmallVector<function_ref<int64_t(ArrayRef<int64_t>)>> refs(fns.begin(),
                                                              fns.end());
   return contiguousWidth(tc, threads, elem, refs);
+}
+
+int64_t mlir::argus::transposedVectorWidth(const ThreadCoords &tc,
+                                           int64_t threads, TileType input,
+                                           Type elem) {
+  auto fn = [input](ArrayRef<int64_t> c) {
+    return analysisOffset(input, {c[1], c[0]});
+  };
+  function_ref<int64_t(ArrayRef<int64_t>)> ref(fn);
+  return contiguousWidth(tc, threads, elem, {ref});
 }

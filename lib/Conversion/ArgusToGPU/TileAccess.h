@@ -39,8 +39,22 @@ constexpr StringLiteral kIm2colGeometry = "argus.im2col_geometry";
 /// The im2col marker `mem` is, or null.
 UnrealizedConversionCastOp im2colOf(Value mem);
 
-/// Erase the gather and clip markers once their accesses are lowered; fails
-/// (with a diagnostic) when an op that cannot read one still uses it.
+/// argus.transpose of a global tile lowers to an unrealized cast of the
+/// input's converted value (a memref or a clip marker) carrying this marker:
+/// element (i, j) of the result is element (j, i) of the input.
+constexpr StringLiteral kTransposeAttr = "argus.transposed";
+
+/// The transpose marker `mem` is, or null.
+UnrealizedConversionCastOp transposeOf(Value mem);
+
+/// The global tile that `tile` (an argus.transpose of one, possibly
+/// tagged) transposes: its value and type; null when `tile` is no such
+/// transpose.
+std::pair<Value, TileType> transposedGlobal(Value tile);
+
+/// Erase the gather, clip and transpose markers once their accesses are
+/// lowered; fails (with a diagnostic) when an op that cannot read one still
+/// uses it.
 LogicalResult eraseAccessMarkers(ModuleOp top);
 
 /// Indices into the converted memref of a memory tile at `coord`; `mem` is
@@ -89,6 +103,12 @@ contiguousWidth(const ThreadCoords &tc, int64_t threads, Type elem,
 /// contiguousWidth over the elements of the memory tiles `mems`.
 int64_t vectorWidth(const ThreadCoords &tc, int64_t threads,
                     ArrayRef<TileType> mems, Type elem);
+
+/// The widest vector of a load or store through a transposed global tile
+/// whose input is `input`: consecutive slots along the result's dimension 0
+/// (the input's contiguous rows).
+int64_t transposedVectorWidth(const ThreadCoords &tc, int64_t threads,
+                              TileType input, Type elem);
 
 } // namespace mlir::argus
 

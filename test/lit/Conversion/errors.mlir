@@ -180,6 +180,40 @@ func.func @gathered_view_in_loop(%C: memref<?x?xf32>)
 
 // -----
 
+// A transposed global view (a marker over the view's memref) is read by
+// loads and stores only; accumulating through it is refused too.
+!G = !argus.tile<16x16xf32, global>
+!S = !argus.tile<16x16xf32, shared, "(16,16):(16,1)">
+func.func @transposed_view_copied(%A: memref<?x?xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %sa = argus.alloc "sA" : !argus.buffer<1 x !S>
+  %s = argus.stage %sa[%c0] : !argus.buffer<1 x !S>
+  %a = argus.view "A" %A[%c0, %c0] : memref<?x?xf32> -> !G
+  // expected-error @+1 {{a transposed global view is used by an op that cannot read it (load and store only)}}
+  %t = argus.transpose %a : !G -> !G
+  argus.copy %t, %s threads "(64,4):(4,1)" : !G, !S
+  argus.barrier
+  return
+}
+
+// -----
+
+!G = !argus.tile<16x16xf32, global>
+!R = !argus.tile<16x16xf32, register, "((16,4),4):((1,64),16)">
+func.func @transposed_view_atomic(%C: memref<?x?xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %x = argus.fill 1.000000e+00 : !R
+  %c = argus.view "C" %C[%c0, %c0] : memref<?x?xf32> -> !G
+  %t = argus.transpose %c : !G -> !G
+  // expected-error @+1 {{'argus.store' op accumulates into a transposed global view; hint: store into the view itself}}
+  argus.store %x, %t atomic add : !R, !G
+  return
+}
+
+// -----
+
 !R = !argus.tile<32x2xf64, register, "(32,2):(1,32)">
 func.func @tanh_f64_nvptx()
     attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
