@@ -19,6 +19,7 @@ import column_sum as cs  # noqa: E402
 import conv2d as cv  # noqa: E402
 import cumsum as cu  # noqa: E402
 import gemm_epilogue as ge  # noqa: E402
+import gemm_tf32_kn as kn  # noqa: E402
 import gemm_tma_ws as gt  # noqa: E402
 
 import argus  # noqa: E402
@@ -68,6 +69,27 @@ KERNELS = [
     # nn.Linear stores it: C = A B^T; N even, K a multiple of 4).
     ("gemm_tf32_tma_ws", lambda: gt.make_gemm_tma_ws(dtype="tf32"), "matmul_nt_tf32", ["C"],
      HOPPER_SHAPES + [{"M": 2049, "N": 1022, "K": 516}], persistent_grid),
+    # The same with B as K x N (torch.matmul's B, no host transpose): C^T = B^T A^T
+    # with B^T's fragment loaded from B's stage into registers
+    # (wgmma.m64n256k8.f32.tf32, A from registers); 256 x 128 tiles; b_swizzle=0
+    # takes B in unswizzled 32 x 8 boxes (no bank conflicts on the fragment loads).
+    ("gemm_tf32_kn", lambda: kn.gemm_tf32_kn, "matmul_tf32", ["C"],
+     HOPPER_SHAPES[:2] + [{"M": 4001, "N": 3996, "K": 4092}], persistent_grid),
+    ("gemm_tf32_kn_sw0", lambda: kn.make_gemm_tf32_kn(b_swizzle=0, name="gemm_tf32_kn_sw0"),
+     "matmul_tf32", ["C"], HOPPER_SHAPES[:2] + [{"M": 4001, "N": 3996, "K": 4092}],
+     persistent_grid),
+    # Tile multiples only (any_shape=False): no bounds checks in the epilogue.
+    ("gemm_tf32_kn_tiles", lambda: kn.make_gemm_tf32_kn(any_shape=False,
+                                                        name="gemm_tf32_kn_tiles"),
+     "matmul_tf32", ["C"], HOPPER_SHAPES[:2], persistent_grid),
+    ("gemm_tf32_kn_tiles_sw0", lambda: kn.make_gemm_tf32_kn(any_shape=False, b_swizzle=0,
+                                                            name="gemm_tf32_kn_tiles_sw0"),
+     "matmul_tf32", ["C"], HOPPER_SHAPES[:2], persistent_grid),
+    # For the record: one slab's wgmma kept in flight (in_flight=True) lets the
+    # next fragment load overwrite its A registers (proved, wrong on the H200).
+    ("gemm_tf32_kn_in_flight", lambda: kn.make_gemm_tf32_kn(in_flight=True,
+                                                            name="gemm_tf32_kn_in_flight"),
+     "matmul_tf32", ["C"], HOPPER_SHAPES[:1], persistent_grid),
     ("gemm_tma_store_ws", lambda: gt.gemm_tma_store_ws, "matmul", ["C"], HOPPER_SHAPES,
      persistent_grid),
     ("gemm_tma_store_ws_bias_gelu", lambda: gt.gemm_tma_store_ws_bias_gelu, "matmul_bias_gelu",
@@ -114,7 +136,8 @@ KERNELS = [
 # Accumulated outputs: zeros before the launch, restored before the checked run.
 INOUTS = {"column_sum": ["S"]}
 # Kernels that need sm_90a (the others are lowered for sm_90).
-SM90A = {"gemm_tf32_tma_ws", "log_softmax", "log_softmax_any", "layernorm", "cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws_bias_gelu_tanh", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
+SM90A = {"gemm_tf32_tma_ws", "gemm_tf32_kn", "gemm_tf32_kn_sw0", "gemm_tf32_kn_tiles",
+         "gemm_tf32_kn_tiles_sw0", "gemm_tf32_kn_in_flight", "log_softmax", "log_softmax_any", "layernorm", "cumsum", "column_sum", "softmax_any", "gemm_tma_store_ws_bias_gelu_tanh", "gemm_tma_store_ws", "gemm_tma_store_ws_bias_gelu",
          "gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
 # Kernels lowered with probes (region reports come back with the run).
 PROBED = {"gemm_tma_store_ws_probes", "gemm_tma_store_ws_bias_gelu_probes"}
