@@ -123,11 +123,9 @@ verifyRegisterLayout(function_ref<InFlightDiagnostic()> emitError,
   int64_t size = layout.size();
   if (size <= (int64_t(1) << 22)) {
     std::vector<bool> seen(numElements, false);
-    for (int64_t i = 0; i < size; ++i) {
-      int64_t c = layout(i);
+    for (int64_t c : layout.layout.values()) // register layouts: no swizzle
       if (c >= 0 && c < numElements)
         seen[c] = true;
-    }
     for (int64_t c = 0; c < numElements; ++c)
       if (!seen[c])
         return emitError() << "register tile layout \"" << layout.str()

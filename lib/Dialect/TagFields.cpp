@@ -118,6 +118,16 @@ public:
 
 private:
   llvm::DenseSet<const void *> visiting;
+  // isWellFormed runs an op's verifier; the walks below meet each op many
+  // times.
+  llvm::DenseMap<Operation *, bool> wellFormed;
+
+  bool checked(Operation *op) {
+    auto [it, fresh] = wellFormed.try_emplace(op, false);
+    if (fresh)
+      it->second = isWellFormed(op);
+    return it->second;
+  }
 
   static std::optional<std::set<std::string>>
   unite(std::optional<std::set<std::string>> a,
@@ -149,8 +159,7 @@ private:
     scope->walk([&](Operation *op) {
       if (!fields)
         return;
-      if (isa<StoreOp, CopyOp, CopyAsyncOp, TmaLoadOp>(op) &&
-          !isWellFormed(op)) {
+      if (isa<StoreOp, CopyOp, CopyAsyncOp, TmaLoadOp>(op) && !checked(op)) {
         fields = std::nullopt;
         return;
       }
@@ -178,14 +187,14 @@ private:
         return std::set<std::string>();
       // Loop-carried values: the init value and every yielded value.
       auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (!loop || arg.getArgNumber() == 0 || !isWellFormed(loop))
+      if (!loop || arg.getArgNumber() == 0 || !checked(loop))
         return std::nullopt;
       unsigned i = arg.getArgNumber() - 1;
       auto fields = infer(loop.getInitArgs()[i]);
       return unite(fields, infer(loop.getYieldedValues()[i]));
     }
     Operation *def = v.getDefiningOp();
-    if (!isWellFormed(def))
+    if (!checked(def))
       return std::nullopt;
     if (auto loop = dyn_cast<scf::ForOp>(def)) {
       unsigned i = cast<OpResult>(v).getResultNumber();

@@ -17,6 +17,9 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <map>
+#include <mutex>
+
 using namespace argus::layout;
 
 namespace {
@@ -45,7 +48,7 @@ MmaInstr mfma(const char *name, int m, int n, int k, const char *ty, int inRegs,
   return r;
 }
 
-std::vector<MmaInstr> mfmaTable() {
+std::vector<MmaInstr> buildMfmaTable() {
   const char *a32x8 = "((32,2),4):((1,128),32)";
   const char *a16x16 = "((16,4),4):((1,64),16)";
   const char *c32 = "((32,2),(4,4)):((32,4),(1,8))";
@@ -65,6 +68,11 @@ std::vector<MmaInstr> mfmaTable() {
       mfma("v_mfma_f32_16x16x4_f32", 16, 16, 4, "f32", 1,
            "((16,4),1):((1,16),0)", c16),
   };
+}
+
+const std::vector<MmaInstr> &mfmaTable() {
+  static const std::vector<MmaInstr> table = buildMfmaTable();
+  return table;
 }
 
 MmaInstr mmaSync(const char *name, const char *ty) {
@@ -155,8 +163,8 @@ std::pair<int, int> MmaInstr::cCoord(int thread, int value) const {
   return split(C.tv(IntTuple::tuple({thread, value})), M);
 }
 
-std::optional<MmaInstr> argus::layout::lookupMmaInstr(llvm::StringRef name) {
-  for (MmaInstr &i : mfmaTable())
+static std::optional<MmaInstr> lookupUncached(llvm::StringRef name) {
+  for (const MmaInstr &i : mfmaTable())
     if (i.name == name)
       return i;
   if (name == "mma.m16n8k16.f32.f16")
@@ -183,9 +191,29 @@ std::optional<MmaInstr> argus::layout::lookupMmaInstr(llvm::StringRef name) {
   return r;
 }
 
+std::optional<MmaInstr> argus::layout::lookupMmaInstr(llvm::StringRef name) {
+  // Building a descriptor parses its layouts; op verifiers and type parsers
+  // look the same few instructions up for every tile. The known names are
+  // finite, so only hits are kept.
+  static std::mutex mutex;
+  static std::map<std::string, MmaInstr, std::less<>> known;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(name);
+    if (it != known.end())
+      return it->second;
+  }
+  std::optional<MmaInstr> r = lookupUncached(name);
+  if (r) {
+    std::lock_guard<std::mutex> lock(mutex);
+    known.emplace(name.str(), *r);
+  }
+  return r;
+}
+
 std::vector<std::string> argus::layout::knownMmaInstrNames() {
   std::vector<std::string> r;
-  for (MmaInstr &i : mfmaTable())
+  for (const MmaInstr &i : mfmaTable())
     r.push_back(i.name);
   r.push_back("mma.m16n8k16.f32.f16");
   r.push_back("mma.m16n8k16.f32.bf16");

@@ -265,6 +265,27 @@ int64_t Layout::operator()(const IntTuple &coord) const {
   return evalCoord(shp, strd, coord);
 }
 
+std::vector<int64_t> Layout::values() const {
+  std::vector<Mode> modes = flatModes();
+  std::vector<int64_t> out(static_cast<size_t>(size()));
+  std::vector<int64_t> counter(modes.size(), 0);
+  int64_t v = 0;
+  for (int64_t &o : out) {
+    o = v;
+    // Colexicographic successor: the first mode that does not wrap steps.
+    for (size_t k = 0; k < modes.size(); ++k) {
+      auto [s, d] = modes[k];
+      if (++counter[k] < s) {
+        v += d;
+        break;
+      }
+      v -= (s - 1) * d;
+      counter[k] = 0;
+    }
+  }
+  return out;
+}
+
 std::string Layout::str() const {
   std::string s;
   strTo(shp, s);

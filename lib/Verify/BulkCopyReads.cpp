@@ -134,20 +134,29 @@ bool KernelVerifier::sameAddresses(const MemView &mv, const MemView &wv,
   int64_t n = 1;
   for (int64_t d : rootShape)
     n *= d;
-  if (n > (int64_t(1) << 20))
+  if (n > (int64_t(1) << 20) || mv.shape.size() != rootShape.size())
     return false;
-  std::vector<int64_t> rc(rootShape.size()), tc(rootShape.size());
+  for (size_t k = 0; k < rootShape.size(); ++k)
+    if (mv.shape[mv.perm[k]] != rootShape[k])
+      return false;
+  // Both views' offsets as tables; element rc of the root is element tc of
+  // the read view (tc[perm[k]] = rc[k]).
+  std::vector<int64_t> read = memoryTileOffsets(mv.layout, mv.shape);
+  std::vector<int64_t> written = memoryTileOffsets(wv.layout, wv.shape);
+  std::vector<int64_t> rc(rootShape.size(), 0), tc(rootShape.size());
   for (int64_t i = 0; i < n; ++i) {
-    int64_t r = i;
-    for (size_t k = rootShape.size(); k-- > 0;) {
-      rc[k] = r % rootShape[k];
-      r /= rootShape[k];
-    }
     for (size_t k = 0; k < rc.size(); ++k)
       tc[mv.perm[k]] = rc[k];
-    if (memoryTileOffset(mv.layout, mv.shape, tc) !=
-        memoryTileOffset(wv.layout, wv.shape, rc))
+    int64_t t = 0;
+    for (size_t k = 0; k < tc.size(); ++k)
+      t = t * mv.shape[k] + tc[k];
+    if (read[t] != written[i])
       return false;
+    for (size_t k = rc.size(); k-- > 0;) {
+      if (++rc[k] < rootShape[k])
+        break;
+      rc[k] = 0;
+    }
   }
   return true;
 }

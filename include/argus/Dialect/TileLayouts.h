@@ -14,6 +14,8 @@
 
 #include "argus/Dialect/ArgusDialect.h"
 
+#include <vector>
+
 namespace mlir::argus {
 
 /// The (thread, slot) -> linear coordinate layout of a register tile. Mode 0
@@ -36,6 +38,14 @@ getFragmentLayout(FragmentAttr frag, ArrayRef<int64_t> shape,
 /// over the colexicographic index).
 int64_t memoryTileOffset(const ::argus::layout::SwizzledLayout &layout,
                          ArrayRef<int64_t> shape, ArrayRef<int64_t> coord);
+
+/// memoryTileOffset of every element of a tile of `shape`, in row-major
+/// order of the coordinates: one table lookup per mode instead of a layout
+/// evaluation per element (TMA placement and address comparisons enumerate
+/// whole tiles).
+std::vector<int64_t>
+memoryTileOffsets(const ::argus::layout::SwizzledLayout &layout,
+                  ArrayRef<int64_t> shape);
 
 /// Fails with a diagnostic unless `dest`'s layout is exactly where a TMA copy
 /// with `map` puts each element (tmaSharedByteOffset): the shape a multiple

@@ -100,6 +100,10 @@ public:
   /// congruent: an integer where the shape has a tuple is split
   /// colexicographically over that sub-shape.
   int64_t operator()(const IntTuple &coord) const;
+  /// The value at every 1-D index 0 .. size() - 1, in that order: the
+  /// function as a table, computed incrementally (an odometer over the flat
+  /// modes) instead of size() evaluations. For domains small enough to hold.
+  std::vector<int64_t> values() const;
 
   /// CuTe notation SHAPE:STRIDE, e.g. (4,(2,8)):(2,(1,8)).
   std::string str() const;

@@ -124,6 +124,20 @@ TEST_CASE("Failed conditions are errors, never wrong layouts",
              Catch::Contains("tiler has 3 modes but the layout has rank 2"));
 }
 
+TEST_CASE("values() is the function over the whole domain", "[layout][prop]") {
+  Gen g(7);
+  for (int n = 0; n < 400; ++n) {
+    Layout l = g.layout(3, 3, 512);
+    std::vector<int64_t> v = l.values();
+    REQUIRE(static_cast<int64_t>(v.size()) == l.size());
+    for (int64_t i = 0; i < l.size(); ++i)
+      REQUIRE(v[i] == l(i));
+  }
+  CHECK(L("1:0").values() == std::vector<int64_t>{0});
+  CHECK(L("(2,(2,2)):(4,(1,2))").values() ==
+        std::vector<int64_t>{0, 4, 1, 5, 2, 6, 3, 7});
+}
+
 TEST_CASE("coalesce and filter preserve the function", "[layout][prop]") {
   Gen g(1);
   for (int n = 0; n < 400; ++n) {
