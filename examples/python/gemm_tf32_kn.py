@@ -55,10 +55,11 @@ kt + shift, not kt, beside A's slab kt: A(m, k) meets B(k + 32 shift, n)),
 the offsets of C^T's tile, instead of (m0, n0)).
 
 ``in_flight=True`` keeps one slab's wgmma in flight, as ``gemm_tma_ws``
-does (retiring slab i - 1's after issuing slab i's): the verifier proves it
-(it does not model the wgmma's asynchronous reads of its A registers), but
-the next slab's fragment load overwrites the registers of the wgmma still
-running, and the results are wrong on the H200 (bench/tutorial/RESULTS.md).
+does (retiring slab i - 1's after issuing slab i's): the wgmma reads its A
+registers until its group retires, the next slab's fragment load may take
+them (it did on the H200: errors of 0.14-1.3, bench/tutorial/RESULTS.md),
+and the verifier's ``wgmma-register-operand`` check says violated at the
+mma_async (no wait in its iteration retires its group).
 """
 
 import argus

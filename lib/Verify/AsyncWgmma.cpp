@@ -13,10 +13,24 @@
 // (or a loop carrying one) or from a wait that leaves its group pending;
 // unknown otherwise.
 //
+// `wgmma-register-operand`: a register A operand is read by the hardware
+// until the wgmma's group retires, and the registers must not change until
+// then. SSA values never change, but their registers are reused: a value
+// defined in a loop is written by the same instruction in the next
+// iteration, and a loop-carried value may share its registers with the
+// value yielded for the next iteration. The lowering keeps the registers
+// live up to the wait that retires the group when that wait is in the
+// mma's block (AsyncWgmmaLowering.cpp), which makes every such reuse come
+// after it. The check proves that wait exists; without one (a group left
+// in flight into the next iteration, or never retired) the registers can
+// be overwritten while the wgmma reads them: violated.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelVerifier.h"
 #include "OpNames.h"
+
+#include "argus/Dialect/WgmmaGroups.h"
 
 using namespace mlir;
 using namespace mlir::argus;
@@ -26,31 +40,47 @@ namespace argus::verify::detail {
 namespace {
 enum class Readiness { Ready, Pending, Unknown };
 
-/// Whether `wgmma_wait N` (N > 0) retires the group of mma_async result
-/// `in`: its group is committed by the first commit after the mma; the
-/// wait retires all but the N most recent groups, so it retires this one
-/// when at least N + 1 commits lie between the mma and the wait. Counted
-/// on straight-line code of one block (the same warpgroup's program
-/// order); anything else is unknown.
+/// Whether `wgmma_wait N` retires the group of mma_async result `in`
+/// (WgmmaGroups.h: counted on the straight-line code of one block, the
+/// same warpgroup's program order); anything else is unknown.
 Readiness waitRetires(Value in, WgmmaWaitOp w) {
   auto m = in.getDefiningOp<MmaAsyncOp>();
-  if (!m || m->getBlock() != w->getBlock() || !m->isBeforeInBlock(w))
+  if (!m)
     return Readiness::Unknown;
-  int64_t commits = 0;
-  for (Operation *o = m->getNextNode(); o && o != w.getOperation();
-       o = o->getNextNode()) {
-    if (isa<WgmmaCommitOp>(o)) {
-      ++commits;
-      continue;
-    }
-    bool nested = false;
-    for (Region &r : o->getRegions())
-      r.walk([&](WgmmaCommitOp) { nested = true; });
-    if (nested)
-      return Readiness::Unknown;
+  switch (retirementAt(m, w)) {
+  case Retirement::Retired:
+    return Readiness::Ready;
+  case Retirement::Pending:
+    return Readiness::Pending;
+  case Retirement::Uncounted:
+    break;
   }
-  return commits >= int64_t(w.getPending()) + 1 ? Readiness::Ready
-                                                : Readiness::Pending;
+  return Readiness::Unknown;
+}
+
+/// The mma_async ops whose results `v` may carry (through loops and
+/// waits).
+void mmaSources(Value v, llvm::SmallPtrSetImpl<const void *> &seen,
+                SmallVectorImpl<MmaAsyncOp> &out) {
+  if (!seen.insert(v.getAsOpaquePointer()).second)
+    return;
+  auto fromLoop = [&](scf::ForOp loop, unsigned i) {
+    mmaSources(loop.getInitArgs()[i], seen, out);
+    mmaSources(loop.getYieldedValues()[i], seen, out);
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && arg.getArgNumber() > 0)
+      fromLoop(loop, arg.getArgNumber() - 1);
+    return;
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto m = dyn_cast<MmaAsyncOp>(def))
+    out.push_back(m);
+  else if (auto w = dyn_cast<WgmmaWaitOp>(def))
+    mmaSources(w.getValues()[cast<OpResult>(v).getResultNumber()], seen, out);
+  else if (auto loop = dyn_cast<scf::ForOp>(def))
+    fromLoop(loop, cast<OpResult>(v).getResultNumber());
 }
 
 /// Whether register value `v` is ready to read.
@@ -76,9 +106,26 @@ Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
   if (auto w = dyn_cast<WgmmaWaitOp>(def)) {
     Value in = w.getValues()[cast<OpResult>(v).getResultNumber()];
     Readiness r = readiness(in, seen);
-    if (r == Readiness::Ready || w.getPending() == 0)
+    if (r == Readiness::Ready)
       return Readiness::Ready;
-    return waitRetires(in, w);
+    // An mma of this block is counted; one from elsewhere (a loop's
+    // result) is retired by a wait 0 once every mma it may come from has
+    // been committed (uncommitted wgmmas belong to no group).
+    Readiness counted = waitRetires(in, w);
+    if (counted != Readiness::Unknown || w.getPending() != 0)
+      return counted;
+    SmallVector<MmaAsyncOp> sources;
+    llvm::SmallPtrSet<const void *, 16> visited;
+    mmaSources(in, visited, sources);
+    bool anyCommit = false;
+    w->getParentOfType<FunctionOpInterface>()->walk(
+        [&](WgmmaCommitOp) { anyCommit = true; });
+    if (!anyCommit)
+      return Readiness::Pending;
+    return llvm::all_of(sources,
+                        [&](MmaAsyncOp m) { return committedBefore(m, w); })
+               ? Readiness::Ready
+               : Readiness::Unknown;
   }
   if (auto loop = dyn_cast<scf::ForOp>(def)) {
     unsigned i = cast<OpResult>(v).getResultNumber();
@@ -110,36 +157,13 @@ void KernelVerifier::checkWgmmaReady(std::vector<CheckResult> &out) {
       auto t = dyn_cast<TileType>(use.get().getType());
       if (!t || t.isMemory() || chainsPending(use))
         continue;
-      llvm::SmallPtrSet<const void *, 16> seen;
-      bool fromAsync = false;
       // Only values that an mma_async may reach are checked.
-      llvm::SmallPtrSet<const void *, 16> seen2;
-      std::function<bool(Value)> reaches = [&](Value v) -> bool {
-        if (!seen2.insert(v.getAsOpaquePointer()).second)
-          return false;
-        if (auto arg = dyn_cast<BlockArgument>(v)) {
-          auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-          if (!loop || arg.getArgNumber() == 0)
-            return false;
-          unsigned i = arg.getArgNumber() - 1;
-          return reaches(loop.getInitArgs()[i]) ||
-                 reaches(loop.getYieldedValues()[i]);
-        }
-        Operation *d = v.getDefiningOp();
-        if (isa<MmaAsyncOp>(d))
-          return true;
-        if (auto w = dyn_cast<WgmmaWaitOp>(d))
-          return reaches(w.getValues()[cast<OpResult>(v).getResultNumber()]);
-        if (auto loop = dyn_cast<scf::ForOp>(d)) {
-          unsigned i = cast<OpResult>(v).getResultNumber();
-          return reaches(loop.getInitArgs()[i]) ||
-                 reaches(loop.getYieldedValues()[i]);
-        }
-        return false;
-      };
-      fromAsync = reaches(use.get());
-      if (!fromAsync)
+      SmallVector<MmaAsyncOp> sources;
+      llvm::SmallPtrSet<const void *, 16> visited;
+      mmaSources(use.get(), visited, sources);
+      if (sources.empty())
         continue;
+      llvm::SmallPtrSet<const void *, 16> seen;
       CheckResult res = newCheck("wgmma-ready", op, op);
       res.predicate = "operand #" + std::to_string(use.getOperandNumber()) +
                       " (an mma_async result) is read after a wgmma_wait "
@@ -147,11 +171,13 @@ void KernelVerifier::checkWgmmaReady(std::vector<CheckResult> &out) {
       Readiness r = readiness(use.get(), seen);
       runCheck({&res}, [&](Query &Q) {
         if (r == Readiness::Unknown)
-          unsupported("the value passes a wgmma_wait with a depth above 0 "
-                      "whose retirement the verifier cannot count (the mma "
-                      "in another block, or commits inside nested regions; "
-                      "use argus.wgmma_wait 0 before reading the "
-                      "accumulator)");
+          unsupported("the value passes a wgmma_wait whose retirement the "
+                      "verifier cannot count (a depth above 0 with the mma "
+                      "in another block or commits inside nested regions, "
+                      "or a wait 0 with no wgmma_commit shown to follow "
+                      "every mma it may come from; hint: commit right "
+                      "after the mma and use argus.wgmma_wait 0 before "
+                      "reading the accumulator)");
         Inst in = freshInst(op);
         std::optional<z3::model> m =
             findWitness(res, {ctx.bool_val(r == Readiness::Pending)}, in);
@@ -168,6 +194,42 @@ void KernelVerifier::checkWgmmaReady(std::vector<CheckResult> &out) {
       });
       out.push_back(res);
     }
+  });
+}
+
+void KernelVerifier::checkWgmmaRegisterOperands(std::vector<CheckResult> &out) {
+  func.walk([&](MmaAsyncOp m) {
+    if (m.getA().getType().isMemory())
+      return;
+    CheckResult res = newCheck("wgmma-register-operand", m, m);
+    res.predicate = "a wgmma_wait in the mma's block retires its group, so "
+                    "the registers of A (read until then) stay intact";
+    bool uncounted = false;
+    WgmmaWaitOp wait = retiringWait(m, uncounted);
+    runCheck({&res}, [&](Query &Q) {
+      if (!wait && uncounted)
+        unsupported("a wgmma_wait after the mma follows commits inside "
+                    "nested regions, which the verifier does not count; "
+                    "hint: commit in the mma's block");
+      Inst in = freshInst(m);
+      std::optional<z3::model> mdl =
+          findWitness(res, {ctx.bool_val(!wait)}, in);
+      if (!mdl)
+        return;
+      Counterexample cx;
+      fillCommon(cx, *mdl, in);
+      cx.notes.push_back(
+          opDesc(m) +
+          " reads A from registers until its group retires, but no "
+          "wgmma_wait after it in its block retires the group (wait N "
+          "needs N + 1 commits after the mma): the next iteration's "
+          "fragment, or another value, may take those registers while the "
+          "wgmma still reads them; hint: retire the group in the same "
+          "iteration (argus.wgmma_wait after its commit), or read A from "
+          "shared memory");
+      res.counterexamples.push_back(cx);
+    });
+    out.push_back(res);
   });
 }
 

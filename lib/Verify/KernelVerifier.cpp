@@ -303,6 +303,7 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   out.push_back([this](Results &r) { checkOutputs(r); });
   out.push_back([this](Results &r) { checkMBarriers(r); });
   out.push_back([this](Results &r) { checkWgmmaReady(r); });
+  out.push_back([this](Results &r) { checkWgmmaRegisterOperands(r); });
   return out;
 }
 

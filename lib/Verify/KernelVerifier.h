@@ -561,6 +561,7 @@ private:
   /// `wgmma-ready` for every register read of an mma_async result
   /// (AsyncWgmma.cpp).
   void checkWgmmaReady(std::vector<CheckResult> &out);
+  void checkWgmmaRegisterOperands(std::vector<CheckResult> &out);
 
   // ---- counterexamples (Counterexamples.cpp) ------------------------------
   /// The first recorded fact the model contradicts ("" when none).

@@ -81,3 +81,16 @@ def test_c_stored_at_the_transposed_tile_is_violated_at_the_store(need_verifier)
     assert (tags["value"]["m"], tags["value"]["n"]) != (tags["dest"]["m"], tags["dest"]["n"])
     kinds = {v.kind for v in e.violations}
     assert {"output-coverage", "output-once"} <= kinds, kinds
+
+
+def test_register_a_left_in_flight_is_violated_at_the_mma(need_verifier):
+    # One slab's wgmma kept in flight (wgmma_wait(1)): the next slab's
+    # fragment load may take the A registers the running wgmma still reads
+    # (wrong results on the H200). Everything else still holds.
+    k = gemm_tf32_kn.make_gemm_tf32_kn(name="gemm_tf32_kn_bug", in_flight=True)
+    c, e = violated_at(k, "wgmma-register-operand", EXAMPLE_PY,
+                       _line("acc = argus.mma_async(WGMMA"))
+    assert any("no wgmma_wait after it in its block retires the group" in str(n)
+               for n in c.counterexamples[0].notes)
+    assert {v.kind for v in e.violations} == {"wgmma-register-operand"}
+    assert not e.result.unknown, e.result.summary()

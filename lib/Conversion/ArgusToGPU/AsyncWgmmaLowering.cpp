@@ -15,6 +15,8 @@
 
 #include "LoweringPatterns.h"
 
+#include "argus/Dialect/WgmmaGroups.h"
+
 using namespace mlir;
 using namespace mlir::argus;
 
@@ -155,6 +157,7 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
     acc = tiedAsm(rewriter, loc, acc, {}, "wgmma.fence.sync.aligned;", "");
     std::string name = wgmmaOpcode(instr);
     Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
+    SmallVector<Value> aRegisters;
     for (int64_t kk = 0; kk < K / instr.K; ++kk) {
       SmallVector<Value> args;
       std::string aOperand, cons;
@@ -169,8 +172,10 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
         aOperand = "$" + std::to_string(next++);
         cons = "l";
       } else {
-        llvm::append_range(
-            args, wgmmaARegisters(rewriter, loc, adaptor.getA(), instr, kk));
+        SmallVector<Value> regs =
+            wgmmaARegisters(rewriter, loc, adaptor.getA(), instr, kk);
+        llvm::append_range(args, regs);
+        llvm::append_range(aRegisters, regs);
         aOperand = regList(next, 4);
         next += 4;
         cons = "r,r,r,r";
@@ -191,10 +196,32 @@ struct MmaAsyncLowering : ArgusPattern<MmaAsyncOp> {
                         wgmmaImmediates(instr, bDesc->mnMajor) + ";\n}";
       acc = tiedAsm(rewriter, loc, acc, args, str, cons);
     }
+    keepUntilRetired(rewriter, op, aRegisters);
     Value d = vector::FromElementsOp::create(
         rewriter, loc, VectorType::get({nc}, rewriter.getF32Type()), acc);
     rewriter.replaceOp(op, d);
     return success();
+  }
+
+  /// The wgmma reads its A registers until its group retires. Left to
+  /// SSA, they die at the wgmma, and a value defined before the retiring
+  /// wait may take them (a loop-carried fragment coalesced with the next
+  /// iteration's): an empty asm block right before that wait keeps them
+  /// live. The verifier's `wgmma-register-operand` check proves that such a
+  /// wait exists in the mma's block (lib/Verify/AsyncWgmma.cpp).
+  static void keepUntilRetired(ConversionPatternRewriter &rewriter,
+                               MmaAsyncOp op, ArrayRef<Value> registers) {
+    bool uncounted = false;
+    WgmmaWaitOp wait = retiringWait(op, uncounted);
+    if (registers.empty() || !wait)
+      return;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(wait);
+    std::string cons;
+    for (size_t i = 0; i < registers.size(); ++i)
+      cons += i ? ",r" : "r";
+    inlinePtx(rewriter, op.getLoc(), {}, registers,
+              "// wgmma A registers live until the wait", cons);
   }
 };
 

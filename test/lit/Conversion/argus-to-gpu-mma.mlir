@@ -159,3 +159,41 @@ func.func @mma_async()
   %r = argus.wgmma_wait 0, %acc : !RC
   return
 }
+
+// -----
+
+#FragA = #argus.frag<"wgmma.m64n128k16.f32.bf16", a, warps = [1, 1]>
+#FragC = #argus.frag<"wgmma.m64n128k16.f32.bf16", c, warps = [1, 1]>
+!RA = !argus.tile<64x64xbf16, register, #FragA>
+!SB = !argus.tile<64x128xbf16, shared, "Sw<3,3,3> o (64,(64,2)):(64,(1,4096))">
+!RC = !argus.tile<64x128xf32, register, #FragC>
+// A in registers: the wgmma reads them until its group retires, so an empty
+// asm block takes every A register (4 k-steps x 4) right before the wait
+// that retires the group (the depth-1 wait after one commit does not; the
+// one after the second commit does), and nowhere else.
+// CHECK-LABEL: gpu.func @mma_async_register_a
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-NOT: wgmma A registers live
+// CHECK: "wgmma.commit_group.sync.aligned;"
+// CHECK-NOT: wgmma A registers live
+// CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK-NOT: wgmma A registers live
+// CHECK: "wgmma.commit_group.sync.aligned;"
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "// wgmma A registers live until the wait", "r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r"
+// CHECK-NOT: wgmma A registers live
+// CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK-NOT: wgmma A registers live
+// CHECK: return
+func.func @mma_async_register_a(%a: !RA)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %sb = argus.alloc "sB" : !argus.buffer<1 x !SB>
+  %b = argus.stage %sb[%c0] : !argus.buffer<1 x !SB>
+  %z = argus.fill 0.0 : !RC
+  %acc = argus.mma_async "wgmma.m64n128k16.f32.bf16" %a, %b, %z : !RA, !SB, !RC
+  argus.wgmma_commit
+  argus.wgmma_wait 1
+  argus.wgmma_commit
+  %r = argus.wgmma_wait 1, %acc : !RC
+  return
+}
