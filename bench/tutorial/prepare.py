@@ -44,8 +44,12 @@ def conv_sizes(n, h, w, c, co):
     return {"N": n, "H": h, "W": w, "C": c, "CO": co, "K": 9 * c, "P": n * h * w}
 
 
-def conv_grid(s):
-    return (cdiv(s["CO"], 64), cdiv(s["P"], 64), 1)
+def conv_grid(s, tm=64, tn=64):
+    return (cdiv(s["CO"], tn), cdiv(s["P"], tm), 1)
+
+
+CONV_SHAPES = [conv_sizes(32, 56, 56, 64, 64), conv_sizes(8, 28, 28, 256, 256),
+               conv_sizes(3, 37, 45, 24, 40)]
 
 
 HOPPER_SHAPES = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 8192, "K": 1024},
@@ -86,7 +90,8 @@ KERNELS = [
                                                             name="gemm_tf32_kn_tiles_sw0"),
      "matmul_tf32", ["C"], HOPPER_SHAPES[:2], persistent_grid),
     # For the record: one slab's wgmma kept in flight (in_flight=True) lets the
-    # next fragment load overwrite its A registers (proved, wrong on the H200).
+    # next fragment load overwrite its A registers (wrong on the H200; the
+    # verifier's wgmma-register-operand check says violated).
     ("gemm_tf32_kn_in_flight", lambda: kn.make_gemm_tf32_kn(in_flight=True,
                                                             name="gemm_tf32_kn_in_flight"),
      "matmul_tf32", ["C"], HOPPER_SHAPES[:1], persistent_grid),
@@ -111,8 +116,26 @@ KERNELS = [
                                  regions=True, name="gemm_tma_store_ws_bias_gelu_probes"),
      "matmul_bias_gelu", ["C"], HOPPER_SHAPES[:1], persistent_grid),
     ("conv3x3", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3"), "conv3x3", ["Y"],
-     [conv_sizes(32, 56, 56, 64, 64), conv_sizes(8, 28, 28, 256, 256),
-      conv_sizes(3, 37, 45, 24, 40)], conv_grid),
+     CONV_SHAPES, conv_grid),
+    # Pipelined: cp.async stages (zero fill in the padding and past K),
+    # swizzled or not, 64 x 64 tiles on 4 warps, 128 x 64 and 128 x 128 on 8.
+    ("conv3x3_s3", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3_s3", stages=3),
+     "conv3x3", ["Y"], CONV_SHAPES, conv_grid),
+    ("conv3x3_s4_sw", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3_s4_sw", stages=4,
+                                             swizzle=True),
+     "conv3x3", ["Y"], CONV_SHAPES, conv_grid),
+    ("conv3x3_s3_sw", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3_s3_sw", stages=3,
+                                             swizzle=True),
+     "conv3x3", ["Y"], CONV_SHAPES, conv_grid),
+    ("conv3x3_s3_128x64_sw", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3_s3_128x64_sw",
+                                                    stages=3, tile=(128, 64, 32), warps=(4, 2),
+                                                    swizzle=True),
+     "conv3x3", ["Y"], CONV_SHAPES, lambda s: conv_grid(s, 128, 64)),
+    ("conv3x3_s4_128x128_sw", lambda: cv.make_conv2d("sm_90", "f16",
+                                                     name="conv3x3_s4_128x128_sw", stages=4,
+                                                     tile=(128, 128, 32), warps=(2, 4),
+                                                     swizzle=True),
+     "conv3x3", ["Y"], CONV_SHAPES, lambda s: conv_grid(s, 128, 128)),
     ("conv3x3_any", lambda: cv.make_conv2d("sm_90", "f16", name="conv3x3_any",
                                            any_channels=True), "conv3x3", ["Y"],
      [conv_sizes(8, 224, 224, 3, 64), conv_sizes(3, 37, 45, 5, 7)], conv_grid),

@@ -34,7 +34,9 @@ CONFIGS = {
 
 def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride: int = 1,
                 padding: int = 1, dilation: int = 1, bias: bool = False,
-                activation: str = None, name: str = None, any_channels: bool = False):
+                activation: str = None, name: str = None, any_channels: bool = False,
+                stages: int = 1, tile=None, warps=None, wait: int = None,
+                swizzle: bool = False):
     """Y (N * OH * OW x CO) = activation(conv2d(X, W) [+ bias (CO)]).
 
     The weights' and Y's rows move as 16-byte vectors, which needs C and CO
@@ -42,15 +44,41 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
     ``any_channels=True`` moves them element by element, for every C and
     CO (an RGB input layer). X's tiles are read in 16-byte vectors where a
     run of channels allows it (checked at run time), else element by
-    element."""
+    element.
+
+    ``stages=S`` (S >= 2) pipelines the k loop: S shared stages filled by
+    cp.async (``copy_async``: 16-byte runs that exist, zero-filled in the
+    padding and past the matrix), slab kt + S - 1 issued while slab kt is
+    multiplied. The prologue's and the loop's issues past the last slab
+    read nothing (the views are clipped), so any K works. ``tile=(TM, TN,
+    TK)`` and ``warps=(WM, WN)`` override the target's defaults (the grid
+    is then cdiv(P, TM) x cdiv(CO, TN)). ``wait`` overrides the loop's
+    wait_group depth (S - 2; a planted mistake when larger).
+    ``swizzle=True`` XORs the 16-byte chunks of the shared tiles' rows with
+    the row (Sw<B,3,3>, B = log2 of the chunks a row holds, at most 3), so
+    the fragment loads of 8 rows hit distinct banks."""
     family = "gfx942" if target.startswith("gfx") else "sm_90"
-    instr, warps, (TM, TN, TK) = CONFIGS[(family, dtype)]
+    instr, warps0, tile0 = CONFIGS[(family, dtype)]
+    warps = tuple(warps or warps0)
+    TM, TN, TK = tile or tile0
+    S = stages
+    if S < 1:
+        raise argus.ArgusError(f"stages must be at least 1, got {S}")
     mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
     KH, KW = window
     act = getattr(argus, activation) if activation else None
     vec = 16 // (4 if dtype == "f32" else 2)
     scalar = (lambda shape, ty: argus.copy_layout(shape, ty, mma.threads, vector=1)) \
         if any_channels else (lambda shape, ty: None)
+
+    def smem_layout(rows):
+        if not swizzle:
+            return None
+        chunks = TK * (4 if dtype == "f32" else 2) // 16
+        bits = min(chunks.bit_length() - 1, 3)
+        if bits < 1:
+            return None
+        return argus.swizzle(bits, 3 if dtype != "f32" else 2, 3, argus.row_major(rows, TK))
 
     def body(X, Wt, Y, Bias):
         N, H, W, C = X.dim("N"), X.dim("H"), X.dim("W"), X.dim("C")
@@ -74,26 +102,56 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
                          f"rows of W and Y are whole 16-byte vectors (C, CO multiples of {vec})")
         p0 = argus.block_id("y") * TM
         n0 = argus.block_id("x") * TN
-        sa = argus.alloc((TM, TK), dtype, name="sA")[0]
-        sb = argus.alloc((TN, TK), dtype, name="sB")[0]
-        acc = argus.tag(argus.zeros((TM, TN), "f32", mma.c), lambda m, n: (p0 + m, n0 + n))
-        loop = argus.range(0, argus.cdiv(K, TK), carry=acc, name="kt")
-        for kt, acc in loop:
-            k0 = kt * TK
+        sa = argus.alloc((TM, TK), dtype, smem_layout(TM), name="sA", stages=S)
+        sb = argus.alloc((TN, TK), dtype, smem_layout(TN), name="sB", stages=S)
+        ktiles = argus.cdiv(K, TK)
+
+        def slab(kidx, st, copy):
+            k0 = kidx * TK
             ga = argus.tag(argus.im2col(X, (p0, k0), (TM, TK), window=window, stride=stride,
                                         padding=padding, dilation=dilation),
                            lambda m, k: (p0 + m, k0 + k))
             gb = argus.tag(argus.view(Wt, (n0, k0), (TN, TK), clipped=True),
                            lambda n, k: (n0 + n, k0 + k))
-            argus.copy(ga, sa, threads=scalar((TM, TK), dtype))
-            argus.copy(gb, sb, threads=scalar((TN, TK), dtype))
-            argus.barrier()
-            acc = argus.mma(instr, argus.load(sa, layout=mma.a),
-                            argus.load(argus.transpose(sb), layout=mma.b), acc)
+            copy(ga, sa[st], threads=scalar((TM, TK), dtype))
+            copy(gb, sb[st], threads=scalar((TN, TK), dtype))
+
+        def multiply(st, acc):
+            acc = argus.mma(instr, argus.load(sa[st], layout=mma.a),
+                            argus.load(argus.transpose(sb[st]), layout=mma.b), acc)
             argus.tag_assert(acc, "a.k == b.k && a.m == acc.m && b.n == acc.n")
-            argus.barrier()
-            loop.carry(acc)
-        y = loop.results
+            return acc
+
+        acc = argus.tag(argus.zeros((TM, TN), "f32", mma.c), lambda m, n: (p0 + m, n0 + n))
+        if S == 1:
+            loop = argus.range(0, ktiles, carry=acc, name="kt")
+            for kt, acc in loop:
+                slab(kt, 0, argus.copy)
+                argus.barrier()
+                acc = multiply(0, acc)
+                argus.barrier()
+                loop.carry(acc)
+            y = loop.results
+        else:
+            # Slabs 0 .. S - 2 in flight before the loop; iteration kt waits
+            # for slab kt (S - 2 newer groups may stay pending), and once
+            # every thread is past slab kt - 1's multiply (the barrier)
+            # refills its stage with slab kt + S - 1.
+            # (A traced loop: the slab index stays a symbol of the views'
+            # tag maps, as in the main loop.)
+            for p in argus.range(0, S - 1, name="p"):
+                slab(p, p, argus.copy_async)
+                argus.commit_group()
+            loop = argus.range(0, ktiles, carry=acc, name="kt")
+            for kt, acc in loop:
+                argus.wait_group(S - 2 if wait is None else wait)
+                argus.barrier()
+                kn = kt + (S - 1)
+                slab(kn, kn % S, argus.copy_async)
+                argus.commit_group()
+                loop.carry(multiply(kt % S, acc))
+            y = loop.results
+            argus.wait_group(0)
         if Bias is not None:
             gbias = argus.tag(argus.view(Bias, (n0,), (TN,), clipped=True), lambda n: (n0 + n,))
             bv = argus.load(gbias, layout=argus.reduce_layout(mma.c, (TM, TN), 0))
@@ -109,7 +167,8 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
         argus.store(y, gy)
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
 
-    kname = name or f"conv2d_{dtype}" + ("_bias" if bias else "") + (f"_{activation}" if act else "")
+    kname = name or f"conv2d_{dtype}" + ("_bias" if bias else "") + (f"_{activation}" if act else "") \
+        + (f"_s{S}" if S > 1 else "")
     if bias:
         @argus.kernel(target=target, block=mma.threads, name=kname)
         def conv2d(X: argus.Tensor[("N", "H", "W", "C"), dtype],

@@ -19,6 +19,11 @@ import conv2d
                                dilation=1, name="c53s2"),
     lambda: conv2d.make_conv2d("gfx942", "bf16", window=(3, 3), dilation=2, padding=2,
                                name="c3d2"),
+    # Pipelined (cp.async stages), swizzled, other tiles, any channel count.
+    lambda: conv2d.make_conv2d("sm_90", "f16", name="c3s3sw", stages=3, swizzle=True),
+    lambda: conv2d.make_conv2d("sm_90", "f16", name="c3s2", stages=2, tile=(128, 64, 32),
+                               warps=(4, 2)),
+    lambda: conv2d.make_conv2d("sm_90", "f16", name="c3s3any", stages=3, any_channels=True),
 ])
 def test_convolutions_prove(make, need_verifier):
     r = make().verify()
@@ -155,3 +160,30 @@ def test_conv_bugs_are_found(kind, check, need_verifier):
     assert c.counterexamples, c
     text = " ".join(c.counterexamples[0].notes) + str(c.counterexamples[0].raw)
     assert re.search(r"\bk\b|arg", text), text
+
+
+def test_pipelined_conv_copies_with_zero_filling_cp_async(need_verifier):
+    # The im2col and the clipped weight tiles go through cp.async (16 bytes,
+    # the source size zero when the run lies in the padding or past the
+    # matrix); the misaligned fallback reads element by element.
+    k = conv2d.make_conv2d("sm_90", "f16", name="c3s3", stages=3, swizzle=True)
+    ptx = k.compile(target="sm_90a").asm
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    zfill = re.findall(r"cp\.async\.cg\.shared\.global(?:\.\w+)* \[[^]]*\], \[[^]]*\], 16, %r\d+;",
+                       ptx)
+    assert len(zfill) >= 2, zfill  # A and B, each with a run-time source size
+    assert re.search(r"cp\.async\.wait_group\s+1;", ptx) and re.search(r"cp\.async\.wait_group\s+0;", ptx)
+    assert "ldmatrix" in ptx
+
+
+def test_pipelined_conv_wait_too_shallow_is_violated(need_verifier):
+    # wait_group(S - 1) lets slab kt's copies still be in flight at its mma.
+    k = conv2d.make_conv2d("sm_90", "f16", name="c3s3w", stages=3, wait=2)
+    r = k.verify(raise_on_violation=False)
+    bad = {c.kind for c in r.checks if c.status == "violated"}
+    assert bad == {"unsynchronized-read"}, r.summary()
+
+
+def test_conv_stages_must_be_positive():
+    with pytest.raises(argus.ArgusError, match="stages must be at least 1"):
+        conv2d.make_conv2d("sm_90", "f16", stages=0)

@@ -418,17 +418,23 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
     Type elem = src.getElementType();
     int64_t n = vectorWidth(tc, layoutThreads, {src, dst}, elem);
     int64_t bytes = n * elemBytes(elem);
-    // Boundary tiles and im2col windows copy element by element (zero
-    // outside), synchronously.
+    // Boundary tiles and im2col windows read only what exists (zero
+    // outside): an asynchronous copy of such a source zero-fills with
+    // cp.async's source size, other copies go element by element.
     bool clipped = clipOf(adaptor.getSource()) || clipOf(adaptor.getDest()) ||
                    im2colOf(adaptor.getSource());
     bool async = std::is_same_v<OpT, CopyAsyncOp> && k.target->hasAsyncCopy() &&
-                 !clipped && src.getMemorySpace() == MemorySpace::Global &&
+                 !clipOf(adaptor.getDest()) &&
+                 src.getMemorySpace() == MemorySpace::Global &&
                  dst.getMemorySpace() == MemorySpace::Shared &&
                  (bytes == 4 || bytes == 8 || bytes == 16);
     for (int64_t v = 0; v < tc.numSlots(); v += n) {
       SmallVector<Value> c = tc.coord(rewriter, loc, v);
-      if (async) {
+      if (async && clipped) {
+        if (copyBoundedAsync(rewriter, loc, op, adaptor, tc, c, v, n,
+                             layoutThreads))
+          continue;
+      } else if (async) {
         Value dMem = adaptor.getDest(), sMem = adaptor.getSource();
         SmallVector<Value> dIdx =
             memIndices(rewriter, loc, dMem, dst, c,
@@ -449,6 +455,60 @@ template <typename OpT> struct CopyLowering : ArgusPattern<OpT> {
     }
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// One cp.async of the run at `c` from a clipped or im2col source: the
+  /// elements that exist, zero-filled to n; zeros stored when none does;
+  /// element by element when the run is not a prefix of existing elements.
+  /// False (nothing emitted) when the source is neither.
+  static bool copyBoundedAsync(ConversionPatternRewriter &rewriter,
+                               Location loc, OpT op,
+                               typename OpT::Adaptor adaptor,
+                               const ThreadCoords &tc, ArrayRef<Value> c,
+                               int64_t v, int64_t n, int64_t layoutThreads) {
+    TileType src = op.getSource().getType(), dst = op.getDest().getType();
+    std::optional<BoundedRun> run =
+        boundedRun(rewriter, loc, adaptor.getSource(), c, n);
+    if (!run)
+      return false;
+    std::optional<int64_t> dSlot =
+        gatherRowSlot(op.getDest(), tc, layoutThreads, v);
+    std::optional<int64_t> sSlot =
+        gatherRowSlot(op.getSource(), tc, layoutThreads, v);
+    OpBuilder::InsertionGuard guard(rewriter);
+    scf::IfOp exact;
+    if (run->exact) {
+      exact = scf::IfOp::create(rewriter, loc, run->exact, true);
+      rewriter.setInsertionPointToStart(&exact.getThenRegion().front());
+    }
+    Value any = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                      run->count, cidx(rewriter, loc, 0));
+    auto some = scf::IfOp::create(rewriter, loc, any, true);
+    rewriter.setInsertionPointToStart(&some.getThenRegion().front());
+    Value dMem = adaptor.getDest();
+    SmallVector<Value> dIdx = memIndices(rewriter, loc, dMem, dst, c, dSlot);
+    int64_t bytes = n * elemBytes(src.getElementType());
+    nvgpu::DeviceAsyncCopyOp::create(
+        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(op.getContext()), dMem,
+        dIdx, run->mem, run->idx, rewriter.getIndexAttr(n), run->count,
+        bytes == 16 ? rewriter.getUnitAttr() : UnitAttr());
+    // Nothing exists (the padding, past the matrix or the tensor): the
+    // source address may be anywhere, so store the zeros instead.
+    rewriter.setInsertionPointToStart(&some.getElseRegion().front());
+    Type elem = src.getElementType();
+    TypedAttr zero = cast<TypedAttr>(rewriter.getZeroAttr(elem));
+    Value zeros = arith::ConstantOp::create(
+        rewriter, loc,
+        n == 1 ? zero
+               : DenseElementsAttr::get(VectorType::get({n}, elem), zero));
+    storeElems(rewriter, loc, zeros, adaptor.getDest(), dst, c, n, dSlot);
+    if (!exact)
+      return true;
+    rewriter.setInsertionPointToStart(&exact.getElseRegion().front());
+    Value x =
+        loadElems(rewriter, loc, adaptor.getSource(), src, c, n, {}, sSlot);
+    storeElems(rewriter, loc, x, adaptor.getDest(), dst, c, n, dSlot);
+    return true;
   }
 };
 
@@ -512,7 +572,7 @@ template <typename Op> struct NamedBarrierLowering : ArgusPattern<Op> {
     if (!k.target->hasNamedBarriers())
       return op.emitOpError() << "needs named barriers; " << k.chip
                               << " has only the block-wide s_barrier";
-    if (op.getThreads() > k.blockThreads())
+    if (int64_t(op.getThreads()) > k.blockThreads())
       return op.emitOpError()
              << "counts " << op.getThreads() << " threads but the block has "
              << k.blockThreads();

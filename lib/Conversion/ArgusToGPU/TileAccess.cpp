@@ -167,7 +167,7 @@ struct Im2colElement {
 class Im2colAddressing {
 public:
   Im2colAddressing(OpBuilder &b, Location loc, UnrealizedConversionCastOp m)
-      : b(b), loc(loc), tensor(m.getInputs()[0]), row(m.getInputs()[1]),
+      : tensor(m.getInputs()[0]), b(b), loc(loc), row(m.getInputs()[1]),
         col(m.getInputs()[2]) {
     ArrayRef<int64_t> g =
         cast<DenseI64ArrayAttr>(m->getAttr(kIm2colGeometry)).asArrayRef();
@@ -262,6 +262,19 @@ private:
 };
 } // namespace
 
+/// Whether the n-element run from channel `c` stays in one window tap of
+/// one input element at a multiple of n (C and c multiples of n): then its
+/// elements are all inside or all in the padding.
+static Value im2colRunAligned(OpBuilder &b, Location loc,
+                              const Im2colAddressing &a, Value c, int64_t n) {
+  Value mask = cidx(b, loc, n - 1);
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(
+          b, loc, arith::OrIOp::create(b, loc, c, a.channels()), mask),
+      cidx(b, loc, 0));
+}
+
 /// n elements of an im2col view from `coord`: one vector access when the
 /// run stays in one window tap of one input element, aligned and inside;
 /// else element by element.
@@ -287,13 +300,7 @@ static Value loadIm2col(OpBuilder &b, Location loc,
     return element(first);
   // One access: the channels c .. c + n - 1 of one input element, at an
   // offset that is a multiple of n (C and c multiples of n).
-  Value c = first.idx.back();
-  Value mask = cidx(b, loc, n - 1);
-  Value aligned = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(
-          b, loc, arith::OrIOp::create(b, loc, c, a.channels()), mask),
-      cidx(b, loc, 0));
+  Value aligned = im2colRunAligned(b, loc, a, first.idx.back(), n);
   Value whole = arith::AndIOp::create(b, loc, first.inside, aligned);
   auto vt = VectorType::get({n}, elem);
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{vt}, whole, true);
@@ -312,6 +319,46 @@ static Value loadIm2col(OpBuilder &b, Location loc,
   }
   scf::YieldOp::create(b, loc, acc);
   return ifOp.getResult(0);
+}
+
+std::optional<BoundedRun> mlir::argus::boundedRun(OpBuilder &b, Location loc,
+                                                  Value mem, ValueRange coord,
+                                                  int64_t n) {
+  if (auto im2col = im2colOf(mem)) {
+    Im2colAddressing a(b, loc, im2col);
+    auto [batch, pos] = a.position(coord[0]);
+    Im2colElement first = a.element(batch, pos, coord[1]);
+    BoundedRun r{a.tensor, first.idx, Value(), Value()};
+    if (n > 1)
+      r.exact = im2colRunAligned(b, loc, a, first.idx.back(), n);
+    r.count = arith::SelectOp::create(b, loc, first.inside, cidx(b, loc, n),
+                                      cidx(b, loc, 0));
+    return r;
+  }
+  auto clip = clipOf(mem);
+  if (!clip || gatherOf(clip.getInputs()[0]))
+    return std::nullopt;
+  // Rows inside, and the columns c .. min(c + n, extent) - 1 of the last
+  // dimension: a prefix of the run.
+  size_t r = coord.size();
+  ValueRange ext = clip.getInputs().drop_front();
+  Value rows = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (size_t k = 0; k + 1 < r; ++k)
+    rows = arith::AndIOp::create(
+        b, loc, rows,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[k],
+                              ext[k]));
+  Value last = coord[r - 1];
+  Value left = arith::SelectOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, last,
+                            ext[r - 1]),
+      arith::SubIOp::create(b, loc, ext[r - 1], last), cidx(b, loc, 0));
+  Value count = arith::MinUIOp::create(b, loc, left, cidx(b, loc, n));
+  count = arith::SelectOp::create(b, loc, rows, count, cidx(b, loc, 0));
+  return BoundedRun{clip.getInputs()[0],
+                    SmallVector<Value>(coord.begin(), coord.end()), count,
+                    Value()};
 }
 
 Value mlir::argus::loadElems(OpBuilder &b, Location loc, Value mem, TileType t,

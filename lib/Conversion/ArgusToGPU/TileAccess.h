@@ -77,6 +77,21 @@ void storeElems(OpBuilder &b, Location loc, Value val, Value mem, TileType t,
                 ValueRange coord, int64_t n,
                 std::optional<int64_t> rowSlot = std::nullopt);
 
+/// Where a run of n elements of a clipped or im2col global view at `coord`
+/// lies, for a copy that reads only what exists (cp.async's zero fill):
+/// when `exact` holds (or is null), the first `count` elements of the run exist
+/// (a prefix, from `idx` of `mem`) and the rest read as zero; otherwise the run
+/// must be read element by element (an im2col run that crosses a window tap or
+/// is misaligned). `idx` is meaningful only when count > 0.
+struct BoundedRun {
+  Value mem;
+  SmallVector<Value> idx;
+  Value count; // index
+  Value exact; // i1; null when the run is always a prefix (clipped views)
+};
+std::optional<BoundedRun> boundedRun(OpBuilder &b, Location loc, Value mem,
+                                     ValueRange coord, int64_t n);
+
 /// For slot `slot` of an access by `tc` (threads [0, threads)) of the
 /// gathered tile `tile` (an argus value, through tags, of an
 /// argus.gather_view): the slot of the index tile's registers that holds,

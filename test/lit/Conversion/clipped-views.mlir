@@ -1,7 +1,7 @@
 // Clipped views (boundary tiles) lowered for NVPTX, one kernel per pattern:
 // the extents of the window inside the tensor, a store that checks each
 // vector run (with a whole-tile fast path), a load that reads zero outside,
-// and a copy_async through a clipped view, which copies synchronously.
+// and a copy_async through a clipped view (cp.async with zero fill).
 
 // RUN: argus-opt %s -split-input-file --argus-to-gpu | FileCheck %s
 // RUN: argus-opt %s --argus-to-nvptx="dump=%t.ptx" -o /dev/null
@@ -121,11 +121,19 @@ func.func @clipped_load_other(%A: memref<?x?xf32>, %C: memref<?x?xf32>, %i: inde
 !G3 = !argus.tile<16x16xf32, global>
 !S3 = !argus.tile<16x16xf32, shared, "(16,16):(16,1)">
 
-// cp.async cannot fill zeros per element here: the copy is synchronous.
+// cp.async reads what lies inside (its source size: the elements of the
+// run inside the window, zero-filled to the run) and zeros are stored where
+// nothing does (no address to read from); no synchronous global load.
 // CHECK-LABEL: gpu.func @clipped_copy_async(
-// CHECK-NOT: nvgpu.device_async_copy
-// CHECK: memref.load
-// CHECK-NOT: nvgpu.device_async_copy
+// CHECK-NOT: memref.load
+// CHECK: %[[LEFT:.*]] = arith.minui %{{.*}}, %c1{{.*}} : index
+// CHECK: %[[COUNT:.*]] = arith.select %{{.*}}, %[[LEFT]], %{{.*}} : index
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[COUNT]], %{{.*}} : index
+// CHECK: scf.if %[[ANY]] {
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 1, %[[COUNT]] :
+// CHECK: } else {
+// CHECK: memref.store %{{.*}}, %{{.*}} : memref<256xf32
+// CHECK-NOT: memref.load
 // CHECK: gpu.return
 func.func @clipped_copy_async(%A: memref<?x?xf32>, %i: index)
     attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {

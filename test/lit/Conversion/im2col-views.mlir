@@ -59,3 +59,37 @@ func.func @im2col_load_other(%X: memref<?x?x?xf32>, %i: index)
   %r = argus.load %x other 0xFF800000 : f32 : !G1 -> !R1
   return
 }
+
+// -----
+
+!GA = !argus.tile<16x16xf16, global>
+!SA = !argus.tile<16x16xf16, shared, "(16,16):(16,1)">
+
+// copy_async: an aligned run of 8 channels is one 16-byte cp.async when it
+// exists (source size 16) and 16 bytes of zeros stored when it lies in the
+// padding; a misaligned run goes element by element (synchronously).
+// CHECK-LABEL: gpu.func @im2col_copy_async(
+// CHECK: %[[ORC:.*]] = arith.ori %{{.*}}, %{{.*}} : index
+// CHECK: %[[LOW:.*]] = arith.andi %[[ORC]], %{{.*}} : index
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %{{.*}} : index
+// CHECK: %[[COUNT:.*]] = arith.select %{{.*}}, %c8{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[ALIGNED]] {
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[COUNT]], %{{.*}} : index
+// CHECK: scf.if %[[ANY]] {
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %[[COUNT]] {bypassL1}
+// CHECK: } else {
+// CHECK: vector.store %{{.*}} : memref<256xf16, strided<[1], offset: ?>, 3>, vector<8xf16>
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} -> (f16) {
+// CHECK-NEXT: memref.load
+func.func @im2col_copy_async(%X: memref<?x?x?x?xf16>, %i: index)
+    attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {
+  %x = argus.im2col_view "X" %X[%i, %i] window [3, 3] stride [1, 1] pad [1, 1] dilation [1, 1] : memref<?x?x?x?xf16> -> !GA
+  %b = argus.alloc "s" : !argus.buffer<1 x !SA>
+  %c0 = arith.constant 0 : index
+  %s = argus.stage %b[%c0] : !argus.buffer<1 x !SA>
+  argus.copy_async %x, %s threads "((16,2),8):((1,128),16)" : !GA, !SA
+  argus.commit_group
+  argus.wait_group 0
+  return
+}
