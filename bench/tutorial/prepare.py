@@ -69,6 +69,19 @@ KERNELS = [
     ("gemm_bias_gelu_any", lambda: ge.make_gemm("sm_90", "f16", bias=True, activation="gelu",
                                                 name="gemm_bias_gelu_any", any_shape=True),
      "matmul_bias_gelu", ["C"], [{"M": 1000, "N": 3001, "K": 777}], gemm_grid),
+    # The same GEMMs pipelined (argus.pipeline: 3 cp.async stages, zero fill
+    # past the edges) into swizzled stages.
+    ("gemm_fp32_s3", lambda: ge.make_gemm("sm_90", "f32", name="gemm_fp32_s3", stages=3,
+                                          swizzle=True), "matmul_tf32", ["C"],
+     [{"M": 4096, "N": 4096, "K": 4096}, {"M": 1000, "N": 1000, "K": 1000}], gemm_grid),
+    ("gemm_bias_gelu_s3", lambda: ge.make_gemm("sm_90", "f16", bias=True, activation="gelu",
+                                               name="gemm_bias_gelu_s3", stages=3, swizzle=True),
+     "matmul_bias_gelu", ["C"], [{"M": 4096, "N": 4096, "K": 4096},
+                                 {"M": 1000, "N": 3000, "K": 776}], gemm_grid),
+    ("gemm_bias_gelu_any_s3", lambda: ge.make_gemm("sm_90", "f16", bias=True, activation="gelu",
+                                                   name="gemm_bias_gelu_any_s3", any_shape=True,
+                                                   stages=3, swizzle=True),
+     "matmul_bias_gelu", ["C"], [{"M": 1000, "N": 3001, "K": 777}], gemm_grid),
     # The fp32 GEMM on Hopper's tensor cores (tf32 wgmma; B given N x K, as
     # nn.Linear stores it: C = A B^T; N even, K a multiple of 4).
     ("gemm_tf32_tma_ws", lambda: gt.make_gemm_tma_ws(dtype="tf32"), "matmul_nt_tf32", ["C"],

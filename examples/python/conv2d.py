@@ -46,14 +46,14 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
     run of channels allows it (checked at run time), else element by
     element.
 
-    ``stages=S`` (S >= 2) pipelines the k loop: S shared stages filled by
-    cp.async (``copy_async``: 16-byte runs that exist, zero-filled in the
-    padding and past the matrix), slab kt + S - 1 issued while slab kt is
-    multiplied. The prologue's and the loop's issues past the last slab
-    read nothing (the views are clipped), so any K works. ``tile=(TM, TN,
+    ``stages=S`` (S >= 2) pipelines the k loop (``argus.pipeline``): S
+    shared stages filled by cp.async (``copy_async``: 16-byte runs that
+    exist, zero-filled in the padding and past the matrix), slab kt + S - 1
+    issued while slab kt is multiplied. The issues past the last slab read
+    nothing (the views are clipped), so any K works. ``tile=(TM, TN,
     TK)`` and ``warps=(WM, WN)`` override the target's defaults (the grid
     is then cdiv(P, TM) x cdiv(CO, TN)). ``wait`` overrides the loop's
-    wait_group depth (S - 2; a planted mistake when larger).
+    wait_group depth (S - 2, 0 for one stage; a planted mistake when larger).
     ``swizzle=True`` XORs the 16-byte chunks of the shared tiles' rows with
     the row (Sw<B,3,3>, B = log2 of the chunks a row holds, at most 3), so
     the fragment loads of 8 rows hit distinct banks."""
@@ -106,52 +106,24 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
         sb = argus.alloc((TN, TK), dtype, smem_layout(TN), name="sB", stages=S)
         ktiles = argus.cdiv(K, TK)
 
-        def slab(kidx, st, copy):
+        def load(kidx, st):
             k0 = kidx * TK
             ga = argus.tag(argus.im2col(X, (p0, k0), (TM, TK), window=window, stride=stride,
                                         padding=padding, dilation=dilation),
                            lambda m, k: (p0 + m, k0 + k))
             gb = argus.tag(argus.view(Wt, (n0, k0), (TN, TK), clipped=True),
                            lambda n, k: (n0 + n, k0 + k))
-            copy(ga, sa[st], threads=scalar((TM, TK), dtype))
-            copy(gb, sb[st], threads=scalar((TN, TK), dtype))
+            argus.copy_async(ga, sa[st], threads=scalar((TM, TK), dtype))
+            argus.copy_async(gb, sb[st], threads=scalar((TN, TK), dtype))
 
-        def multiply(st, acc):
+        def compute(kidx, st, acc):
             acc = argus.mma(instr, argus.load(sa[st], layout=mma.a),
                             argus.load(argus.transpose(sb[st]), layout=mma.b), acc)
             argus.tag_assert(acc, "a.k == b.k && a.m == acc.m && b.n == acc.n")
             return acc
 
         acc = argus.tag(argus.zeros((TM, TN), "f32", mma.c), lambda m, n: (p0 + m, n0 + n))
-        if S == 1:
-            loop = argus.range(0, ktiles, carry=acc, name="kt")
-            for kt, acc in loop:
-                slab(kt, 0, argus.copy)
-                argus.barrier()
-                acc = multiply(0, acc)
-                argus.barrier()
-                loop.carry(acc)
-            y = loop.results
-        else:
-            # Slabs 0 .. S - 2 in flight before the loop; iteration kt waits
-            # for slab kt (S - 2 newer groups may stay pending), and once
-            # every thread is past slab kt - 1's multiply (the barrier)
-            # refills its stage with slab kt + S - 1.
-            # (A traced loop: the slab index stays a symbol of the views'
-            # tag maps, as in the main loop.)
-            for p in argus.range(0, S - 1, name="p"):
-                slab(p, p, argus.copy_async)
-                argus.commit_group()
-            loop = argus.range(0, ktiles, carry=acc, name="kt")
-            for kt, acc in loop:
-                argus.wait_group(S - 2 if wait is None else wait)
-                argus.barrier()
-                kn = kt + (S - 1)
-                slab(kn, kn % S, argus.copy_async)
-                argus.commit_group()
-                loop.carry(multiply(kt % S, acc))
-            y = loop.results
-            argus.wait_group(0)
+        y = argus.pipeline(ktiles, load, compute, carry=acc, stages=S, wait=wait)
         if Bias is not None:
             gbias = argus.tag(argus.view(Bias, (n0,), (TN,), clipped=True), lambda n: (n0 + n,))
             bv = argus.load(gbias, layout=argus.reduce_layout(mma.c, (TM, TN), 0))

@@ -35,7 +35,8 @@ CONFIGS = {
 
 
 def make_gemm(target: str = "sm_90", dtype: str = "f32", bias: bool = False,
-              activation: str = None, name: str = None, any_shape: bool = False):
+              activation: str = None, name: str = None, any_shape: bool = False,
+              stages: int = 1, swizzle: bool = False):
     """C (M x N, ``dtype``) = activation(A (M x K) @ B (K x N) [+ bias (N)]);
     ``activation`` names an elementwise DSL function (``"gelu"``,
     ``"relu"``, ``"sigmoid"``, ...) or None.
@@ -44,7 +45,14 @@ def make_gemm(target: str = "sm_90", dtype: str = "f32", bias: bool = False,
     be multiples of 16 bytes' worth of elements (a precondition the
     verifier's misaligned-vector check asks for: without it, K = 517 faults
     on the GPU). ``any_shape=True`` moves them element by element instead,
-    for every M, N and K."""
+    for every M, N and K.
+
+    ``stages=S`` pipelines the k loop through S shared stages filled by
+    cp.async (``argus.pipeline``: zero-filled past the tensors' edges, so
+    any K); ``swizzle=True`` XORs the 16-byte chunks of the stages' rows
+    with the row (Sw<B,M,3>) so that the fragment loads do not conflict."""
+    if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+        raise argus.ArgusError(f"stages must be at least 1, got {stages!r}")
     family = "gfx942" if target.startswith("gfx") else "sm_90"
     instr, warps, (TM, TN, TK) = CONFIGS[(family, dtype)]
     mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
@@ -52,6 +60,15 @@ def make_gemm(target: str = "sm_90", dtype: str = "f32", bias: bool = False,
     vec = 16 // (4 if dtype == "f32" else 2)
     scalar = (lambda shape, ty: argus.copy_layout(shape, ty, mma.threads, vector=1)) \
         if any_shape else (lambda shape, ty: None)
+
+    def smem_layout(rows, cols):
+        # Sw<B,M,3>: M for 16-byte chunks, B for the chunks of a row (<= 8).
+        esize = 4 if dtype == "f32" else 2
+        chunks = cols * esize // 16
+        if not swizzle or chunks < 2:
+            return None
+        return argus.swizzle(min(chunks.bit_length() - 1, 3), (16 // esize).bit_length() - 1, 3,
+                             argus.row_major(rows, cols))
 
     def body(A, B, C, Bias):
         M, N, K = A.dim("M"), B.dim("N"), A.dim("K")
@@ -61,27 +78,32 @@ def make_gemm(target: str = "sm_90", dtype: str = "f32", bias: bool = False,
         if not any_shape:
             argus.assume((N % vec).eq(0) & (K % vec).eq(0),
                          f"rows of A, B and C are whole 16-byte vectors (N, K multiples of {vec})")
+        if stages > 1:
+            # The pipeline issues S - 1 slabs past K: their offsets stay in
+            # the index range below 2^22.
+            argus.assume(K < 2 ** 22, "K < 2^22")
         m0 = argus.block_id("y") * TM
         n0 = argus.block_id("x") * TN
-        sa = argus.alloc((TM, TK), dtype, name="sA")[0]
-        sb = argus.alloc((TK, TN), dtype, name="sB")[0]
-        acc = argus.tag(argus.zeros((TM, TN), "f32", mma.c), lambda m, n: (m0 + m, n0 + n))
-        loop = argus.range(0, argus.cdiv(K, TK), carry=acc, name="kt")
-        for kt, acc in loop:
+        sa = argus.alloc((TM, TK), dtype, smem_layout(TM, TK), name="sA", stages=stages)
+        sb = argus.alloc((TK, TN), dtype, smem_layout(TK, TN), name="sB", stages=stages)
+
+        def load(kt, s):
             k0 = kt * TK
             ga = argus.tag(argus.view(A, (m0, k0), (TM, TK), clipped=True),
                            lambda m, k: (m0 + m, k0 + k))
             gb = argus.tag(argus.view(B, (k0, n0), (TK, TN), clipped=True),
                            lambda k, n: (k0 + k, n0 + n))
-            argus.copy(ga, sa, threads=scalar((TM, TK), dtype))
-            argus.copy(gb, sb, threads=scalar((TK, TN), dtype))
-            argus.barrier()
-            acc = argus.mma(instr, argus.load(sa, layout=mma.a), argus.load(sb, layout=mma.b),
-                            acc)
+            argus.copy_async(ga, sa[s], threads=scalar((TM, TK), dtype))
+            argus.copy_async(gb, sb[s], threads=scalar((TK, TN), dtype))
+
+        def compute(kt, s, acc):
+            acc = argus.mma(instr, argus.load(sa[s], layout=mma.a),
+                            argus.load(sb[s], layout=mma.b), acc)
             argus.tag_assert(acc, "a.k == b.k && a.m == acc.m && b.n == acc.n")
-            argus.barrier()
-            loop.carry(acc)
-        y = loop.results
+            return acc
+
+        acc = argus.tag(argus.zeros((TM, TN), "f32", mma.c), lambda m, n: (m0 + m, n0 + n))
+        y = argus.pipeline(argus.cdiv(K, TK), load, compute, carry=acc, stages=stages)
         if Bias is not None:
             # The bias in the layout of the accumulator's columns, broadcast
             # over the rows: no exchange between threads.

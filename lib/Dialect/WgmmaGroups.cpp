@@ -67,14 +67,21 @@ bool mlir::argus::committedBefore(MmaAsyncOp mma, WgmmaWaitOp wait) {
     Block *block = op->getBlock();
     if (!block)
       return false;
-    // The wait in this block, or nested in an op of it: the commit must
-    // come first.
-    if (Operation *at = block->findAncestorOpInBlock(*wait))
-      return op->isBeforeInBlock(at) && commitBetween(op, at);
-    // The wait after this block: a commit later in it runs whenever `op`
+    // The wait in this block, or nested in an op of it, after `op`: the
+    // commit must come first.
+    Operation *at = block->findAncestorOpInBlock(*wait);
+    if (at == op)
+      return false; // in another region of the op that holds the mma
+    if (at && op->isBeforeInBlock(at))
+      return commitBetween(op, at);
+    // The wait after this block, or before `op` in it (a loop body: it
+    // waits for an earlier iteration's mma, which the rest of that
+    // iteration followed): a commit later in the block runs whenever `op`
     // did, before control leaves the block.
     if (commitBetween(op, nullptr))
       return true;
+    if (at)
+      return false;
   }
   return false;
 }

@@ -39,8 +39,9 @@ WgmmaWaitOp retiringWait(MmaAsyncOp mma, bool &uncounted);
 
 /// Whether a wgmma_commit runs after every execution of `mma` before
 /// `wait` runs: a commit follows the mma (or the op holding it) in
-/// straight-line code of its block before control reaches the wait's
-/// block, or the op holding the wait. False when that cannot be shown.
+/// straight-line code of its block before the op holding the wait, or
+/// before the block's end when the wait lies outside it or before the mma
+/// (an earlier iteration's). False when that cannot be shown.
 bool committedBefore(MmaAsyncOp mma, WgmmaWaitOp wait);
 
 } // namespace mlir::argus

@@ -292,3 +292,66 @@ class range:  # noqa: A001 - mirrors the builtin on purpose
                 else:
                     results.append(IndexValue(tr, nm, h=h))
         self.results = (results[0] if self._single else tuple(results)) if self.init else None
+
+
+def pipeline(n, load, compute, carry, stages: int = 2, name: Optional[str] = "kt",
+             wait: Optional[int] = None):
+    """A software-pipelined loop over ``n`` slabs through ``stages`` shared
+    stages (Triton's ``num_stages``), traced as ``argus.range`` loops:
+
+    * ``load(k, s)`` issues the asynchronous copies of slab ``k`` into
+      stage ``s`` (``argus.copy_async``; the pipeline commits the group);
+    * ``compute(k, s, carry)`` reads stage ``s`` for slab ``k`` and returns
+      the next carried value(s) (a value or a tuple, like ``carry``).
+
+    Slabs 0 .. S - 2 are issued before the loop; iteration ``kt`` waits
+    until slab ``kt`` has landed (``wait_group(S - 2)``: the S - 2 newer
+    groups may stay in flight; ``wait`` overrides the depth), passes a
+    barrier (every thread is past slab kt - 1's compute, whose stage the
+    next load refills), issues slab ``kt + S - 1`` into stage
+    ``(kt + S - 1) % S`` and computes slab ``kt``. The loop issues S - 1
+    slabs past ``n``: ``load`` must read nothing there (clipped views,
+    which read zeros past the tensor; the verifier's bounds checks hold it
+    to that), which also makes any ``n`` >= 0 work. ``stages=1`` copies,
+    waits and computes one slab at a time. Returns the loop's results::
+
+        def load(k, s):
+            argus.copy_async(argus.tag(argus.view(A, (m0, k * 32), (64, 32), clipped=True),
+                                       lambda m, kk: (m0 + m, k * 32 + kk)), sa[s])
+        def compute(k, s, acc):
+            return argus.mma(instr, argus.load(sa[s], layout=FA), ..., acc)
+        acc = argus.pipeline(argus.cdiv(K, 32), load, compute, carry=acc, stages=3)
+    """
+    from .memory import barrier, commit_group, wait_group
+    loc = _user_loc(2)
+    if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+        raise _err(TraceError, f"argus.pipeline needs stages >= 1 (an int), got {stages!r}", loc)
+    if wait is not None and (isinstance(wait, bool) or not isinstance(wait, int) or wait < 0):
+        raise _err(TraceError, f"argus.pipeline's wait must be an int >= 0, got {wait!r}", loc)
+    S = stages
+    if S == 1:
+        loop = range(0, n, carry=carry, name=name)
+        for kt, c in loop:
+            load(kt, 0)
+            commit_group()
+            wait_group(0 if wait is None else wait)
+            barrier()
+            c = compute(kt, 0, c)
+            barrier()
+            loop.carry(c)
+        return loop.results
+    # A traced prologue loop: the slab index stays a symbol of the views'
+    # tag maps, as in the main loop (a Python constant would be folded in).
+    for p in range(0, S - 1, name=f"{name}_fill" if name else None):
+        load(p, p)
+        commit_group()
+    loop = range(0, n, carry=carry, name=name)
+    for kt, c in loop:
+        wait_group(S - 2 if wait is None else wait)
+        barrier()
+        kn = kt + (S - 1)
+        load(kn, kn % S)
+        commit_group()
+        loop.carry(compute(kt, kt % S, c))
+    wait_group(0)
+    return loop.results

@@ -15,6 +15,8 @@
 // CHECK-NEXT: loop_committed_after wgmma-ready proved
 // CHECK-NEXT: loop_never_committed wgmma-ready violated
 // CHECK-NEXT: loop_commit_before_mma wgmma-ready unknown
+// CHECK-NEXT: loop_wait_top_of_iteration wgmma-ready proved
+// CHECK-NEXT: loop_wait_top_of_iteration wgmma-ready proved
 // CHECK-NEXT: register_a_retired wgmma-ready proved
 // CHECK-NEXT: register_a_retired wgmma-register-operand proved
 // CHECK-NEXT: register_a_in_flight wgmma-ready proved
@@ -117,6 +119,31 @@ func.func @loop_commit_before_mma(%c: memref<64x128xf32>)
   %r = argus.wgmma_wait 0, %acc : !RC
   %g = argus.view "C" %c[%c0, %c0] : memref<64x128xf32> -> !G
   argus.store %r, %g : !RC, !G
+  return
+}
+
+// Each iteration first retires the previous iteration's wgmma (committed
+// at the end of that iteration) and reads its accumulator: proved.
+func.func @loop_wait_top_of_iteration(%c: memref<64x128xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %sa = argus.alloc "sA" : !argus.buffer<1 x !SA>
+  %sb = argus.alloc "sB" : !argus.buffer<1 x !SB>
+  %a = argus.stage %sa[%c0] : !argus.buffer<1 x !SA>
+  %b = argus.stage %sb[%c0] : !argus.buffer<1 x !SB>
+  %z = argus.fill 0.0 : !RC
+  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%x = %z) -> (!RC) {
+    %r = argus.wgmma_wait 0, %x : !RC
+    %s = argus.scale %r by 5.000000e-01 : !RC
+    %y = argus.mma_async "wgmma.m64n128k16.f32.bf16.ss" %a, %b, %s : !SA, !SB, !RC
+    argus.wgmma_commit
+    scf.yield %y : !RC
+  }
+  %f = argus.wgmma_wait 0, %acc : !RC
+  %g = argus.view "C" %c[%c0, %c0] : memref<64x128xf32> -> !G
+  argus.store %f, %g : !RC, !G
   return
 }
 
