@@ -36,7 +36,7 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
                 padding: int = 1, dilation: int = 1, bias: bool = False,
                 activation: str = None, name: str = None, any_channels: bool = False,
                 stages: int = 1, tile=None, warps=None, wait: int = None,
-                swizzle: bool = False):
+                swizzle: bool = False, min_blocks_per_sm: int = 0):
     """Y (N * OH * OW x CO) = activation(conv2d(X, W) [+ bias (CO)]).
 
     The weights' and Y's rows move as 16-byte vectors, which needs C and CO
@@ -56,7 +56,8 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
     wait_group depth (S - 2, 0 for one stage; a planted mistake when larger).
     ``swizzle=True`` XORs the 16-byte chunks of the shared tiles' rows with
     the row (Sw<B,3,3>, B = log2 of the chunks a row holds, at most 3), so
-    the fragment loads of 8 rows hit distinct banks."""
+    the fragment loads of 8 rows hit distinct banks. ``min_blocks_per_sm``
+    (NVPTX) asks ptxas for that many resident blocks, capping registers."""
     family = "gfx942" if target.startswith("gfx") else "sm_90"
     instr, warps0, tile0 = CONFIGS[(family, dtype)]
     warps = tuple(warps or warps0)
@@ -142,13 +143,15 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
     kname = name or f"conv2d_{dtype}" + ("_bias" if bias else "") + (f"_{activation}" if act else "") \
         + (f"_s{S}" if S > 1 else "")
     if bias:
-        @argus.kernel(target=target, block=mma.threads, name=kname)
+        @argus.kernel(target=target, block=mma.threads, name=kname,
+                      min_blocks_per_sm=min_blocks_per_sm)
         def conv2d(X: argus.Tensor[("N", "H", "W", "C"), dtype],
                    Wt: argus.Tensor[("CO", "K"), dtype], Y: argus.Tensor[("P", "CO"), dtype],
                    Bias: argus.Tensor[("CO",), dtype]):
             body(X, Wt, Y, Bias)
     else:
-        @argus.kernel(target=target, block=mma.threads, name=kname)
+        @argus.kernel(target=target, block=mma.threads, name=kname,
+                      min_blocks_per_sm=min_blocks_per_sm)
         def conv2d(X: argus.Tensor[("N", "H", "W", "C"), dtype],
                    Wt: argus.Tensor[("CO", "K"), dtype], Y: argus.Tensor[("P", "CO"), dtype]):
             body(X, Wt, Y, None)
