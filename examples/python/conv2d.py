@@ -54,10 +54,10 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
     TK)`` and ``warps=(WM, WN)`` override the target's defaults (the grid
     is then cdiv(P, TM) x cdiv(CO, TN)). ``wait`` overrides the loop's
     wait_group depth (S - 2, 0 for one stage; a planted mistake when larger).
-    ``swizzle=True`` XORs the 16-byte chunks of the shared tiles' rows with
-    the row (Sw<B,3,3>, B = log2 of the chunks a row holds, at most 3), so
-    the fragment loads of 8 rows hit distinct banks. ``min_blocks_per_sm``
-    (NVPTX) asks ptxas for that many resident blocks, capping registers."""
+    ``swizzle=True`` lays the shared tiles out with ``argus.swizzled_rows``
+    (16-byte chunks XORed with the row), so fragment loads do not conflict.
+    ``min_blocks_per_sm`` (NVPTX) asks ptxas for that many resident blocks,
+    capping registers."""
     family = "gfx942" if target.startswith("gfx") else "sm_90"
     instr, warps0, tile0 = CONFIGS[(family, dtype)]
     warps = tuple(warps or warps0)
@@ -71,15 +71,6 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
     vec = 16 // (4 if dtype == "f32" else 2)
     scalar = (lambda shape, ty: argus.copy_layout(shape, ty, mma.threads, vector=1)) \
         if any_channels else (lambda shape, ty: None)
-
-    def smem_layout(rows):
-        if not swizzle:
-            return None
-        chunks = TK * (4 if dtype == "f32" else 2) // 16
-        bits = min(chunks.bit_length() - 1, 3)
-        if bits < 1:
-            return None
-        return argus.swizzle(bits, 3 if dtype != "f32" else 2, 3, argus.row_major(rows, TK))
 
     def body(X, Wt, Y, Bias):
         N, H, W, C = X.dim("N"), X.dim("H"), X.dim("W"), X.dim("C")
@@ -103,8 +94,10 @@ def make_conv2d(target: str = "sm_90", dtype: str = "f16", window=(3, 3), stride
                          f"rows of W and Y are whole 16-byte vectors (C, CO multiples of {vec})")
         p0 = argus.block_id("y") * TM
         n0 = argus.block_id("x") * TN
-        sa = argus.alloc((TM, TK), dtype, smem_layout(TM), name="sA", stages=S)
-        sb = argus.alloc((TN, TK), dtype, smem_layout(TN), name="sB", stages=S)
+        sa = argus.alloc((TM, TK), dtype, argus.swizzled_rows((TM, TK), dtype) if swizzle else None,
+                         name="sA", stages=S)
+        sb = argus.alloc((TN, TK), dtype, argus.swizzled_rows((TN, TK), dtype) if swizzle else None,
+                         name="sB", stages=S)
         ktiles = argus.cdiv(K, TK)
 
         def load(kidx, st):

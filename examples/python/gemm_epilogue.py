@@ -49,8 +49,8 @@ def make_gemm(target: str = "sm_90", dtype: str = "f32", bias: bool = False,
 
     ``stages=S`` pipelines the k loop through S shared stages filled by
     cp.async (``argus.pipeline``: zero-filled past the tensors' edges, so
-    any K); ``swizzle=True`` XORs the 16-byte chunks of the stages' rows
-    with the row (Sw<B,M,3>) so that the fragment loads do not conflict."""
+    any K); ``swizzle=True`` lays the stages out with ``argus.swizzled_rows``
+    (16-byte chunks XORed with the row) so that fragment loads do not conflict."""
     if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
         raise argus.ArgusError(f"stages must be at least 1, got {stages!r}")
     family = "gfx942" if target.startswith("gfx") else "sm_90"
@@ -60,15 +60,6 @@ def make_gemm(target: str = "sm_90", dtype: str = "f32", bias: bool = False,
     vec = 16 // (4 if dtype == "f32" else 2)
     scalar = (lambda shape, ty: argus.copy_layout(shape, ty, mma.threads, vector=1)) \
         if any_shape else (lambda shape, ty: None)
-
-    def smem_layout(rows, cols):
-        # Sw<B,M,3>: M for 16-byte chunks, B for the chunks of a row (<= 8).
-        esize = 4 if dtype == "f32" else 2
-        chunks = cols * esize // 16
-        if not swizzle or chunks < 2:
-            return None
-        return argus.swizzle(min(chunks.bit_length() - 1, 3), (16 // esize).bit_length() - 1, 3,
-                             argus.row_major(rows, cols))
 
     def body(A, B, C, Bias):
         M, N, K = A.dim("M"), B.dim("N"), A.dim("K")
@@ -84,8 +75,10 @@ def make_gemm(target: str = "sm_90", dtype: str = "f32", bias: bool = False,
             argus.assume(K < 2 ** 22, "K < 2^22")
         m0 = argus.block_id("y") * TM
         n0 = argus.block_id("x") * TN
-        sa = argus.alloc((TM, TK), dtype, smem_layout(TM, TK), name="sA", stages=stages)
-        sb = argus.alloc((TK, TN), dtype, smem_layout(TK, TN), name="sB", stages=stages)
+        sa = argus.alloc((TM, TK), dtype, argus.swizzled_rows((TM, TK), dtype) if swizzle else None,
+                         name="sA", stages=stages)
+        sb = argus.alloc((TK, TN), dtype, argus.swizzled_rows((TK, TN), dtype) if swizzle else None,
+                         name="sB", stages=stages)
 
         def load(kt, s):
             k0 = kt * TK

@@ -79,20 +79,40 @@ mlir::argus::getRegisterLayout(TileType type,
   return failure();
 }
 
-int64_t mlir::argus::memoryTileOffset(const L::SwizzledLayout &layout,
-                                      ArrayRef<int64_t> shape,
-                                      ArrayRef<int64_t> coord) {
-  if (layout.layout.rank() == static_cast<int64_t>(shape.size()) &&
-      shape.size() > 1) {
-    std::vector<L::IntTuple> c(coord.begin(), coord.end());
-    return layout(L::IntTuple::tuple(c));
-  }
+/// Whether a memory tile's layout has one mode per dimension (taken at the
+/// coordinate itself), rather than one mode over the colexicographic index.
+static bool modePerDimension(const L::Layout &l, ArrayRef<int64_t> shape) {
+  return l.rank() == shape.size() && shape.size() > 1;
+}
+
+/// The colexicographic index of `coord` in `shape`.
+static int64_t colexIndex(ArrayRef<int64_t> coord, ArrayRef<int64_t> shape) {
   int64_t lin = 0, prefix = 1;
   for (size_t k = 0; k < shape.size(); ++k) {
     lin += coord[k] * prefix;
     prefix *= shape[k];
   }
-  return layout(lin);
+  return lin;
+}
+
+int64_t mlir::argus::memoryTileOffset(const L::SwizzledLayout &layout,
+                                      ArrayRef<int64_t> shape,
+                                      ArrayRef<int64_t> coord) {
+  if (modePerDimension(layout.layout, shape)) {
+    std::vector<L::IntTuple> c(coord.begin(), coord.end());
+    return layout(L::IntTuple::tuple(c));
+  }
+  return layout(colexIndex(coord, shape));
+}
+
+bool mlir::argus::nextRowMajor(MutableArrayRef<int64_t> coord,
+                               ArrayRef<int64_t> shape) {
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (++coord[d] < shape[d])
+      return true;
+    coord[d] = 0;
+  }
+  return false;
 }
 
 std::vector<int64_t>
@@ -103,48 +123,32 @@ mlir::argus::memoryTileOffsets(const L::SwizzledLayout &layout,
     n *= d;
   std::vector<int64_t> out(static_cast<size_t>(n));
   const L::Layout &l = layout.layout;
-  if (l.rank() == static_cast<int64_t>(shape.size()) && shape.size() > 1) {
-    // One mode per dimension: the offset is the sum of the modes' values.
-    std::vector<std::vector<int64_t>> table(shape.size());
-    for (size_t d = 0; d < shape.size(); ++d) {
-      L::Layout mode = l.mode(d);
-      for (int64_t i = 0; i < shape[d]; ++i)
-        table[d].push_back(mode(i));
-    }
-    std::vector<int64_t> coord(shape.size(), 0);
-    for (int64_t &o : out) {
-      int64_t v = 0;
-      for (size_t d = 0; d < shape.size(); ++d)
-        v += table[d][coord[d]];
-      o = v;
-      for (size_t d = shape.size(); d-- > 0;) {
-        if (++coord[d] < shape[d])
-          break;
-        coord[d] = 0;
-      }
-    }
-  } else {
-    // A rank-1 layout over the colexicographic index.
-    std::vector<int64_t> colex =
-        l.size() >= n ? l.values() : std::vector<int64_t>();
-    std::vector<int64_t> coord(shape.size(), 0);
-    for (int64_t &o : out) {
-      int64_t lin = 0, prefix = 1;
-      for (size_t k = 0; k < shape.size(); ++k) {
-        lin += coord[k] * prefix;
-        prefix *= shape[k];
-      }
-      o = colex.empty() ? l(lin) : colex[lin];
-      for (size_t d = shape.size(); d-- > 0;) {
-        if (++coord[d] < shape[d])
-          break;
-        coord[d] = 0;
-      }
-    }
+  // One mode per dimension: the offset is the sum of the modes' values,
+  // one table per mode. Otherwise a rank-1 layout over the colexicographic
+  // index, as a table when it covers the tile.
+  bool perMode = modePerDimension(l, shape);
+  std::vector<std::vector<int64_t>> table(perMode ? shape.size() : 0);
+  for (size_t d = 0; d < table.size(); ++d) {
+    L::Layout mode = l.mode(d);
+    for (int64_t i = 0; i < shape[d]; ++i)
+      table[d].push_back(mode(i));
   }
-  if (layout.swizzle)
-    for (int64_t &o : out)
+  std::vector<int64_t> colex =
+      !perMode && l.size() >= n ? l.values() : std::vector<int64_t>();
+  std::vector<int64_t> coord(shape.size(), 0);
+  for (int64_t &o : out) {
+    if (perMode) {
+      o = 0;
+      for (size_t d = 0; d < shape.size(); ++d)
+        o += table[d][coord[d]];
+    } else {
+      int64_t lin = colexIndex(coord, shape);
+      o = colex.empty() ? l(lin) : colex[lin];
+    }
+    if (layout.swizzle)
       o = (*layout.swizzle)(o);
+    nextRowMajor(coord, shape);
+  }
   return out;
 }
 
@@ -186,12 +190,7 @@ mlir::argus::verifyTmaPlacement(TileType dest, TensorMapType map,
   std::vector<int64_t> tile(shape.begin(), shape.end()),
       boxv(box.begin(), box.end()), coord(shape.size(), 0);
   std::vector<int64_t> offsets = memoryTileOffsets(layout, shape);
-  for (int64_t i = 0, n = offsets.size(); i < n; ++i) {
-    int64_t rest = i;
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      coord[d] = rest % shape[d];
-      rest /= shape[d];
-    }
+  for (size_t i = 0; i < offsets.size(); ++i, nextRowMajor(coord, shape)) {
     int64_t want =
         L::tmaSharedByteOffset(tile, boxv, eb, map.getSwizzle(), coord);
     int64_t got = offsets[i] * eb;

@@ -83,8 +83,10 @@ void mmaSources(Value v, llvm::SmallPtrSetImpl<const void *> &seen,
     fromLoop(loop, cast<OpResult>(v).getResultNumber());
 }
 
-/// Whether register value `v` is ready to read.
-Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
+/// Whether register value `v` is ready to read; `kernelCommits`: whether
+/// the kernel has a wgmma_commit at all.
+Readiness readiness(Value v, bool kernelCommits,
+                    llvm::SmallPtrSetImpl<const void *> &seen) {
   if (!seen.insert(v.getAsOpaquePointer()).second)
     return Readiness::Ready; // a cycle adds nothing
   if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -92,8 +94,8 @@ Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
     if (!loop || arg.getArgNumber() == 0)
       return Readiness::Ready;
     unsigned i = arg.getArgNumber() - 1;
-    Readiness a = readiness(loop.getInitArgs()[i], seen);
-    Readiness b = readiness(loop.getYieldedValues()[i], seen);
+    Readiness a = readiness(loop.getInitArgs()[i], kernelCommits, seen);
+    Readiness b = readiness(loop.getYieldedValues()[i], kernelCommits, seen);
     return a == Readiness::Pending || b == Readiness::Pending
                ? Readiness::Pending
            : a == Readiness::Unknown || b == Readiness::Unknown
@@ -105,7 +107,7 @@ Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
     return Readiness::Pending;
   if (auto w = dyn_cast<WgmmaWaitOp>(def)) {
     Value in = w.getValues()[cast<OpResult>(v).getResultNumber()];
-    Readiness r = readiness(in, seen);
+    Readiness r = readiness(in, kernelCommits, seen);
     if (r == Readiness::Ready)
       return Readiness::Ready;
     // An mma of this block is counted; one from elsewhere (a loop's
@@ -117,10 +119,7 @@ Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
     SmallVector<MmaAsyncOp> sources;
     llvm::SmallPtrSet<const void *, 16> visited;
     mmaSources(in, visited, sources);
-    bool anyCommit = false;
-    w->getParentOfType<FunctionOpInterface>()->walk(
-        [&](WgmmaCommitOp) { anyCommit = true; });
-    if (!anyCommit)
+    if (!kernelCommits)
       return Readiness::Pending;
     return llvm::all_of(sources,
                         [&](MmaAsyncOp m) { return committedBefore(m, w); })
@@ -129,8 +128,8 @@ Readiness readiness(Value v, llvm::SmallPtrSetImpl<const void *> &seen) {
   }
   if (auto loop = dyn_cast<scf::ForOp>(def)) {
     unsigned i = cast<OpResult>(v).getResultNumber();
-    Readiness a = readiness(loop.getInitArgs()[i], seen);
-    Readiness b = readiness(loop.getYieldedValues()[i], seen);
+    Readiness a = readiness(loop.getInitArgs()[i], kernelCommits, seen);
+    Readiness b = readiness(loop.getYieldedValues()[i], kernelCommits, seen);
     return a == Readiness::Pending || b == Readiness::Pending
                ? Readiness::Pending
            : a == Readiness::Unknown || b == Readiness::Unknown
@@ -152,6 +151,8 @@ bool chainsPending(OpOperand &use) {
 } // namespace
 
 void KernelVerifier::checkWgmmaReady(std::vector<CheckResult> &out) {
+  bool kernelCommits = false;
+  func.walk([&](WgmmaCommitOp) { kernelCommits = true; });
   func.walk([&](Operation *op) {
     for (OpOperand &use : op->getOpOperands()) {
       auto t = dyn_cast<TileType>(use.get().getType());
@@ -168,7 +169,7 @@ void KernelVerifier::checkWgmmaReady(std::vector<CheckResult> &out) {
       res.predicate = "operand #" + std::to_string(use.getOperandNumber()) +
                       " (an mma_async result) is read after a wgmma_wait "
                       "retired its group";
-      Readiness r = readiness(use.get(), seen);
+      Readiness r = readiness(use.get(), kernelCommits, seen);
       runCheck({&res}, [&](Query &Q) {
         if (r == Readiness::Unknown)
           unsupported("the value passes a wgmma_wait whose retirement the "

@@ -152,11 +152,7 @@ bool KernelVerifier::sameAddresses(const MemView &mv, const MemView &wv,
       t = t * mv.shape[k] + tc[k];
     if (read[t] != written[i])
       return false;
-    for (size_t k = rc.size(); k-- > 0;) {
-      if (++rc[k] < rootShape[k])
-        break;
-      rc[k] = 0;
-    }
+    nextRowMajor(rc, rootShape);
   }
   return true;
 }

@@ -25,7 +25,8 @@ from .dsl import (BarrierSlot, MBarrier, TensorMap, cdiv, fence_proxy_async, ind
                   role, tensor_map, tma_load, tma_store, tma_store_wait, wgmma_commit,
                   wgmma_wait, when)
 from .dsl import (TiledMMA, broadcast_layout, constexpr, copy_layout, layouts,  # noqa: F401
-                  reduce_layout, thread_values, tiled_mma, tma_layout, tv_layout)
+                  reduce_layout, swizzled_rows, thread_values, tiled_mma, tma_layout,
+                  tv_layout)
 from .verify import (Check, Counterexample, Element, VerificationResult,  # noqa: F401
                      verifier_available, verify_text)
 from .compile import CompiledKernel, RunResult, gpu_available  # noqa: F401

@@ -104,3 +104,14 @@ def test_pipeline_bad_arguments_are_trace_errors_at_the_line(kwargs, msg):
 def test_make_gemm_stages_checked():
     with pytest.raises(argus.ArgusError, match="stages must be at least 1"):
         gemm_epilogue.make_gemm("sm_90", "f32", stages=0)
+
+
+def test_swizzled_rows():
+    # 16-byte chunks XORed with the row: Sw<B,M,3>, M for 16 bytes, B for
+    # the chunks a row holds (at most 3); rows of one chunk stay row-major.
+    assert argus.swizzled_rows((64, 32), "f16").text == "Sw<2,3,3> o (64,32):(32,1)"
+    assert argus.swizzled_rows((64, 32), "f32").text == "Sw<3,2,3> o (64,32):(32,1)"
+    assert argus.swizzled_rows((32, 128), "bf16").text == "Sw<3,3,3> o (32,128):(128,1)"
+    assert argus.swizzled_rows((32, 8), "f16") is None
+    with pytest.raises(argus.ArgusError, match="2-D tile"):
+        argus.swizzled_rows((4, 8, 16), "f16")

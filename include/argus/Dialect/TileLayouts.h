@@ -39,6 +39,10 @@ getFragmentLayout(FragmentAttr frag, ArrayRef<int64_t> shape,
 int64_t memoryTileOffset(const ::argus::layout::SwizzledLayout &layout,
                          ArrayRef<int64_t> shape, ArrayRef<int64_t> coord);
 
+/// Steps `coord` to the next coordinate of `shape` in row-major order (the
+/// last dimension fastest); false, with `coord` back at zero, after the last.
+bool nextRowMajor(MutableArrayRef<int64_t> coord, ArrayRef<int64_t> shape);
+
 /// memoryTileOffset of every element of a tile of `shape`, in row-major
 /// order of the coordinates: one table lookup per mode instead of a layout
 /// evaluation per element (TMA placement and address comparisons enumerate

@@ -25,8 +25,8 @@ This module re-exports the public API. See docs/Python.md for the reference.
 from ._tracer import SourceLoc
 from .types import (Frag, Layout, Scalar, ScalarSpec, Tensor, TensorSpec, TileType, check_instruction, col_major,
                     constexpr, dtype_of, frag, index, instruction, layout, row_major, swizzle)
-from .layouts import (TiledMMA, broadcast_layout, copy_layout, reduce_layout, thread_values,
-                      tiled_mma, tma_layout, tv_layout)
+from .layouts import (TiledMMA, broadcast_layout, copy_layout, reduce_layout, swizzled_rows,
+                      thread_values, tiled_mma, tma_layout, tv_layout)
 from .values import (ABin, AConst, ADim, AffineExpr, ASym, Buffer, Condition, IndexValue,
                      ScalarValue, TensorValue, Tile, Value, cdiv, index_const)
 from .memory import (alloc, atomic_add, barrier, commit_group, conv_output_size, copy, copy_async,
@@ -53,7 +53,7 @@ __all__ = [
     "Frag", "Layout", "Scalar", "ScalarSpec", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
     "constexpr", "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
     "TiledMMA", "broadcast_layout", "copy_layout", "reduce_layout", "thread_values",
-    "tiled_mma", "tma_layout", "tv_layout",
+    "swizzled_rows", "tiled_mma", "tma_layout", "tv_layout",
     "ABin", "AConst", "ADim", "AffineExpr", "ASym", "Buffer", "Condition", "IndexValue",
     "ScalarValue", "TensorValue", "Tile", "Value", "cdiv", "index_const",
     "alloc", "atomic_add", "barrier", "commit_group", "conv_output_size", "copy", "copy_async",

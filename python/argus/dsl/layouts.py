@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .. import ir as _ir
 from ..errors import ArgusError, LayoutError, ShapeError, UnknownInstructionError
 from ._tracer import _err, _user_loc
-from .types import Frag, Layout, TileType, _shape, _shs, check_instruction, dtype_of, instruction
+from .types import Frag, Layout, TileType, _shape, _shs, check_instruction, dtype_of, instruction, row_major
 
 Leaf = Tuple[int, int]  # (size, stride)
 
@@ -636,6 +636,30 @@ def tiled_mma(instr: str, warps: Optional[Sequence[int]] = None, threads: Option
 __all__ = ["TiledMMA", "broadcast_layout", "copy_layout", "evaluate", "instruction_tv",
            "layout_threads", "memory_offset", "reduce_layout", "thread_values", "tiled_mma",
            "tv_layout"]
+
+
+def swizzled_rows(shape, dtype) -> Optional[Layout]:
+    """A row-major shared-memory layout of a 2-D ``shape`` tile of ``dtype``
+    whose 16-byte chunks are XORed with the row: ``Sw<B,M,3>`` (M: the
+    elements of a 16-byte chunk; B: log2 of the chunks a row holds, at most
+    3), so the same chunk of eight consecutive rows lands in eight different
+    banks and fragment loads (``ldmatrix``) do not conflict. ``None`` (the
+    plain row-major layout) when a row holds fewer than two chunks.
+
+    ``argus.swizzled_rows((64, 32), "f16")`` gives ``Sw<2,3,3> o (64,32):(32,1)``."""
+    loc = _user_loc(2)
+    shape = _shape(shape, "the tile")
+    if len(shape) != 2:
+        raise _err(ShapeError, f"swizzled_rows takes a 2-D tile, got {_shs(shape)}", loc)
+    dt = dtype_of(dtype)
+    eb = _BITS.get(dt, 0) // 8
+    if eb not in (1, 2, 4, 8):
+        raise _err(LayoutError, f"no swizzled row layout for {dt} elements", loc)
+    chunks = shape[1] * eb // 16
+    if chunks < 2:
+        return None
+    return row_major(*shape).swizzle(min(chunks.bit_length() - 1, 3),
+                                     (16 // eb).bit_length() - 1, 3)
 
 
 #===------------------------------------------------------------------------===#
