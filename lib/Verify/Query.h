@@ -126,6 +126,32 @@ struct Query {
   std::vector<ReadRec> reads;
   std::vector<Fact> facts;
   std::vector<z3::expr> reductionVars;
+
+  /// What the query holds at a point, to drop what is added after it: the
+  /// evaluation of terms that only a decided query needed, which would
+  /// otherwise burden every later query of the check.
+  struct Mark {
+    size_t cons, obligations, reads, facts, reductionVars;
+    std::map<std::pair<unsigned, int64_t>, std::pair<z3::expr, z3::expr>> divs;
+    std::map<unsigned, z3::expr> divRoots;
+  };
+  Mark mark() const {
+    return {cons.size(),  obligations.size(),   reads.size(),
+            facts.size(), reductionVars.size(), divs,
+            divRoots};
+  }
+  /// Back to `m`. Terms built after the mark must not enter a later query:
+  /// their definitions are gone.
+  void rollback(const Mark &m) {
+    cons.erase(cons.begin() + m.cons, cons.end());
+    obligations.erase(obligations.begin() + m.obligations, obligations.end());
+    reads.erase(reads.begin() + m.reads, reads.end());
+    facts.erase(facts.begin() + m.facts, facts.end());
+    reductionVars.erase(reductionVars.begin() + m.reductionVars,
+                        reductionVars.end());
+    divs = m.divs;
+    divRoots = m.divRoots;
+  }
 };
 
 } // namespace argus::verify::detail

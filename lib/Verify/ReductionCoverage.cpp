@@ -470,28 +470,6 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       return it->second;
     };
 
-    // (i, kk) and its successor (i', kk').
-    z3::expr d1 = ctx.bool_val(true), d2 = d1;
-    Tags t1 = evalA(mma, in, kk, in.guard, d1);
-    z3::expr lastK = kk == bv(bk - 1);
-    z3::expr hasSucc = !lastK || z3::ult(iv + bv(step), ub);
-    // The successor in the same iteration and the first element of the
-    // next one are evaluated apart: one read chain at an iteration chosen by
-    // an ite is much harder for the solver than two plain ones.
-    z3::expr dSame = d1, dNext = d1;
-    Tags tSame = evalA(mma, in, kk + bv(1), in.guard && !lastK, dSame);
-    Inst inNext = in.with(loop, iv + bv(step), in.guard && hasSucc);
-    Tags tNext = evalA(mma, inNext, bv(0), in.guard && lastK && hasSucc, dNext);
-    d2 = z3::ite(lastK, dNext, dSame);
-    // The successor's iteration and coordinate (for counterexamples).
-    z3::expr iv2 = z3::ite(lastK, iv + bv(step), iv);
-    z3::expr kk2 = z3::ite(lastK, bv(0), kk + bv(1));
-    Inst in2 = in.with(loop, iv2, in.guard && hasSucc);
-    // The first element of the first iteration: the same evaluation at
-    // iv = lb, kk = 0 (iv and kk are free), so no third read chain.
-    z3::expr first = iv == lb && kk == bv(0);
-    const Inst &in0 = in;
-
     // Whether a loop from `lo` to `hi` by `st` runs, and its last iteration.
     auto lastIteration = [&](const z3::expr &lo, const z3::expr &hi,
                              int64_t st) {
@@ -548,6 +526,94 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       return z3::ite(ran, field(pt, f, pm) + bv(1), before);
     };
 
+    // The starts of the reduced fields, and whether every one is declared
+    // by a fresh accumulator's tag.
+    struct Start {
+      z3::expr value, defined;
+      std::vector<std::string> notes;
+    };
+    std::vector<Start> starts;
+    bool declaredStart = true;
+    for (const std::string &f : fields) {
+      z3::expr dE = ctx.bool_val(true);
+      startNotes.clear();
+      z3::expr start = expectedStart(loop, *idx, f, dE, 8);
+      declaredStart = declaredStart && !startNotes.empty() &&
+                      startNotes.front() == "declared";
+      starts.push_back({start, dE, startNotes});
+    }
+    auto cutSoFar = [&]() {
+      z3::expr any = ctx.bool_val(false);
+      for (Eval &e : evals)
+        any = any || (e.guard && e.ok && e.cut);
+      return any;
+    };
+
+    // (1) - (3) hold exactly when every element is where the walk puts it:
+    // r(lb + t * step, m, kk) == start + t * BK + kk (upward), or
+    // start - t * BK + kk (downward, tile by tile), for every iteration t in
+    // range. One read chain (at a free iteration) instead of three (an
+    // element, its successor in the same iteration and the next one's
+    // first): asked first, as one query per direction; the step queries
+    // below run only when it fails, for their counterexamples.
+    // A's element (i, kk) in any iteration; evaluated after the starts, so
+    // that dropping it leaves them to the end check when the closed form
+    // proves the walk.
+    Query::Mark beforeElement = Q.mark();
+    size_t evalsBefore = evals.size();
+    z3::expr d1 = ctx.bool_val(true), d2 = d1;
+    Tags t1 = evalA(mma, in, kk, in.guard, d1);
+    bool closedForm = false;
+    {
+      z3::expr t = step == 1 ? iv - lb : z3::udiv(iv - lb, bv(step));
+      z3::expr anyCut = cutSoFar();
+      for (int dir : {1, -1}) {
+        if (dir < 0 && !declaredStart)
+          break;
+        z3::expr off =
+            z3::ite(ctx.bool_val(dir > 0), t * bv(bk), bv(0) - t * bv(bk));
+        z3::expr bad = ctx.bool_val(false);
+        for (size_t i = 0; i < fields.size(); ++i)
+          bad = bad || (d1 && starts[i].defined &&
+                        field(t1, fields[i], mma) !=
+                            starts[i].value + off.simplify() + kk);
+        std::optional<z3::model> none;
+        if (solve({bad || anyCut}, none) == z3::unsat) {
+          closedForm = true;
+          break;
+        }
+      }
+      if (closedForm) {
+        Q.rollback(beforeElement);
+        evals.erase(evals.begin() + evalsBefore, evals.end());
+      }
+    }
+
+    // (i, kk) and its successor (i', kk').
+    z3::expr lastK = kk == bv(bk - 1);
+    z3::expr hasSucc = !lastK || z3::ult(iv + bv(step), ub);
+    // The successor in the same iteration and the first element of the
+    // next one are evaluated apart: one read chain at an iteration chosen by
+    // an ite is much harder for the solver than two plain ones.
+    // Proved by the closed form: no successor chains (they would enter the
+    // end check's query).
+    z3::expr dSame = d1, dNext = d1;
+    Inst inNext = in.with(loop, iv + bv(step), in.guard && hasSucc);
+    Tags tSame = t1, tNext = t1;
+    if (!closedForm) {
+      tSame = evalA(mma, in, kk + bv(1), in.guard && !lastK, dSame);
+      tNext = evalA(mma, inNext, bv(0), in.guard && lastK && hasSucc, dNext);
+    }
+    d2 = z3::ite(lastK, dNext, dSame);
+    // The successor's iteration and coordinate (for counterexamples).
+    z3::expr iv2 = z3::ite(lastK, iv + bv(step), iv);
+    z3::expr kk2 = z3::ite(lastK, bv(0), kk + bv(1));
+    Inst in2 = in.with(loop, iv2, in.guard && hasSucc);
+    // The first element of the first iteration: the same evaluation at
+    // iv = lb, kk = 0 (iv and kk are free), so no third read chain.
+    z3::expr first = iv == lb && kk == bv(0);
+    const Inst &in0 = in;
+
     // A's element (row, k) on model M at instance `at`, with its field.
     auto elementAt = [&](const z3::model &M, const Inst &at,
                          const std::string &role, int64_t row, int64_t k,
@@ -590,13 +656,9 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     // The downward walk: the next iteration's tile ends where this one
     // began.
     z3::expr anyInsideDown = ctx.bool_val(false);
-    bool declaredStart = true;
-    for (const std::string &f : fields) {
-      z3::expr dE = ctx.bool_val(true);
-      startNotes.clear();
-      z3::expr start = expectedStart(loop, *idx, f, dE, 8);
-      declaredStart = declaredStart && !startNotes.empty() &&
-                      startNotes.front() == "declared";
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const std::string &f = fields[i];
+      z3::expr start = starts[i].value, dE = starts[i].defined;
       z3::expr r1 = field(t1, f, mma), r0 = r1;
       z3::expr r2 = z3::ite(lastK, field(tNext, f, mma), field(tSame, f, mma));
       z3::expr inside = hasSucc && d1 && d2 && r2 != r1 + bv(1);
@@ -608,9 +670,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       anyInside = anyInside || inside;
       anyStart = anyStart || atStart;
     }
-    z3::expr anyCut = ctx.bool_val(false);
-    for (Eval &e : evals)
-      anyCut = anyCut || (e.guard && e.ok && e.cut);
+    startNotes = starts.back().notes;
+    z3::expr anyCut = cutSoFar();
 
     // Usually the reduction is complete and no read goes past the followed
     // depth: one query proves it.
@@ -819,6 +880,11 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       res.counterexamples.push_back(cx);
     };
 
+    if (closedForm) {
+      res.status = Status::Proved;
+      checkEnd();
+      return;
+    }
     std::optional<z3::model> mdl;
     // Two queries, each easier than their disjunction: the start and reads
     // past the followed depth, then the steps from one index to the next.

@@ -40,6 +40,43 @@ func.func @step_one(%K: index)
 
 // -----
 
+// A loop stepping by 3 whose slab is the iteration / 3 (i = 0, 3, 6, ...):
+// still every index once (the walk's closed form divides by the step).
+// Proved: no diagnostic before the first violation below.
+#FragA = #argus.frag<"v_mfma_f32_32x32x8_f16", a, warps = [1, 1]>
+#FragB = #argus.frag<"v_mfma_f32_32x32x8_f16", b, warps = [1, 1]>
+#FragC = #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [1, 1]>
+#Coord = affine_map<(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1)>
+!RA = !argus.tile<32x8xf16, register, #FragA>
+!RB = !argus.tile<8x32xf16, register, #FragB>
+!RC = !argus.tile<32x32xf32, register, #FragC>
+func.func @step_three_slab_per_third(%K: index)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "gfx942">} {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %kt = arith.divui %K, %c8 : index
+  %n3 = arith.muli %kt, %c3 : index
+  %za = argus.fill 0.0 : !RA
+  %zb = argus.fill 0.0 : !RB
+  %zc = argus.fill 0.0 : !RC
+  %acc0 = argus.tag %zc [%c0, %c0] ["m", "n"] = #Coord : !RC
+  %r = scf.for %i = %c0 to %n3 step %c3 iter_args(%acc = %acc0) -> (!RC) {
+    %s = arith.divui %i, %c3 : index
+    %k0 = arith.muli %s, %c8 : index
+    %a = argus.tag %za [%c0, %k0] ["m", "k"] = #Coord : !RA
+    %b = argus.tag %zb [%k0, %c0] ["k", "n"] = #Coord : !RB
+    %n = argus.mma "v_mfma_f32_32x32x8_f16" %a, %b, %acc : !RA, !RB, !RC
+    argus.tag_assert %n, "a.k == b.k && a.m == acc.m && b.n == acc.n" : !RC
+    scf.yield %n : !RC
+  }
+  %kend = arith.muli %kt, %c8 : index
+  argus.reduced %r over "k" from %c0 to %kend : !RC
+  return
+}
+
+// -----
+
 // A pipelined structure: a main loop over slabs 0 .. kt-2 and a drain loop
 // continuing at kt-1 with the main loop's accumulator: the main loop's end
 // is the drain loop's start (proved); where the drain loop ends no tensor
