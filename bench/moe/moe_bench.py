@@ -42,7 +42,7 @@ _here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(_here, "..", "hopper"))
 sys.path.insert(0, os.path.join(_here, "..", "..", "python"))
 import gemm_bench as gb  # noqa: E402  (driver, tensor maps, kernel params)
-from argus.grid import launch_grid  # noqa: E402  (the ABI's grid rule)
+from argus.grid import check_indices, launch_grid  # noqa: E402  (the ABI's rules)
 
 try:
     import torch
@@ -71,6 +71,11 @@ class MoEKernel(gb.PtxKernel):
         """The grid of a launch on these tensors (prepare's), from the
         kernel's grid rule in the JSON: (P / 128, N / 256)."""
         return launch_grid(self.info.get("grid"), args)[:2]
+
+    def check(self, *args):
+        """The routing's data against what the kernel was proved for (its
+        argus.assume_indices: rows inside X, slot ids distinct rows of Y)."""
+        check_indices(self.info.get("indices"), args)
 
 
 def route(experts, topk, tokens, gen):
@@ -204,6 +209,7 @@ def main(argv=None):
                        dtype=torch.bfloat16)
         targs = (x, w3.view(experts * k, n), y, r["rows"], r["ids"], r["weights"],
                  r["block_expert"])
+        kern.check(*targs)
         params = kern.prepare(*targs)
         grid = kern.grid(*targs)
         kern.launch(params, grid, stream)

@@ -63,6 +63,11 @@ def make_moe_grouped_gemm_ws(hidden: int = 4096, fence: bool = True, gather_wait
         argus.assume(weights.dim(0).eq(P), "weights has 128 * grid_dim.x entries")
         argus.assume(W.dim(1).eq(N), "W has N = 256 * grid_dim.y columns")
         argus.assume(Y.dim(1).eq(N), "Y has N = 256 * grid_dim.y columns")
+        # The routing's data, checked by kernel[grid](...) before a launch:
+        # token rows are rows of X, slot ids distinct rows of Y.
+        argus.assume_indices(sorted_rows, below=X.dim(0), message="sorted_rows are rows of X")
+        argus.assume_indices(sorted_ids, below=Y.dim(0), distinct=True,
+                             message="sorted_ids are distinct rows of Y")
         # The expert of this block.
         e = block_expert.index_at(by)
         argus.assume(e < 1024, "expert ids are below 1024")

@@ -240,3 +240,22 @@ ArrayAttr mlir::argus::gridRule(func::FuncOp kernel) {
   }
   return b.getArrayAttr(dims);
 }
+
+ArrayAttr mlir::argus::indexRules(func::FuncOp kernel) {
+  RuleBuilder rb(kernel);
+  Builder &b = rb.builder();
+  SmallVector<Attribute> rules;
+  for (auto a : kernel.getBody().getOps<AssumeIndicesOp>()) {
+    auto arg = dyn_cast<BlockArgument>(a.getTensor());
+    if (!arg)
+      continue; // the op's verifier rejects it
+    SmallVector<NamedAttribute> entry{
+        b.getNamedAttr("arg", rb.constant(arg.getArgNumber())),
+        b.getNamedAttr("distinct", b.getBoolAttr(a.getDistinct())),
+        b.getNamedAttr("message", a.getMessageAttr())};
+    if (Attribute below = rb.hostExpr(a.getBound()))
+      entry.push_back(b.getNamedAttr("below", below));
+    rules.push_back(b.getDictionaryAttr(entry));
+  }
+  return b.getArrayAttr(rules);
+}

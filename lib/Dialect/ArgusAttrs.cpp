@@ -238,7 +238,18 @@ LogicalResult
 KernelLaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringRef, DenseI64ArrayAttr, int64_t, ArrayAttr,
                          ArrayAttr, ProbePlanAttr, ArrayAttr grid,
-                         DenseI64ArrayAttr cluster) {
+                         DenseI64ArrayAttr cluster, ArrayAttr indices) {
+  for (Attribute a : indices ? indices.getValue() : ArrayRef<Attribute>()) {
+    auto d = dyn_cast<DictionaryAttr>(a);
+    if (!d || !d.getAs<IntegerAttr>("arg") || !d.getAs<BoolAttr>("distinct") ||
+        !d.getAs<StringAttr>("message"))
+      return emitError() << "an index precondition is a dictionary with "
+                            "'arg', 'distinct' and 'message', got "
+                         << a;
+    if (Attribute below = d.get("below"))
+      if (failed(verifyExtent(below, emitError)))
+        return failure();
+  }
   if (cluster &&
       (cluster.size() != 3 ||
        llvm::any_of(cluster.asArrayRef(), [](int64_t d) { return d <= 0; })))

@@ -431,6 +431,24 @@ LogicalResult AssumeOp::verify() {
   return success();
 }
 
+LogicalResult AssumeIndicesOp::verify() {
+  if (!isa_and_nonnull<FunctionOpInterface>((*this)->getParentOp()))
+    return emitOpError() << "states a kernel precondition and must be at the "
+                            "top level of the kernel body, not inside '"
+                         << (*this)->getParentOp()->getName() << "'";
+  auto arg = dyn_cast<BlockArgument>(getTensor());
+  if (!arg || arg.getOwner()->getParentOp() != (*this)->getParentOp())
+    return emitOpError() << "declares the entries of a kernel argument; "
+                            "the tensor here is not one (hint: name the "
+                            "index tensor the kernel takes)";
+  auto ty = cast<MemRefType>(getTensor().getType());
+  if (ty.getRank() != 1 || !isa<IntegerType>(ty.getElementType()))
+    return emitOpError() << "expects a 1-D tensor of integers (row indices), "
+                            "got "
+                         << ty;
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (failed(verifySameElements(*this, getSource().getType(),
                                 getResult().getType(), "source", "result")))

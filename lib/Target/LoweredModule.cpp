@@ -111,6 +111,8 @@ llvm::json::Value mlir::argus::launchToJSON(KernelLaunchAttr launch) {
       {"tensor_maps", std::move(maps)},
       {"probes", toJSON(launch.getProbes())},
       {"grid", gridToJSON(launch.getGrid())},
+      {"indices", launch.getIndices() ? gridToJSON(launch.getIndices())
+                                      : llvm::json::Value(llvm::json::Array())},
       {"cluster", launch.getCluster() ? llvm::json::Value(llvm::json::Array(
                                             launch.getCluster().asArrayRef()))
                                       : llvm::json::Value(nullptr)}};

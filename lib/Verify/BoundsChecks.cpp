@@ -122,7 +122,9 @@ CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
   bool gather = isa_and_nonnull<GatherViewOp>(view);
   res.predicate =
       gather ? "every column this access reaches is inside the gathered "
-               "tensor (rows come from data and are not checked)"
+               "tensor, and every row (data: its index tensor's entries are "
+               "below the bound an argus.assume_indices declares, which is "
+               "at most the tensor's rows)"
              : "every element this access reaches is inside the viewed "
                "tensor: view offset + tile coordinate < size, in every "
                "dimension";
@@ -164,8 +166,11 @@ CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
         bad = bad || z3::uge(*off[k] + c[mv.perm[k]], *size[k]);
       }
     std::optional<z3::model> m = findWitness(res, {bad}, in);
-    if (!m)
+    if (!m) {
+      if (gather && res.status == Status::Proved)
+        checkGatheredRows(res, cast<GatherViewOp>(view), in);
       return;
+    }
     // Beyond the recorded facts: the element's tile coordinate from the
     // layout library, the global coordinate and the comparison in plain
     // integers.
@@ -218,6 +223,43 @@ CheckResult KernelVerifier::checkAccessBounds(Operation *op, Value global) {
     res.counterexamples.push_back(cx);
   });
   return res;
+}
+
+void KernelVerifier::checkGatheredRows(CheckResult &res, GatherViewOp gather,
+                                       const Inst &in) {
+  std::string name = gather.getName().str();
+  std::optional<GatherSource> src = gatherSource(gather);
+  if (!src || src->declared.empty()) {
+    res.status = Status::Unknown;
+    res.reason =
+        "the rows of '" + name + "' are " +
+        (src ? "entries of '" + src->indexView.getName().str() + "'"
+             : std::string("indices not loaded from a view of a kernel "
+                           "argument")) +
+        ", data the verifier cannot see; declare their range with "
+        "`argus.assume_indices %tensor below %rows` (the launcher checks it)";
+    return;
+  }
+  z3::expr rows = tensorSize(gather.getTensor(), 0);
+  z3::expr bad = ctx.bool_val(true);
+  for (AssumeIndicesOp d : src->declared)
+    bad = bad && z3::ugt(evalIndex(d.getBound(), in), rows);
+  std::optional<z3::model> m = findWitness(res, {bad}, in);
+  if (!m)
+    return;
+  res.status = Status::Violated;
+  Counterexample cx;
+  fillCommon(cx, *m, in);
+  std::string note;
+  llvm::raw_string_ostream os(note);
+  AssumeIndicesOp d = src->declared.front();
+  os << "the entries of '" << src->indexView.getName()
+     << "' are declared below " << uval(*m, evalIndex(d.getBound(), in)) << " ("
+     << locStr(d.getLoc()) << "), but '" << name << "' has " << uval(*m, rows)
+     << " rows: a gathered row past them is outside the tensor (declare a "
+        "bound of at most its rows)";
+  cx.notes.push_back(note);
+  res.counterexamples.push_back(cx);
 }
 
 } // namespace argus::verify::detail

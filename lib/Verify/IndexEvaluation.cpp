@@ -422,6 +422,12 @@ void KernelVerifier::collectAssumptions(std::vector<std::string> &out) {
                     locStr(a.getLoc()) + "): " + u.reason);
     }
   }
+  // Data preconditions: not constraints of any query (the checks of
+  // gathers read them), but assumptions a proof rests on.
+  for (auto a : func.getBody().getOps<AssumeIndicesOp>())
+    out.push_back("data: " + a.getMessage().str() + " (" + locStr(a.getLoc()) +
+                  "; checked by the launcher, not by the "
+                  "verifier)");
   for (auto &c : Q.cons)
     paramCons.push_back(c);
   // The obligations met on the way stay obligations, checked at their ops;

@@ -352,6 +352,11 @@ private:
   void collectSizes();
   /// The size of dimension `dim` of `memref` (a kernel argument).
   z3::expr tensorSize(mlir::Value memref, int64_t dim);
+  /// The rows of an access through `gather` (its columns proved in bounds):
+  /// inside the tensor by its index tensor's argus.assume_indices bound;
+  /// unknown without one.
+  void checkGatheredRows(CheckResult &res, mlir::argus::GatherViewOp gather,
+                         const Inst &in);
   /// Size `dim` (0: rows, 1: columns) of an im2col view's matrix; saturates
   /// at the largest term (above every index value) when it does not fit.
   z3::expr im2colSize(mlir::Operation *im2colView, int64_t dim);
@@ -418,6 +423,10 @@ private:
     /// An atomic accumulation (argus.store atomic KIND), or a plain read of
     /// a tensor that is accumulated into (for atomic-race).
     bool atomic = false, read = false;
+    /// A gathered write whose rows are its index tensor's positions (the
+    /// entries declared distinct, so distinct positions are distinct rows):
+    /// its dimension 0 is the position, from the index view's offset.
+    bool positions = false;
   };
   /// Which pairs of accesses a pair check examines, and how it names them.
   struct PairRule {
@@ -444,6 +453,9 @@ private:
   /// `tile`: the global tile `op` accesses (default: the one it writes).
   OutputWrite outputWrite(mlir::Operation *op, mlir::Value tile = {});
   WriteInstance writeInstance(const OutputWrite &w, bool guardOnly);
+  /// Marks gathered writes `positions` when all take their rows from one
+  /// index tensor declared distinct; else says why not.
+  std::string gatheredPositions(std::vector<OutputWrite> &ws);
   /// Whether the instance writes the tensor element `e`.
   z3::expr writesElement(const OutputWrite &w, const WriteInstance &wi,
                          const std::vector<z3::expr> &e);

@@ -206,9 +206,26 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
     }
     std::optional<z3::model> m;
     z3::check_result r = solve({same, writers, t1 != t2 || s1 != s2}, m);
-    if (r == z3::unsat)
+    if (r == z3::unsat) {
       res.status = Status::Proved;
-    else if (r == z3::unknown) {
+      // Distinct rows of a gathered store are distinct tensor rows only
+      // when its indices are declared distinct.
+      auto g = dyn_cast_or_null<GatherViewOp>(
+          isGlobalTile(dest) ? globalViewOf(dest) : nullptr);
+      std::optional<GatherSource> src;
+      if (g && !((src = gatherSource(g)) && src->distinct())) {
+        res.status = Status::Unknown;
+        res.reason =
+            "distinct rows of the tile are rows of '" + g.getName().str() +
+            "' named by " +
+            (src ? "entries of '" + src->indexView.getName().str() + "'"
+                 : std::string("indices not loaded from a view of a "
+                               "kernel argument")) +
+            ", which may repeat; declare them distinct with "
+            "`argus.assume_indices %tensor below %rows distinct` "
+            "(the launcher checks it)";
+      }
+    } else if (r == z3::unknown) {
       res.status = Status::Unknown;
       res.reason = "solver returned unknown (timeout?)";
     } else {

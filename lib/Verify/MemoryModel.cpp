@@ -9,6 +9,8 @@
 
 #include "argus/Dialect/TagFields.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::argus;
 namespace L = ::argus::layout;
@@ -68,6 +70,36 @@ std::string viewName(Operation *view) {
   if (auto v = dyn_cast<Im2colViewOp>(view))
     return v.getName().str();
   return cast<GatherViewOp>(view).getName().str();
+}
+
+std::optional<GatherSource> gatherSource(GatherViewOp gather) {
+  Value v = gather.getIndices();
+  while (Operation *d = v.getDefiningOp()) {
+    if (!isa<TagOp, ConvertOp, ConvertLayoutOp>(d))
+      break;
+    v = d->getOperand(0);
+  }
+  auto load = v.getDefiningOp<LoadOp>();
+  if (!load)
+    return std::nullopt;
+  Value src = load.getSource();
+  while (auto tag = src.getDefiningOp<TagOp>())
+    src = tag.getInput();
+  auto view = src.getDefiningOp<ViewOp>();
+  // A clipped view reads zeros past its bound: entries that are not the
+  // tensor's.
+  if (!view || view.getClipped() || view.getOffsets().size() != 1)
+    return std::nullopt;
+  auto arg = dyn_cast<BlockArgument>(view.getTensor());
+  auto fn = gather->getParentOfType<FunctionOpInterface>();
+  if (!arg || !fn || arg.getOwner()->getParentOp() != fn.getOperation())
+    return std::nullopt;
+  GatherSource s{view, {}};
+  fn->walk([&](AssumeIndicesOp a) {
+    if (a.getTensor() == view.getTensor())
+      s.declared.push_back(a);
+  });
+  return s;
 }
 
 bool readsRoot(Operation *p, Value root) {

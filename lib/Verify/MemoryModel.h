@@ -85,6 +85,22 @@ struct MemView {
 /// (globalViewOf stops at a reinterpret).
 mlir::Operation *viewOf(mlir::Value tile);
 
+/// Where a gather's row indices come from: a register tile loaded from a
+/// plain view of a 1-D kernel argument (row r of the gather is entry
+/// `indexView`'s offset + r), and the argus.assume_indices declaring that
+/// argument's entries (none: nothing is known about them).
+struct GatherSource {
+  mlir::argus::ViewOp indexView;
+  llvm::SmallVector<mlir::argus::AssumeIndicesOp> declared;
+  /// Whether a declaration makes the entries pairwise distinct.
+  bool distinct() const {
+    return llvm::any_of(declared, [](auto d) { return d.getDistinct(); });
+  }
+};
+/// The source of `gather`'s indices; nullopt when they are computed or
+/// loaded some other way.
+std::optional<GatherSource> gatherSource(mlir::argus::GatherViewOp gather);
+
 //===----------------------------------------------------------------------===//
 // Write events and synchronisation
 //===----------------------------------------------------------------------===//

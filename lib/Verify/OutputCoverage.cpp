@@ -34,7 +34,9 @@
 //                    element is covered when some instance contributes).
 //
 // Gathered rows come from data: a tensor written through a gather_view is
-// checked in its columns only, and not for output-once.
+// covered in its columns only; output-once compares its rows as positions
+// of the index tensor, whose entries an argus.assume_indices declares
+// distinct (one position, one row), and is unknown without it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,7 +217,11 @@ KernelVerifier::writeInstance(const OutputWrite &w, bool guardOnly) {
   if (w.gather) {
     if (rank != 2 || mv.perm.size() != 2)
       unsupported("a gather_view of a tensor that is not 2-D");
-    wi.offsets[1] = evalIndex(cast<GatherViewOp>(w.view).getCol(), wi.in);
+    auto g = cast<GatherViewOp>(w.view);
+    wi.offsets[1] = evalIndex(g.getCol(), wi.in);
+    if (w.positions)
+      wi.offsets[0] =
+          evalIndex(gatherSource(g)->indexView.getOffsets()[0], wi.in);
   } else {
     if (mv.offsets.size() != static_cast<size_t>(rank) ||
         mv.perm.size() != static_cast<size_t>(rank))
@@ -294,7 +300,21 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
     }
     std::string name = ws.front().view ? viewName(ws.front().view) : "?";
     bool once = false;
-    if (!gather && plain) {
+    if (gather && plain) {
+      // Scattered rows: two writes meet only at one position of one index
+      // tensor declared distinct (then rows are positions); else unknown.
+      std::string why = gatheredPositions(ws);
+      if (!why.empty()) {
+        CheckResult res = newCheck("output-once", ws.front().op, ws.front().op);
+        res.predicate = "no element of " + name +
+                        " is written by two blocks, two loop iterations or "
+                        "two store ops";
+        res.status = Status::Unknown;
+        res.reason = why;
+        out.push_back(res);
+      }
+    }
+    if ((!gather || ws.front().positions) && plain) {
       PairRule rule{"output-once",
                     "no element of " + name +
                         " is written by two blocks, two loop iterations or "
@@ -336,6 +356,9 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
                     true};
       out.push_back(checkAccessPairs(acc, firstAtomic, rule));
     }
+    // Coverage of gathered rows is about the tensor's columns only.
+    for (OutputWrite &w : ws)
+      w.positions = false;
     out.push_back(checkCoverage(ws, once));
   }
 }
@@ -414,7 +437,13 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
         std::vector<z3::expr> e, size;
         for (int64_t k = 0; k < rank; ++k) {
           e.push_back(var("element"));
-          size.push_back(tensorSize(tensor, k));
+          // Gathered rows as positions: inside the index tensor.
+          size.push_back(
+              k == 0 && w1.positions
+                  ? tensorSize(gatherSource(cast<GatherViewOp>(w1.view))
+                                   ->indexView.getTensor(),
+                               0)
+                  : tensorSize(tensor, k));
         }
         z3::expr bad =
             distinct && writesElement(w1, a, e) && writesElement(w2, *b, e);
@@ -506,6 +535,14 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
           os << "] is written twice: by " << instDesc(w1, a, blocks1)
              << " and by " << instDesc(w2, *b, blocks2);
         cx.notes.push_back(note);
+        if (w1.positions)
+          cx.notes.push_back("row " + std::to_string(ge[0]) +
+                             " is the position in '" +
+                             gatherSource(cast<GatherViewOp>(w1.view))
+                                 ->indexView.getName()
+                                 .str() +
+                             "' whose entry names the row of " + name +
+                             " (distinct entries: one position, one row)");
         res.counterexamples.push_back(cx);
       }
     q = &Q;
@@ -515,6 +552,34 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
     }
   });
   return res;
+}
+
+std::string KernelVerifier::gatheredPositions(std::vector<OutputWrite> &ws) {
+  Value indices;
+  for (OutputWrite &w : ws) {
+    auto g = dyn_cast_or_null<GatherViewOp>(w.view);
+    if (!g)
+      return "the tensor is written both through gathered rows and through "
+             "plain views: which rows the gathered ones are is data";
+    std::optional<GatherSource> src = gatherSource(g);
+    if (!src)
+      return "the rows of '" + g.getName().str() +
+             "' are indices not loaded from a view of a kernel argument, "
+             "which may repeat";
+    if (!src->distinct())
+      return "the rows of '" + g.getName().str() + "' are entries of '" +
+             src->indexView.getName().str() +
+             "', which may repeat; declare them distinct with "
+             "`argus.assume_indices %tensor below %rows distinct` (the "
+             "launcher checks it)";
+    if (indices && indices != src->indexView.getTensor())
+      return "the gathered stores take their rows from different index "
+             "tensors, whose entries may name the same row";
+    indices = src->indexView.getTensor();
+  }
+  for (OutputWrite &w : ws)
+    w.positions = true;
+  return "";
 }
 
 /// The most blocks of one launch output-coverage enumerates when its

@@ -18,7 +18,7 @@ from .dsl import (Scalar, ScalarSpec, ScalarValue, abs, cmp, eq, gelu, iota, log
                   log2, minimum, ne, relu, rsqrt, sigmoid, splat, sqrt, tanh, where)
 from .dsl import (atomic_add, conv_output_size, cummax, cummin, cumprod, cumsum, im2col,  # noqa: F401
                   scan)
-from .dsl import cluster_id, cluster_rank, num_clusters, pipeline  # noqa: F401
+from .dsl import assume_indices, cluster_id, cluster_rank, num_clusters, pipeline  # noqa: F401
 from .dsl import (BarrierSlot, MBarrier, TensorMap, cdiv, fence_proxy_async, index_const,  # noqa: F401
                   mbarrier, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
                   named_barrier_arrive, named_barrier_sync,

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from . import ir as _ir
 from . import runtime as _runtime
 from .errors import CompileError, FeatureUnavailable, NoGPU
-from .grid import launch_grid
+from .grid import check_indices, launch_grid
 from .tools import find_tool
 
 PIPELINES = {"nvptx": "argus-to-nvptx", "gfx942": "argus-to-gfx942"}
@@ -82,6 +82,7 @@ class CompiledKernel:
                                  "swizzle": m.swizzle, "oob_fill": m.oob_fill,
                                  "pass": m.pass_} for m in abi.tensor_maps],
                 "grid": abi.grid,
+                "indices": abi.indices,
                 "cluster": list(abi.cluster) or None}
 
     @property
@@ -389,6 +390,8 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
     ck = compiled(probes=probes) if compiled else compile_kernel(kernel, probes=probes)
     if grid is None:  # the grid the kernel's assumptions determine
         grid = ck.grid(*arrays)
+    # The data the proof assumed (argus.assume_indices), before the launch.
+    check_indices(getattr(ck.abi, "indices", None), arrays)
     written = [p for p in tensor_names if p in outputs or p in ck.written]
     by_name = {p: a for (p, _), a in zip(kernel.params, arrays)}
     for p in written:

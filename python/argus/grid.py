@@ -64,3 +64,39 @@ def launch_grid(rule, args: Sequence[Any]) -> tuple:
                              + (f" (from the assumption \"{why}\")" if why else ""))
         grid.append(n)
     return tuple(grid)
+
+
+def check_indices(rules, args: Sequence[Any]) -> None:
+    """Checks a launch's index tensors against the kernel's data
+    preconditions (``argus.assume_indices``: the launch ABI's ``indices``),
+    on which its proof rests: every entry in ``[0, below)`` and, with
+    ``distinct``, no entry twice. Raises ArgusError naming the first entry
+    that breaks one; a bound the host cannot evaluate is not checked."""
+    for rule in rules or ():
+        arg, why = rule["arg"], rule["message"]
+        x = args[arg]
+        if hasattr(x, "detach"):  # a torch tensor
+            x = x.detach().cpu()
+        values = x.tolist() if hasattr(x, "tolist") else list(x)
+        if values and isinstance(values[0], list):
+            raise ArgusError(f"argument {arg}: argus.assume_indices declares a 1-D index "
+                             f"tensor (\"{why}\"), got a nested array")
+        below = rule.get("below")
+        if below is not None:
+            bound = _extent(below, args, "indices", why)
+            for pos, v in enumerate(values):
+                if not 0 <= int(v) < bound:
+                    raise ArgusError(
+                        f"argument {arg}: entry {pos} is {int(v)}, outside [0, {bound}): the "
+                        f"kernel was proved for launches where \"{why}\"",
+                        hint="fix the indices (or the tensor they index) before the launch")
+        if rule.get("distinct"):
+            first = {}
+            for pos, v in enumerate(values):
+                if int(v) in first:
+                    raise ArgusError(
+                        f"argument {arg}: entries {first[int(v)]} and {pos} are both "
+                        f"{int(v)}: the kernel was proved for launches where \"{why}\" "
+                        "(distinct entries)",
+                        hint="a repeated index makes two positions write one row")
+                first[int(v)] = pos

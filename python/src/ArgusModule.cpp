@@ -146,6 +146,7 @@ struct PyKernelLaunch {
   py::dict probes;
   py::object grid;              // the grid rule's JSON tree, or None
   std::vector<int64_t> cluster; // empty without a cluster
+  py::object indices;           // the index preconditions' JSON list
 };
 
 PyKernelLaunch toPython(const std::string &name,
@@ -173,6 +174,7 @@ PyKernelLaunch toPython(const std::string &name,
   if (l.getProbes())
     k.probes = toPython(*json.getAsObject()->get("probes"));
   k.grid = toPython(*json.getAsObject()->get("grid"));
+  k.indices = toPython(*json.getAsObject()->get("indices"));
   if (l.getCluster())
     k.cluster.assign(l.getCluster().asArrayRef().begin(),
                      l.getCluster().asArrayRef().end());
@@ -537,7 +539,13 @@ PYBIND11_MODULE(_argus, m) {
                     "the grid rule: per dimension x, y, z a dict with "
                     "'extent' (an expression over the launch's arguments, "
                     "an int, or 'free') and 'assume' (the assumption it "
-                    "comes from); argus.compile.launch_grid evaluates it");
+                    "comes from); argus.compile.launch_grid evaluates it")
+      .def_readonly("indices", &PyKernelLaunch::indices,
+                    "the data preconditions of index tensors "
+                    "(argus.assume_indices): a list of dicts with 'arg', "
+                    "'distinct', 'message' and the bound 'below' (an "
+                    "extent expression; absent when a host cannot evaluate "
+                    "it); argus.grid.check_indices checks them");
 #endif
 
   ::argus::python::bindIRBuilder(m);

@@ -183,6 +183,13 @@ public:
     mlir::argus::AssumeOp::create(b, at, cond, b.getStringAttr(message));
   }
 
+  void assumeIndices(Value tensor, Value bound, bool distinct,
+                     const std::string &message, Location at) {
+    checkOperands({tensor, bound}, at);
+    mlir::argus::AssumeIndicesOp::create(b, at, tensor, bound, distinct,
+                                         b.getStringAttr(message));
+  }
+
   //===--------------------------------------------------------------------===//
   // Memory
   //===--------------------------------------------------------------------===//
@@ -651,6 +658,7 @@ void bindIRBuilder(py::module_ &m) {
       .def("cmpi", &B::cmpi)
       .def("gpu_index", &B::gpuIndex)
       .def("assume", &B::assume)
+      .def("assume_indices", &B::assumeIndices)
       .def("view", &B::view)
       .def("gather_view", &B::gatherView)
       .def("im2col_view", &B::im2colView)

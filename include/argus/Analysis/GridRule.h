@@ -38,6 +38,12 @@ namespace mlir::argus {
 /// integers (`div` rounds down).
 ArrayAttr gridRule(func::FuncOp kernel);
 
+/// The kernel's argus.assume_indices, for a host to check before a launch:
+/// one dictionary each, {arg = N, distinct = BOOL, message = "...", below =
+/// EXTENT} (the bound as an extent expression over the launch's arguments;
+/// absent when it depends on anything else).
+ArrayAttr indexRules(func::FuncOp kernel);
+
 } // namespace mlir::argus
 
 #endif // ARGUS_ANALYSIS_GRIDRULE_H

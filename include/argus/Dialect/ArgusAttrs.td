@@ -263,7 +263,11 @@ def Argus_KernelLaunchAttr : Argus_Attr<"KernelLaunch", "kernel_launch"> {
     `argus.assume` conditions on `gpu.grid_dim` (one dictionary per
     dimension, `argus/Analysis/GridRule.h`; docs/Lowering.md "Grid rule")
     and, for a kernel with a thread-block cluster, the cluster's shape
-    (x, y, z), which the launch must request (`cuLaunchKernelEx`).
+    (x, y, z), which the launch must request (`cuLaunchKernelEx`), and the
+    data preconditions of index tensors (`argus.assume_indices`: one
+    dictionary each, `arg`, `distinct`, `message` and the bound `below` as
+    an extent expression, absent when a host cannot evaluate it), which a
+    host checks before a launch.
     Hosts (the Python driver, argus-opt's dump sidecar) read this instead of
     re-deriving the ABI.
   }];
@@ -275,7 +279,8 @@ def Argus_KernelLaunchAttr : Argus_Attr<"KernelLaunch", "kernel_launch"> {
     "::mlir::ArrayAttr":$tensor_maps,
     OptionalParameter<"::mlir::argus::ProbePlanAttr">:$probes,
     OptionalParameter<"::mlir::ArrayAttr">:$grid,
-    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$cluster
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$cluster,
+    OptionalParameter<"::mlir::ArrayAttr">:$indices
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

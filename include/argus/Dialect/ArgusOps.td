@@ -259,6 +259,37 @@ def Argus_AssumeOp : Argus_Op<"assume"> {
   let hasVerifier = 1;
 }
 
+def Argus_AssumeIndicesOp : Argus_Op<"assume_indices"> {
+  let summary = "a precondition on the data of an index tensor";
+  let description = [{
+    States what every launch guarantees about the entries of `tensor`, a
+    1-D integer kernel argument whose entries are row indices of
+    `argus.gather_view`s (a MoE layer's sorted token ids): each entry is
+    below `bound`, and with `distinct` no two entries are equal. Indices
+    are data, which the tag verifier cannot see: it proves gathered rows in
+    bounds (`bound` at most the gathered tensor's rows), and a gathered
+    store writing no element twice (`non-injective-write`, `output-once`:
+    distinct positions of `tensor` are distinct rows), from this
+    declaration only, and lists it among the kernel's assumptions. Without
+    it those checks are unknown. The lowering emits no code for it: the
+    launch ABI carries it (`indices`) and the Python launcher checks the
+    entries before a launch.
+
+    ```mlir
+    %rows = memref.dim %Y, %c0 : memref<?x?xbf16>
+    argus.assume_indices %sorted_ids below %rows distinct, "slot ids are distinct rows of Y"
+        : memref<?xi32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$tensor, Index:$bound, UnitAttr:$distinct,
+                       StrAttr:$message);
+  let assemblyFormat = [{
+    $tensor `below` $bound (`distinct` $distinct^)? `,` $message attr-dict
+    `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
 def Argus_BarrierOp : Argus_Op<"barrier"> {
   let summary = "barrier of the executing threads (the block, or a warp role)";
   let description = [{

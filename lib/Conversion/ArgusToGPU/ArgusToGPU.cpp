@@ -254,7 +254,8 @@ struct ArgusToGPUPass
               fn->getAttrOfType<ArrayAttr>(kKernelParamsAttr),
               maps ? maps : b.getArrayAttr({}), probes,
               fn->getAttrOfType<ArrayAttr>("argus_grid"),
-              fn->getAttrOfType<DenseI64ArrayAttr>(kClusterAttr))));
+              fn->getAttrOfType<DenseI64ArrayAttr>(kClusterAttr),
+              fn->getAttrOfType<ArrayAttr>("argus_indices"))));
     });
     if (!kernels.empty())
       top->setAttr(kLaunchAttr, b.getDictionaryAttr(kernels));
@@ -327,6 +328,7 @@ struct ArgusToGPUPass
       f->removeAttr("argus_chip");
       f->removeAttr("argus_block");
       f->removeAttr("argus_grid");
+      f->removeAttr("argus_indices");
       f->removeAttr("argus_probes");
       f->removeAttr(kKernelParamsAttr);
     });

@@ -495,23 +495,23 @@ struct AssumeLowering : ArgusPattern<AssumeOp> {
 
 void mlir::argus::populateElementwiseLoweringPatterns(
     const TypeConverter &tc, RewritePatternSet &patterns) {
-  patterns
-      .add<FillLowering, TagLowering, AssumeLowering,
-           EraseLowering<TagAssertOp>, EraseLowering<ReducedOp>,
-           EraseLowering<RegionBeginOp>, EraseLowering<RegionEndOp>,
-           BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
-           BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
-           BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
-           BinaryLowering<DivOp, arith::DivFOp, arith::DivSIOp>,
-           BinaryLowering<MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
-           BinaryLowering<MinOp, arith::MinimumFOp, arith::MinSIOp>,
-           TranscendentalLowering<SqrtOp>, TranscendentalLowering<RsqrtOp>,
-           TranscendentalLowering<LogOp>, TranscendentalLowering<Log2Op>,
-           TranscendentalLowering<TanhOp>, TranscendentalLowering<SigmoidOp>,
-           TranscendentalLowering<GeluOp>, AbsReluLowering<AbsOp>,
-           AbsReluLowering<ReluOp>, SplatLowering, CmpLowering, SelectLowering,
-           IotaLowering, UnaryFloatLowering<ExpOp, math::ExpOp>,
-           UnaryFloatLowering<Exp2Op, math::Exp2Op>,
-           UnaryFloatLowering<NegOp, arith::NegFOp>, ScaleLowering,
-           ConvertLowering>(tc, patterns.getContext());
+  patterns.add<
+      FillLowering, TagLowering, AssumeLowering, EraseLowering<TagAssertOp>,
+      EraseLowering<ReducedOp>, EraseLowering<AssumeIndicesOp>,
+      EraseLowering<RegionBeginOp>, EraseLowering<RegionEndOp>,
+      BinaryLowering<AddOp, arith::AddFOp, arith::AddIOp>,
+      BinaryLowering<SubOp, arith::SubFOp, arith::SubIOp>,
+      BinaryLowering<MulOp, arith::MulFOp, arith::MulIOp>,
+      BinaryLowering<DivOp, arith::DivFOp, arith::DivSIOp>,
+      BinaryLowering<MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
+      BinaryLowering<MinOp, arith::MinimumFOp, arith::MinSIOp>,
+      TranscendentalLowering<SqrtOp>, TranscendentalLowering<RsqrtOp>,
+      TranscendentalLowering<LogOp>, TranscendentalLowering<Log2Op>,
+      TranscendentalLowering<TanhOp>, TranscendentalLowering<SigmoidOp>,
+      TranscendentalLowering<GeluOp>, AbsReluLowering<AbsOp>,
+      AbsReluLowering<ReluOp>, SplatLowering, CmpLowering, SelectLowering,
+      IotaLowering, UnaryFloatLowering<ExpOp, math::ExpOp>,
+      UnaryFloatLowering<Exp2Op, math::Exp2Op>,
+      UnaryFloatLowering<NegOp, arith::NegFOp>, ScaleLowering, ConvertLowering>(
+      tc, patterns.getContext());
 }

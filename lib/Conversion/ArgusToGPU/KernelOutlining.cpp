@@ -148,6 +148,8 @@ mlir::argus::outlineKernel(ModuleOp top, func::FuncOp fn,
   gfn->setAttr("argus_block", b.getDenseI64ArrayAttr(block));
   // Read off the assumptions before the lowering erases them.
   gfn->setAttr("argus_grid", gridRule(fn));
+  if (ArrayAttr indices = indexRules(fn); !indices.empty())
+    gfn->setAttr("argus_indices", indices);
   gfn->setAttr(kKernelParamsAttr, b.getArrayAttr(params));
   if (auto p = fn->getAttr("argus_probes"))
     if (withProbes)

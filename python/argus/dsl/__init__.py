@@ -37,7 +37,7 @@ from .compute import (abs, add, broadcast, cmp, convert, convert_layout, cummax,
                       mma, mul, ne, neg, reduce, relu, rsqrt, scale, scan, sigmoid, splat, sqrt,
                       sub, tanh, where, zeros)
 from .tags import reduced, tag, tag_assert
-from .control import (assume, block_id, cluster_id, cluster_rank, grid_dim,  # noqa: F401
+from .control import (assume, assume_indices, block_id, cluster_id, cluster_rank, grid_dim,  # noqa: F401
                       num_clusters, pipeline, range, region, thread_id, when)
 from .hopper import (BarrierSlot, MBarrier, TensorMap, fence_proxy_async, mbarrier,
                      mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_wait, mma_async,
@@ -65,7 +65,7 @@ __all__ = [
     "sigmoid", "splat", "sqrt", "sub", "tanh", "where",
     "zeros",
     "reduced", "tag", "tag_assert",
-    "assume", "block_id", "cluster_id", "cluster_rank", "grid_dim", "num_clusters", "region",
+    "assume", "assume_indices", "block_id", "cluster_id", "cluster_rank", "grid_dim", "num_clusters", "region",
     "thread_id", "when", "pipeline",
     "BarrierSlot", "MBarrier", "TensorMap", "fence_proxy_async", "mbarrier", "mbarrier_arrive",
     "mbarrier_arrive_expect_tx", "mbarrier_wait", "mma_async", "named_barrier_arrive",

@@ -90,6 +90,35 @@ def assume(cond: "Condition", message: str) -> None:
     tr.b.assume(cond.h, str(message), tr.loc(_user_loc(2)))
 
 
+def assume_indices(tensor, below, distinct: bool = False, message: Optional[str] = None) -> None:
+    """State what every launch guarantees about the entries of a 1-D integer
+    tensor parameter that gathers and scatters take rows from
+    (``argus.assume_indices(ids, below=Y.dim(0), distinct=True)``): each
+    entry is in ``[0, below)`` and, with ``distinct``, no entry repeats.
+    The verifier proves gathered rows in bounds and scattered rows written
+    once from this declaration (without it those checks are unknown) and
+    lists it among the kernel's assumptions; ``kernel[grid](...)`` checks
+    the entries before each launch. Top level of the kernel body only."""
+    from .values import TensorValue, _index_or_err
+    tr = _current_tracer()
+    if not isinstance(tensor, TensorValue):
+        raise _err(TraceError, "argus.assume_indices declares the entries of a tensor "
+                   f"parameter, got {type(tensor).__name__}",
+                   hint="pass the index tensor the kernel takes, e.g. assume_indices(ids, ...)")
+    spec = tensor.spec
+    if len(spec.shape) != 1 or not str(spec.dtype).startswith(("i", "u")):
+        raise _err(TraceError, f"argus.assume_indices expects a 1-D integer tensor, got "
+                   f"{tensor.pyname} of shape {tuple(spec.shape)} and type {spec.dtype}")
+    if tr.depth != 0:
+        raise _err(TraceError, "argus.assume_indices states a kernel precondition: call it "
+                   "at the top level of the kernel, not inside a loop")
+    bound = _index_or_err(tr, below, "argus.assume_indices(below=...)")
+    if message is None:
+        message = (f"the entries of {tensor.pyname} are " + ("distinct and " if distinct else "")
+                   + "below the bound")
+    tr.b.assume_indices(tensor.h, bound.h, bool(distinct), str(message), tr.loc(_user_loc(2)))
+
+
 def _for_target_name() -> Optional[str]:
     """The variable of the user's ``for NAME in argus.range(...)`` (the
     first one of ``for NAME, ... in loop``), read from the bytecode after

@@ -64,3 +64,10 @@ module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", blo
 // expected-error @+1 {{grid extent 'div' takes two operands}}
 module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], grid = [{extent = {div = [{arg = 1}]}}, {extent = 1}, {extent = 1}]>}} {
 }
+
+// -----
+
+// An index precondition names its argument, distinctness and message.
+// expected-error @+1 {{an index precondition is a dictionary with 'arg', 'distinct' and 'message'}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "gfx942", block = [256, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], indices = [{arg = 1 : i64}]>}} {
+}

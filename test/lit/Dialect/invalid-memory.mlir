@@ -315,3 +315,40 @@ func.func @im2col_written(%X: memref<?x?x?x?xf16>, %i: index) {
   argus.copy %t, %v threads "(128,16):(1,128)" : !argus.tile<64x32xf16, shared, "(64,32):(32,1)">, !argus.tile<64x32xf16, global>
   return
 }
+
+// -----
+
+func.func @assume_indices_2d(%ids: memref<?x?xi32>, %n: index) {
+  // expected-error @+1 {{'argus.assume_indices' op expects a 1-D tensor of integers (row indices), got 'memref<?x?xi32>'}}
+  argus.assume_indices %ids below %n, "rows" : memref<?x?xi32>
+  return
+}
+
+// -----
+
+func.func @assume_indices_float(%ids: memref<?xf32>, %n: index) {
+  // expected-error @+1 {{expects a 1-D tensor of integers}}
+  argus.assume_indices %ids below %n, "rows" : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @assume_indices_not_argument(%n: index) {
+  %ids = memref.alloc(%n) : memref<?xi32>
+  // expected-error @+1 {{declares the entries of a kernel argument; the tensor here is not one}}
+  argus.assume_indices %ids below %n distinct, "rows" : memref<?xi32>
+  return
+}
+
+// -----
+
+func.func @assume_indices_in_loop(%ids: memref<?xi32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{states a kernel precondition and must be at the top level of the kernel body, not inside 'scf.for'}}
+    argus.assume_indices %ids below %n, "rows" : memref<?xi32>
+  }
+  return
+}

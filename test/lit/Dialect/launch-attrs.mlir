@@ -36,3 +36,13 @@ module attributes {argus.launch = {k = #argus.kernel_launch<chip = "sm_90a",
     grid = [{extent = {div = [{size = [0, 0]}, 64]}, assume = "M = 64 * grid_dim.x", exact = true},
             {extent = "free"}, {extent = 1}]>}} {
 }
+
+// -----
+
+// Index preconditions (argus.assume_indices) as the host checks them.
+// CHECK-LABEL: module attributes {argus.launch = {k = #argus.kernel_launch<chip = "sm_90a", block = [128, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [], indices = [{arg = 2 : i64, below = {size = [1, 0]}, distinct = true, message = "ids are distinct rows of Y"}]>}}
+module attributes {argus.launch = {k = #argus.kernel_launch<chip = "sm_90a",
+    block = [128, 1, 1], dynamic_smem = 0, params = [], tensor_maps = [],
+    indices = [{arg = 2 : i64, distinct = true, message = "ids are distinct rows of Y",
+                below = {size = [1, 0]}}]>}} {
+}

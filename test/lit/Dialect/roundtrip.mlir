@@ -186,3 +186,13 @@ func.func @tags_and_regions(%x: !T, %i: index, %j: index) {
   argus.region.end id 1
   return
 }
+
+// A data precondition on an index tensor (with and without `distinct`).
+// CHECK-LABEL: func.func @assume_indices
+// CHECK: argus.assume_indices %{{.*}} below %{{.*}} distinct, "ids are distinct" : memref<?xi32>
+// CHECK: argus.assume_indices %{{.*}} below %{{.*}}, "rows of X" : memref<?xi64>
+func.func @assume_indices(%ids: memref<?xi32>, %rows: memref<?xi64>, %n: index) {
+  argus.assume_indices %ids below %n distinct, "ids are distinct" : memref<?xi32>
+  argus.assume_indices %rows below %n, "rows of X" : memref<?xi64>
+  return
+}

@@ -109,6 +109,10 @@ func.func @moe_grouped_gemm_ws(%X: memref<?x4096xbf16>, %W: memref<?x?xbf16>,
   %sz_yn = arith.cmpi eq, %sz_y1, %sz_N : index
   %sz_n = arith.andi %sz_wn, %sz_yn : i1
   argus.assume %sz_n, "W and Y have N = 256 * grid_dim.y columns"
+  %sz_x0 = memref.dim %X, %c0 : memref<?x4096xbf16>
+  %sz_y0 = memref.dim %Y, %c0 : memref<?x?xbf16>
+  argus.assume_indices %sorted_rows below %sz_x0, "sorted_rows are rows of X" : memref<?xi32>
+  argus.assume_indices %sorted_ids below %sz_y0 distinct, "sorted_ids are distinct rows of Y" : memref<?xi32>
 
   // The expert of this block.
   %e_i32 = memref.load %block_expert[%by] : memref<?xi32>

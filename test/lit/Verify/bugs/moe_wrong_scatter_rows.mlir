@@ -65,6 +65,11 @@ func.func @moe_grouped_gemm(%X: memref<?x4096xbf16>, %W: memref<?x?xbf16>,
   %sz_yn = arith.cmpi eq, %sz_y1, %sz_N : index
   %sz_n = arith.andi %sz_wn, %sz_yn : i1
   argus.assume %sz_n, "W and Y have N = 64 * grid_dim.x columns"
+  %sz_x0 = memref.dim %X, %c0 : memref<?x4096xbf16>
+  %sz_y0 = memref.dim %Y, %c0 : memref<?x?xf32>
+  %sz_yx = arith.cmpi eq, %sz_y0, %sz_x0 : index
+  argus.assume %sz_yx, "Y has a row per token of X"
+  argus.assume_indices %sorted_ids below %sz_x0 distinct, "sorted_ids are distinct token rows" : memref<?xi32>
 
   // Routing: the expert of this block and the tokens it gathers.
   argus.region.begin "route" id 1
