@@ -249,13 +249,19 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   func.walk([&](Operation *op) {
     if (auto a = dyn_cast<TagAssertOp>(op))
       out.push_back([this, a](Results &r) { r.push_back(checkAssert(a)); });
-    // Declared reduction ranges are assertions too.
-    if (auto decl = dyn_cast<ReducedOp>(op))
+  });
+  // Declared reduction ranges are assertions too; after reduction-coverage
+  // (when it runs), which finds the direction of the loops' walks.
+  auto reducedRanges = [&] {
+    func.walk([&](ReducedOp decl) {
       out.push_back(
           [this, decl](Results &r) { r.push_back(checkReducedRange(decl)); });
-  });
-  if (!opts.implicitChecks)
+    });
+  };
+  if (!opts.implicitChecks) {
+    reducedRanges();
     return out;
+  }
   func.walk([&](Operation *op) {
     if (isa<LoadOp, CopyOp, CopyAsyncOp, TmaStoreOp>(op) &&
         isSharedTile(op->getOperand(0)))
@@ -298,6 +304,7 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   });
   out.push_back([this](Results &r) { checkViews(r); });
   out.push_back([this](Results &r) { checkReductions(r); });
+  reducedRanges();
   out.push_back([this](Results &r) { checkBounds(r); });
   out.push_back([this](Results &r) { checkAlignment(r); });
   out.push_back([this](Results &r) { checkOutputs(r); });

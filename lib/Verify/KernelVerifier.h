@@ -123,6 +123,10 @@ private:
   /// is already reported as wrong, and its queries can be very slow (a ring
   /// index modulo 1023 into a 3-stage buffer took a minute of Z3).
   std::map<mlir::Operation *, CheckResult> stageRange;
+  /// By reduction loop: whether reduction-coverage proved it walking its
+  /// tiles downward (a causal attention), so that reduction-range asks that
+  /// reading first instead of paying for the other one's counterexample.
+  std::map<mlir::Operation *, bool> walksDown;
   std::map<mlir::Operation *, mlir::Operation *> brokenBuffers;
   /// The first broken buffer reached from `site`'s operands (through
   /// defining ops, loop-carried values and loop bounds), with its stage op.

@@ -580,6 +580,7 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
         std::optional<z3::model> none;
         if (solve({bad || anyCut}, none) == z3::unsat) {
           closedForm = true;
+          walksDown[loop] = dir < 0;
           break;
         }
       }
@@ -1228,16 +1229,18 @@ CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
       anyCut = anyCut || r.cut;
     }
     std::optional<z3::model> mdl;
-    if (solve({in.guard && ((defined && !upOk) || (ok && anyCut))}, mdl) ==
-        z3::unsat) {
-      res.status = Status::Proved;
-      return;
-    }
-    if (solve({in.guard && ((defined && !downOk) || (ok && anyCut))}, mdl) ==
-        z3::unsat) {
-      res.status = Status::Proved;
-      return;
-    }
+    // Either reading proves the range; the one reduction-coverage found
+    // first.
+    std::vector<z3::expr> readings = {upOk, downOk};
+    if (auto it = walksDown.find(loop);
+        loop && it != walksDown.end() && it->second)
+      std::swap(readings[0], readings[1]);
+    for (const z3::expr &okReading : readings)
+      if (solve({in.guard && ((defined && !okReading) || (ok && anyCut))},
+                mdl) == z3::unsat) {
+        res.status = Status::Proved;
+        return;
+      }
     // The reading the loop's direction asks for (upward unless it walks
     // down), its violation.
     z3::expr badUp = in.guard && defined && !upOk;
