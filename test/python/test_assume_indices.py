@@ -121,3 +121,20 @@ def test_launch_checks_the_entries_before_running(need_verifier, monkeypatch):
     ck = k.compile()
     assert ck.launch["indices"] == [{"arg": 2, "below": {"size": [1, 0]}, "distinct": True,
                                      "message": "ids are rows of Y"}]
+
+
+def test_view_tag_with_a_python_int_slab_offset_is_proved(need_verifier):
+    """A Python int slab index folded into both the view's offset and the tag
+    lambda (k = 32 + k) is the view's offset, as a traced one is: view-tag
+    proves it (it used to be a false alarm)."""
+    @argus.kernel(target="sm_90a", block=128)
+    def slab(A: argus.Tensor[("M", 64), "f32"], Y: argus.Tensor[("M", 32), "f32"]):
+        argus.assume(A.dim(0).eq(argus.grid_dim("x") * 128), "A has 128 rows per block")
+        m0 = argus.block_id("x") * 128
+        k0 = 32  # a Python int: folded into the view and the map
+        a = argus.load(argus.tag(argus.view(A, (m0, k0), (128, 32)),
+                                 lambda m, k: (m0 + m, k0 + k)), layout="(128,32):(1,128)")
+        argus.store(a, argus.view(Y, (m0, 0), (128, 32)))
+
+    r = slab.verify(raise_on_violation=False)
+    assert {c.status for c in r.checks if c.kind == "view-tag"} == {"proved"}, r.summary()
