@@ -407,6 +407,28 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
       }
   }
 
+  // (L14) trailing zeros of the low bits of a product (an alignment
+  // check's address row * K, taken modulo the vector's bytes): a factor
+  // that is a multiple of 2^j makes the product one (K % 8 == 0 aligns
+  // every row; the abstraction's fresh product variable forgets it). Only
+  // narrow products (such low-bit extracts): on full-width products of tile
+  // arithmetic the lemmas cost more search than they save.
+  std::set<unsigned> lowBitsDone;
+  for (auto &[id, entry] : c.products.byKey) {
+    const z3::expr &d = entry.first;
+    for (auto &[a, p] : entry.second) {
+      unsigned w = p.get_sort().bv_size();
+      if (w > 8 || !lowBitsDone.insert(p.id()).second)
+        continue;
+      for (unsigned bits = 1; bits <= w; ++bits) {
+        uint64_t m = (uint64_t(1) << bits) - 1;
+        z3::expr mask = ctx.bv_val(m, w), zero = ctx.bv_val(0, w);
+        out.push_back(z3::implies((a & mask) == zero || (d & mask) == zero,
+                                  (p & mask) == zero));
+      }
+    }
+  }
+
   // (L3) between the two sides of each equality, per shared radix.
   for (auto &[a, b] : c.equalities)
     for (auto &[ca, ta] : radixForms(a))
