@@ -555,10 +555,9 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     // range. One read chain (at a free iteration) instead of three (an
     // element, its successor in the same iteration and the next one's
     // first): asked first, as one query per direction; the step queries
-    // below run only when it fails, for their counterexamples.
-    // A's element (i, kk) in any iteration; evaluated after the starts, so
-    // that dropping it leaves them to the end check when the closed form
-    // proves the walk.
+    // below run only when it fails, for their counterexamples. A's element
+    // (i, kk) is evaluated after the starts, so that dropping it when the
+    // closed form proves the walk leaves them to the end check.
     Query::Mark beforeElement = Q.mark();
     size_t evalsBefore = evals.size();
     z3::expr d1 = ctx.bool_val(true), d2 = d1;
@@ -570,13 +569,12 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
       for (int dir : {1, -1}) {
         if (dir < 0 && !declaredStart)
           break;
-        z3::expr off =
-            z3::ite(ctx.bool_val(dir > 0), t * bv(bk), bv(0) - t * bv(bk));
+        z3::expr off = dir > 0 ? t * bv(bk) : bv(0) - t * bv(bk);
         z3::expr bad = ctx.bool_val(false);
         for (size_t i = 0; i < fields.size(); ++i)
-          bad = bad || (d1 && starts[i].defined &&
-                        field(t1, fields[i], mma) !=
-                            starts[i].value + off.simplify() + kk);
+          bad =
+              bad || (d1 && starts[i].defined &&
+                      field(t1, fields[i], mma) != starts[i].value + off + kk);
         std::optional<z3::model> none;
         if (solve({bad || anyCut}, none) == z3::unsat) {
           closedForm = true;
