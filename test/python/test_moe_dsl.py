@@ -28,6 +28,10 @@ def test_twin_proves_every_check(need_verifier, hidden):
     k = moe.make_moe_grouped_gemm_ws(hidden=hidden, name=f"moe_{hidden}")
     r = k.verify(strict=True)
     assert r.proved, r.summary()
+    # The scatter is written once per slot, from the declared routing data.
+    assert "output-once" in {c.kind for c in r.checks}
+    assert any(a.startswith("data: sorted_ids are distinct rows of Y")
+               for a in r.report["kernels"][0]["assumptions"])
     kinds = {c.kind for c in r.checks}
     # The weight ring's protocol, the consumers' gather ring, the expert
     # pairing and the reduction over all of K.
@@ -48,6 +52,13 @@ def test_compiles_to_ptx_with_gathered_cp_async_and_no_local_memory():
     # table in local memory.
     assert ".local" not in asm
     assert ck.launch["dynamic_smem"] == 4 * (128 * 64 + 64 * 256) * 2 + 64
+    # The routing's declared data, for the host to check before a launch:
+    # token rows below X's rows, slot ids distinct and below Y's rows.
+    rules = {r["message"]: r for r in ck.launch["indices"]}
+    assert rules["sorted_rows are rows of X"]["distinct"] is False
+    assert rules["sorted_rows are rows of X"]["below"] == {"size": [0, 0]}
+    assert rules["sorted_ids are distinct rows of Y"]["distinct"] is True
+    assert rules["sorted_ids are distinct rows of Y"]["below"] == {"size": [2, 0]}
 
 
 BUGS = [
