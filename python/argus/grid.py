@@ -66,6 +66,38 @@ def launch_grid(rule, args: Sequence[Any]) -> tuple:
     return tuple(grid)
 
 
+def _first_bad(values, bound, distinct):
+    """(kind, position, other position) of the first entry outside [0, bound)
+    (bound None: unchecked) or, with ``distinct``, repeating an earlier one;
+    None when every entry is fine. ``values`` is a numpy array (vectorised:
+    routing tables have millions of entries) or a list."""
+    if hasattr(values, "dtype"):  # numpy
+        import numpy as np
+        v = values.astype(np.int64, copy=False)
+        if bound is not None and v.size:
+            out = (v < 0) | (v >= bound)
+            if out.any():
+                return ("range", int(np.argmax(out)), None)
+        if distinct and v.size:
+            _, first = np.unique(v, return_index=True)
+            if first.size != v.size:
+                seen = np.zeros(v.size, dtype=bool)
+                seen[first] = True
+                j = int(np.argmin(seen))  # the first position repeating a value
+                return ("repeat", int(np.argmax(v == v[j])), j)
+        return None
+    first = {}
+    for pos, x in enumerate(values):
+        x = int(x)
+        if bound is not None and not 0 <= x < bound:
+            return ("range", pos, None)
+        if distinct:
+            if x in first:
+                return ("repeat", first[x], pos)
+            first[x] = pos
+    return None
+
+
 def check_indices(rules, args: Sequence[Any]) -> None:
     """Checks a launch's index tensors against the kernel's data
     preconditions (``argus.assume_indices``: the launch ABI's ``indices``),
@@ -76,27 +108,24 @@ def check_indices(rules, args: Sequence[Any]) -> None:
         arg, why = rule["arg"], rule["message"]
         x = args[arg]
         if hasattr(x, "detach"):  # a torch tensor
-            x = x.detach().cpu()
-        values = x.tolist() if hasattr(x, "tolist") else list(x)
-        if values and isinstance(values[0], list):
+            x = x.detach().cpu().numpy()
+        values = x if hasattr(x, "dtype") and hasattr(x, "ndim") else list(x)
+        nested = isinstance(values, list) and values and isinstance(values[0], (list, tuple))
+        if getattr(values, "ndim", 1) != 1 or nested:
             raise ArgusError(f"argument {arg}: argus.assume_indices declares a 1-D index "
                              f"tensor (\"{why}\"), got a nested array")
         below = rule.get("below")
-        if below is not None:
-            bound = _extent(below, args, "indices", why)
-            for pos, v in enumerate(values):
-                if not 0 <= int(v) < bound:
-                    raise ArgusError(
-                        f"argument {arg}: entry {pos} is {int(v)}, outside [0, {bound}): the "
-                        f"kernel was proved for launches where \"{why}\"",
-                        hint="fix the indices (or the tensor they index) before the launch")
-        if rule.get("distinct"):
-            first = {}
-            for pos, v in enumerate(values):
-                if int(v) in first:
-                    raise ArgusError(
-                        f"argument {arg}: entries {first[int(v)]} and {pos} are both "
-                        f"{int(v)}: the kernel was proved for launches where \"{why}\" "
-                        "(distinct entries)",
-                        hint="a repeated index makes two positions write one row")
-                first[int(v)] = pos
+        bound = _extent(below, args, "indices", why) if below is not None else None
+        bad = _first_bad(values, bound, bool(rule.get("distinct")))
+        if bad is None:
+            continue
+        kind, pos, other = bad
+        if kind == "range":
+            raise ArgusError(
+                f"argument {arg}: entry {pos} is {int(values[pos])}, outside [0, {bound}): the "
+                f"kernel was proved for launches where \"{why}\"",
+                hint="fix the indices (or the tensor they index) before the launch")
+        raise ArgusError(
+            f"argument {arg}: entries {pos} and {other} are both {int(values[pos])}: the "
+            f"kernel was proved for launches where \"{why}\" (distinct entries)",
+            hint="a repeated index makes two positions write one row")

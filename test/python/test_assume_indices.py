@@ -138,3 +138,24 @@ def test_view_tag_with_a_python_int_slab_offset_is_proved(need_verifier):
 
     r = slab.verify(raise_on_violation=False)
     assert {c.status for c in r.checks if c.kind == "view-tag"} == {"proved"}, r.summary()
+
+
+@pytest.mark.parametrize("ids,match", [
+    ([3, 0, 4, 1], "entry 2 is 4, outside \\[0, 4\\)"),
+    ([3, -1, 2, 1], "entry 1 is -1"),
+    ([3, 0, 3, 1], "entries 0 and 2 are both 3"),
+    ([2, 1, 0, 1], "entries 1 and 3 are both 1"),
+])
+def test_check_indices_numpy_names_the_same_entry_as_lists(ids, match):
+    np = pytest.importorskip("numpy")
+    for form in (ids, np.array(ids, dtype=np.int32)):
+        with pytest.raises(argus.ArgusError, match=match):
+            check_indices(RULES, [None, _Shaped(4, 8), form])
+
+
+def test_check_indices_rejects_a_nested_array():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(argus.ArgusError, match="1-D index tensor"):
+        check_indices(RULES, [None, _Shaped(4, 8), np.zeros((2, 2), dtype=np.int32)])
+    with pytest.raises(argus.ArgusError, match="1-D index tensor"):
+        check_indices(RULES, [None, _Shaped(4, 8), [[1, 2], [3, 0]]])
