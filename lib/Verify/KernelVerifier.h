@@ -127,6 +127,8 @@ private:
   /// tiles downward (a causal attention), so that reduction-range asks that
   /// reading first instead of paying for the other one's counterexample.
   std::map<mlir::Operation *, bool> walksDown;
+  /// Whether the last loop proved from a declared start walked down.
+  bool declaredWalkDown = false;
   std::map<mlir::Operation *, mlir::Operation *> brokenBuffers;
   /// The first broken buffer reached from `site`'s operands (through
   /// defining ops, loop-carried values and loop bounds), with its stage op.

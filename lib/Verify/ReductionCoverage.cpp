@@ -566,9 +566,15 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
     {
       z3::expr t = step == 1 ? iv - lb : z3::udiv(iv - lb, bv(step));
       z3::expr anyCut = cutSoFar();
-      for (int dir : {1, -1}) {
+      // A kernel's declared-start loops tend to walk one way (a causal
+      // attention's query tiles all walk down): the direction the previous
+      // one took is asked first. Only the order of two queries depends on it.
+      std::vector<int> dirs = {1, -1};
+      if (declaredStart && declaredWalkDown)
+        dirs = {-1, 1};
+      for (int dir : dirs) {
         if (dir < 0 && !declaredStart)
-          break;
+          continue;
         z3::expr off = dir > 0 ? t * bv(bk) : bv(0) - t * bv(bk);
         z3::expr bad = ctx.bool_val(false);
         for (size_t i = 0; i < fields.size(); ++i)
@@ -579,6 +585,8 @@ KernelVerifier::checkReductionCoverage(Operation *mma, scf::ForOp loop,
         if (solve({bad || anyCut}, none) == z3::unsat) {
           closedForm = true;
           walksDown[loop] = dir < 0;
+          if (declaredStart)
+            declaredWalkDown = dir < 0;
           break;
         }
       }
