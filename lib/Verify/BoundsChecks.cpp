@@ -232,10 +232,7 @@ void KernelVerifier::checkGatheredRows(CheckResult &res, GatherViewOp gather,
   if (!src || src->declared.empty()) {
     res.status = Status::Unknown;
     res.reason =
-        "the rows of '" + name + "' are " +
-        (src ? "entries of '" + src->indexView.getName().str() + "'"
-             : std::string("indices not loaded from a view of a kernel "
-                           "argument")) +
+        "the rows of '" + name + "' are " + gatherRowsOrigin(src) +
         ", data the verifier cannot see; declare their range with "
         "`argus.assume_indices %tensor below %rows` (the launcher checks it)";
     return;

@@ -429,10 +429,11 @@ private:
     /// An atomic accumulation (argus.store atomic KIND), or a plain read of
     /// a tensor that is accumulated into (for atomic-race).
     bool atomic = false, read = false;
-    /// A gathered write whose rows are its index tensor's positions (the
-    /// entries declared distinct, so distinct positions are distinct rows):
-    /// its dimension 0 is the position, from the index view's offset.
-    bool positions = false;
+    /// For a gathered write whose rows are its index tensor's positions
+    /// (the entries declared distinct, so distinct positions are distinct
+    /// rows): the view the indices are loaded from; its dimension 0 is the
+    /// position, from that view's offset. Null otherwise.
+    mlir::argus::ViewOp positions;
   };
   /// Which pairs of accesses a pair check examines, and how it names them.
   struct PairRule {

@@ -215,15 +215,11 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
       std::optional<GatherSource> src;
       if (g && !((src = gatherSource(g)) && src->distinct())) {
         res.status = Status::Unknown;
-        res.reason =
-            "distinct rows of the tile are rows of '" + g.getName().str() +
-            "' named by " +
-            (src ? "entries of '" + src->indexView.getName().str() + "'"
-                 : std::string("indices not loaded from a view of a "
-                               "kernel argument")) +
-            ", which may repeat; declare them distinct with "
-            "`argus.assume_indices %tensor below %rows distinct` "
-            "(the launcher checks it)";
+        res.reason = "distinct rows of the tile are rows of '" +
+                     g.getName().str() + "' named by " + gatherRowsOrigin(src) +
+                     ", which may repeat; declare them distinct with "
+                     "`argus.assume_indices %tensor below %rows distinct` "
+                     "(the launcher checks it)";
       }
     } else if (r == z3::unknown) {
       res.status = Status::Unknown;

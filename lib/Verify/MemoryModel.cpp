@@ -102,6 +102,13 @@ std::optional<GatherSource> gatherSource(GatherViewOp gather) {
   return s;
 }
 
+std::string gatherRowsOrigin(const std::optional<GatherSource> &src) {
+  if (!src)
+    return "indices not loaded from a view of a kernel argument";
+  ViewOp view = src->indexView; // the op's accessors are not const
+  return "entries of '" + view.getName().str() + "'";
+}
+
 bool readsRoot(Operation *p, Value root) {
   if (isa<LoadOp, CopyOp, CopyAsyncOp, TmaStoreOp>(p))
     return isSharedTile(p->getOperand(0)) &&

@@ -100,6 +100,9 @@ struct GatherSource {
 /// The source of `gather`'s indices; nullopt when they are computed or
 /// loaded some other way.
 std::optional<GatherSource> gatherSource(mlir::argus::GatherViewOp gather);
+/// What names a gather's rows, for diagnostics: "entries of 'ids'", or
+/// that the indices come from no view of a kernel argument.
+std::string gatherRowsOrigin(const std::optional<GatherSource> &src);
 
 //===----------------------------------------------------------------------===//
 // Write events and synchronisation

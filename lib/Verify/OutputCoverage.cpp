@@ -220,8 +220,7 @@ KernelVerifier::writeInstance(const OutputWrite &w, bool guardOnly) {
     auto g = cast<GatherViewOp>(w.view);
     wi.offsets[1] = evalIndex(g.getCol(), wi.in);
     if (w.positions)
-      wi.offsets[0] =
-          evalIndex(gatherSource(g)->indexView.getOffsets()[0], wi.in);
+      wi.offsets[0] = evalIndex(ViewOp(w.positions).getOffsets()[0], wi.in);
   } else {
     if (mv.offsets.size() != static_cast<size_t>(rank) ||
         mv.perm.size() != static_cast<size_t>(rank))
@@ -358,7 +357,7 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
     }
     // Coverage of gathered rows is about the tensor's columns only.
     for (OutputWrite &w : ws)
-      w.positions = false;
+      w.positions = nullptr;
     out.push_back(checkCoverage(ws, once));
   }
 }
@@ -438,12 +437,9 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
         for (int64_t k = 0; k < rank; ++k) {
           e.push_back(var("element"));
           // Gathered rows as positions: inside the index tensor.
-          size.push_back(
-              k == 0 && w1.positions
-                  ? tensorSize(gatherSource(cast<GatherViewOp>(w1.view))
-                                   ->indexView.getTensor(),
-                               0)
-                  : tensorSize(tensor, k));
+          size.push_back(k == 0 && w1.positions
+                             ? tensorSize(ViewOp(w1.positions).getTensor(), 0)
+                             : tensorSize(tensor, k));
         }
         z3::expr bad =
             distinct && writesElement(w1, a, e) && writesElement(w2, *b, e);
@@ -538,9 +534,7 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
         if (w1.positions)
           cx.notes.push_back("row " + std::to_string(ge[0]) +
                              " is the position in '" +
-                             gatherSource(cast<GatherViewOp>(w1.view))
-                                 ->indexView.getName()
-                                 .str() +
+                             ViewOp(w1.positions).getName().str() +
                              "' whose entry names the row of " + name +
                              " (distinct entries: one position, one row)");
         res.counterexamples.push_back(cx);
@@ -555,30 +549,27 @@ CheckResult KernelVerifier::checkAccessPairs(std::vector<OutputWrite> &ws,
 }
 
 std::string KernelVerifier::gatheredPositions(std::vector<OutputWrite> &ws) {
-  Value indices;
+  std::vector<ViewOp> views;
   for (OutputWrite &w : ws) {
     auto g = dyn_cast_or_null<GatherViewOp>(w.view);
     if (!g)
       return "the tensor is written both through gathered rows and through "
              "plain views: which rows the gathered ones are is data";
     std::optional<GatherSource> src = gatherSource(g);
-    if (!src)
-      return "the rows of '" + g.getName().str() +
-             "' are indices not loaded from a view of a kernel argument, "
-             "which may repeat";
-    if (!src->distinct())
-      return "the rows of '" + g.getName().str() + "' are entries of '" +
-             src->indexView.getName().str() +
-             "', which may repeat; declare them distinct with "
+    if (!src || !src->distinct())
+      return "the rows of '" + g.getName().str() + "' are " +
+             gatherRowsOrigin(src) +
+             ", which may repeat; declare them distinct with "
              "`argus.assume_indices %tensor below %rows distinct` (the "
              "launcher checks it)";
-    if (indices && indices != src->indexView.getTensor())
+    if (!views.empty() &&
+        views.front().getTensor() != src->indexView.getTensor())
       return "the gathered stores take their rows from different index "
              "tensors, whose entries may name the same row";
-    indices = src->indexView.getTensor();
+    views.push_back(src->indexView);
   }
-  for (OutputWrite &w : ws)
-    w.positions = true;
+  for (auto [w, v] : llvm::zip(ws, views))
+    w.positions = v;
   return "";
 }
 
