@@ -44,6 +44,10 @@
 
 namespace argus::verify::detail {
 
+/// A `solve` budget of at most this many milliseconds is the integer
+/// solver's first glance alone (unknown when it does not decide).
+inline constexpr unsigned kGlanceMs = 2;
+
 class KernelVerifier : SymbolicTerms {
 public:
   KernelVerifier(mlir::func::FuncOp func, mlir::argus::KernelAttr kernel,
@@ -129,6 +133,12 @@ private:
   std::map<mlir::Operation *, bool> walksDown;
   /// Whether the last loop proved from a declared start walked down.
   bool declaredWalkDown = false;
+  /// By reduction loop: the reduced fields reduction-coverage proved by its
+  /// closed form walking upward (r(lb + t * step, m, kk) == start + t * BK +
+  /// kk for every iteration), so that a loop continuing its accumulator
+  /// takes where it stopped from that formula instead of a read chain at
+  /// its last iteration (the 3-stage GEMM's drain loop).
+  std::map<mlir::Operation *, std::set<std::string>> walksUpProved;
   std::map<mlir::Operation *, mlir::Operation *> brokenBuffers;
   /// The first broken buffer reached from `site`'s operands (through
   /// defining ops, loop-carried values and loop bounds), with its stage op.
@@ -384,16 +394,25 @@ private:
   void checkReductions(std::vector<CheckResult> &out);
   /// The check of `mma` in `loop` (iter_arg `idx`; none when the loop does
   /// not yield the mma's result); an empty kind when A has no reduced field.
+  /// `exactFields`: the reduced fields decided exactly up front (else
+  /// those a glance cannot show independent are tried first; see
+  /// reducedFields).
   CheckResult checkReductionCoverage(mlir::Operation *mma,
                                      mlir::scf::ForOp loop,
-                                     std::optional<unsigned> idx);
+                                     std::optional<unsigned> idx,
+                                     bool exactFields = false);
   /// `reduction-range` of an argus.reduced: the reduction behind its
   /// accumulator (a loop from a fresh accumulator, then mmas after it)
   /// covers exactly [lo, hi) of the reduced field, upward or downward.
   CheckResult checkReducedRange(mlir::argus::ReducedOp decl);
   /// A's tag fields that depend on the mma's k coordinate, those the mma's
-  /// own assertions name on `a` when there are any.
-  std::vector<std::string> reducedFields(mlir::Operation *mma);
+  /// own assertions name on `a` when there are any. With `glance`, the
+  /// fields a glance of the solver does not show independent (a superset,
+  /// without the search a witness of dependence costs); `exact` says
+  /// whether every answer was decided.
+  std::vector<std::string> reducedFields(mlir::Operation *mma,
+                                         bool glance = false,
+                                         bool *exact = nullptr);
   /// Where a reduced field ends: the tensor argument `arg` whose global
   /// coordinate `dim` the field equals at every tag op naming it, and the
   /// view's bound of that dimension (none for a view that is not clipped

@@ -178,7 +178,7 @@ static constexpr unsigned kIntegerWallSlack = 12;
 /// many bit selections (a layout's thread and lane decompositions, where
 /// the integer solver splits on every quotient and counts work sparsely,
 /// down to 400 units per millisecond) are the bit-blaster's.
-static constexpr unsigned kIntegerGlanceMs = 2;
+static constexpr unsigned kIntegerGlanceMs = kGlanceMs;
 static constexpr unsigned kIntegerGlanceWallSlack = 50;
 /// Lifting a model: with every variable fixed the query is a propagation;
 /// with only the products' inputs fixed it is a search without multiplier
@@ -532,9 +532,12 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   // running the two in that order: the bit-blaster's, when it decides (the
   // integer solver is stopped), else the integer solver's; an unsat of the
   // integer solver ends the bit-blaster early (both would be unsat).
-  if (integers)
+  if (integers) {
     if (Answer a = integerSolved(kIntegerGlanceMs, kIntegerGlanceWallSlack))
       return *a;
+    if (limit <= kIntegerGlanceMs)
+      return z3::unknown; // a glance was asked for
+  }
   if (!abstractionSat) {
     BackgroundSolver *racing = nullptr;
     if (integers) {
