@@ -251,22 +251,6 @@ void KernelVerifier::walkBefore(Operation *op, const Inst &in, Value root,
   walkBefore(loop, outer, root, kind, out, evRev);
 }
 
-/// Whether a read through `r` and a whole-stage write through `w` address
-/// one buffer's stages through the same layout (a bijection onto a stage,
-/// checked by checkFullStage for `w`).
-static bool sameStageLayout(const MemView &r, const MemView &w) {
-  auto identity = [](const std::vector<unsigned> &p) {
-    for (unsigned k = 0; k < p.size(); ++k)
-      if (p[k] != k)
-        return false;
-    return true;
-  };
-  return r.shared && w.shared && r.root == w.root && r.stage && w.stage &&
-         r.cosz == w.cosz && r.cosz > 0 && (r.cosz & (r.cosz - 1)) == 0 &&
-         r.shape == w.shape && r.layout == w.layout && identity(r.perm) &&
-         identity(w.perm);
-}
-
 /// All coordinates `c` inside `shape`.
 z3::expr KernelVerifier::inShape(const std::vector<z3::expr> &c,
                                  const std::vector<int64_t> &shape) {
@@ -303,6 +287,11 @@ Tags KernelVerifier::readShared(const MemView &mv,
   z3::expr defined = ctx.bool_val(false), cut = ctx.bool_val(false),
            unsync = ctx.bool_val(false);
   std::vector<std::pair<z3::expr, Tags>> tagChain;
+  // The writing (thread, slot) of the latest writer: at most one candidate
+  // is selected, so candidates writing through one thread layout share the
+  // variables (and the terms of the layout's inverse, where the written
+  // coordinate is the same), which the solver then decomposes once.
+  std::vector<std::pair<L::Layout, std::pair<z3::expr, z3::expr>>> writerVars;
   for (Candidate &cd : cands) {
     if (cd.cutoff) {
       z3::expr sel = cd.inst.guard && !prevActive;
@@ -344,8 +333,16 @@ Tags KernelVerifier::readShared(const MemView &mv,
     std::optional<z3::expr> wt, wsl;
     if (!wantTags) {
       L::Layout tvl = *accessLayout(cd.op);
-      wt = rangeVar("writer_thread", tvl.mode(0).size());
-      wsl = rangeVar("writer_slot", tvl.mode(1).size());
+      auto known = llvm::find_if(writerVars,
+                                 [&](const auto &e) { return e.first == tvl; });
+      if (known == writerVars.end()) {
+        writerVars.push_back({tvl,
+                              {rangeVar("writer_thread", tvl.mode(0).size()),
+                               rangeVar("writer_slot", tvl.mode(1).size())}});
+        known = std::prev(writerVars.end());
+      }
+      wt = known->second.first;
+      wsl = known->second.second;
       assume(sel, tvLin(tvl, *wt, *wsl, sel) == lin(cw, wv.shape));
       z3::expr viol = unsynchronised(ctx, cd, *wt, tr);
       if (readsThroughAsyncProxy(reader))

@@ -192,9 +192,10 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
     // element from its first holder only (as lowered).
     z3::expr writers = ctx.bool_val(true);
     auto store = dyn_cast<StoreOp>(w);
+    std::optional<std::vector<int64_t>> masks;
     if (!mv.shared && store && L::isReplicated(l) &&
         isReplicaUniform(store.getValue())) {
-      std::optional<std::vector<int64_t>> masks = L::firstHolderMasks(l);
+      masks = L::firstHolderMasks(l);
       if (!masks)
         unsupported("the register layout holds an element in two slots of "
                     "one thread (the lowering rejects the store)");
@@ -204,8 +205,33 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
                     z3::implies(s1 == bv(v), (t1 & bv((*masks)[v])) == bv(0)) &&
                     z3::implies(s2 == bv(v), (t2 & bv((*masks)[v])) == bv(0));
     }
+    // The addresses depend on the layouts alone (constants): the writers'
+    // addresses, enumerated, decide it when none repeats; the solver is
+    // asked only for a collision's witness.
+    auto noConcreteCollision = [&]() {
+      int64_t s0 = l.mode(0).size(), slots = l.mode(1).size();
+      int64_t n = 1;
+      for (int64_t d : shape)
+        n *= d;
+      if (l.rank() != 2 || n <= 0 || s0 * slots > (int64_t(1) << 22))
+        return false;
+      std::vector<int64_t> addrs;
+      addrs.reserve(s0 * slots);
+      for (int64_t sl = 0; sl < slots; ++sl)
+        for (int64_t t = 0; t < s0; ++t) {
+          if (masks && sl < static_cast<int64_t>(masks->size()) &&
+              (t & (*masks)[sl]))
+            continue; // not the element's first holder: does not store
+          int64_t c = ((l(t + s0 * sl) % n) + n) % n;
+          addrs.push_back(mv.shared ? ml(c) : c);
+        }
+      llvm::sort(addrs);
+      return std::adjacent_find(addrs.begin(), addrs.end()) == addrs.end();
+    };
     std::optional<z3::model> m;
-    z3::check_result r = solve({same, writers, t1 != t2 || s1 != s2}, m);
+    z3::check_result r = noConcreteCollision()
+                             ? z3::unsat
+                             : solve({same, writers, t1 != t2 || s1 != s2}, m);
     if (r == z3::unsat) {
       res.status = Status::Proved;
       // Distinct rows of a gathered store are distinct tensor rows only
@@ -346,6 +372,7 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
     std::vector<Candidate> cands;
     std::vector<SyncEvent> evRev;
     walkBefore(w, in, wv.root, kind, cands, evRev);
+    bool wholeStage = wv.shared && checkFullStage(w).empty();
     z3::expr viol = ctx.bool_val(false), cut = ctx.bool_val(false);
     struct Hit {
       z3::expr cond;
@@ -385,8 +412,18 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
           Q.cons.push_back(z3::ult(tr, bv(threads)));
           cr = coordVars("reader_coord", rv.shape);
         }
-        z3::expr raddr =
-            *rv.base + memOffset(rv.layout, rv.shape, cr, cd.inst.guard);
+        // The same element: through one bijective stage layout (this
+        // write's, checked whole-stage), the same stage and coordinate.
+        z3::expr sameElement = ctx.bool_val(true);
+        if (wholeStage && sameStageLayout(wv, rv)) {
+          sameElement = *rv.base == *wv.base;
+          for (size_t k = 0; k < cw.size(); ++k)
+            sameElement = sameElement && cr[k] == cw[k];
+        } else {
+          sameElement =
+              *rv.base + memOffset(rv.layout, rv.shape, cr, cd.inst.guard) ==
+              addr;
+        }
         // Program order orders one thread's own accesses and nothing else;
         // asynchronous reads (wgmma operands, bulk stores) last until their
         // group retires.
@@ -394,7 +431,7 @@ CheckResult KernelVerifier::checkPriorAccesses(Operation *w, AccessKind kind) {
             war && !readsThroughAsyncProxy(cd.op)
                 ? (!sameThread(ctx, cd, tr, tw) && !barrierOrders(ctx, cd, tr))
                 : unsynchronised(ctx, cd, tr, tw);
-        z3::expr cond = cd.inst.guard && raddr == addr && unordered;
+        z3::expr cond = cd.inst.guard && sameElement && unordered;
         viol = viol || cond;
         hits.push_back({cond, cd.op, tr, sr, cr, cd.inst});
       }

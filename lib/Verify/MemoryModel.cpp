@@ -276,4 +276,17 @@ z3::expr notFencedForAsyncProxy(z3::context &ctx, const Candidate &cd,
   return !fenced;
 }
 
+bool sameStageLayout(const MemView &a, const MemView &b) {
+  auto identity = [](const std::vector<unsigned> &p) {
+    for (unsigned k = 0; k < p.size(); ++k)
+      if (p[k] != k)
+        return false;
+    return true;
+  };
+  return a.shared && b.shared && a.root == b.root && a.stage && b.stage &&
+         a.cosz == b.cosz && a.cosz > 0 && (a.cosz & (a.cosz - 1)) == 0 &&
+         a.shape == b.shape && a.layout == b.layout && identity(a.perm) &&
+         identity(b.perm);
+}
+
 } // namespace argus::verify::detail

@@ -80,6 +80,13 @@ struct MemView {
   std::vector<DirectTag> direct;
 };
 
+/// Whether two views address one buffer's stages through the same layout,
+/// stages a power of two apart: when that layout is a bijection onto a
+/// stage (checkFullStage of a write through either), two accesses hit one
+/// address iff they are in the same stage at the same tile coordinate, so
+/// the solver need not invert the layout (a swizzle).
+bool sameStageLayout(const MemView &a, const MemView &b);
+
 /// The view op (argus.view, gather_view or im2col_view) a memory tile looks
 /// through tags, transposes and reinterprets to; null when there is none
 /// (globalViewOf stops at a reinterpret).

@@ -546,8 +546,11 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
                        b.rlimit, b.timeoutMs);
       racing = &background;
     }
+    // Without a racing integer stage or an abstraction, the probe is the
+    // full query under a smaller budget: a probe that runs out would only
+    // be asked again from scratch.
     Answer probe;
-    if (!racing || !racing->decided())
+    if (racing ? !racing->decided() : !exact)
       probe = bitBlasted(kProbeMs, "probe", racing);
     if (racing) {
       BackgroundSolver::Answer in = racing->wait();
