@@ -133,6 +133,17 @@ private:
   std::map<mlir::Operation *, bool> walksDown;
   /// Whether the last loop proved from a declared start walked down.
   bool declaredWalkDown = false;
+  /// Set while the caller takes whichever model a query's stages find first
+  /// (Houdini's result, for one, does not depend on its models): an integer
+  /// model then stops the bit-blasted probe it races instead of waiting for
+  /// it. Elsewhere the witness must not depend on timing.
+  bool anyModel = false;
+  /// Sets anyModel for its lifetime (an exception out of solve included).
+  struct AnyModelScope {
+    bool &flag;
+    explicit AnyModelScope(bool &f) : flag(f) { flag = true; }
+    ~AnyModelScope() { flag = false; }
+  };
   /// By reduction loop: the reduced fields reduction-coverage proved by its
   /// closed form walking upward (r(lb + t * step, m, kk) == start + t * BK +
   /// kk for every iteration), so that a loop continuing its accumulator

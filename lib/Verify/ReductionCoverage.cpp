@@ -247,8 +247,11 @@ KernelVerifier::reducedFields(Operation *mma, bool glance, bool *exact) {
       if (f == kTensorField || !t2.count(f))
         return false;
       std::optional<z3::model> mdl;
-      z3::check_result r =
-          solve({def, t1.at(f) != t2.at(f)}, mdl, -1, glance ? kGlanceMs : 0);
+      z3::check_result r = z3::unknown;
+      {
+        AnyModelScope any(anyModel); // only the answer is used
+        r = solve({def, t1.at(f) != t2.at(f)}, mdl, -1, glance ? kGlanceMs : 0);
+      }
       if (glance) {
         if (r != z3::unsat && exact)
           *exact = false;
@@ -633,7 +636,12 @@ CheckResult KernelVerifier::checkReductionCoverage(Operation *mma,
               bad || (d1 && starts[i].defined &&
                       field(t1, fields[i], mma) != starts[i].value + off + kk);
         std::optional<z3::model> none;
-        if (solve({bad || anyCut}, none) == z3::unsat) {
+        z3::check_result answer = z3::unknown;
+        {
+          AnyModelScope any(anyModel); // only the answer is used
+          answer = solve({bad || anyCut}, none);
+        }
+        if (answer == z3::unsat) {
           closedForm = true;
           walksDown[loop] = dir < 0;
           if (dir > 0)

@@ -559,7 +559,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     if (integers) {
       Budget b = budgetOf(within(kIntegerMs), kIntegerWallSlack);
       background.start(integers->assertions, wanted().terms, integerSolver,
-                       b.rlimit, b.timeoutMs);
+                       b.rlimit, b.timeoutMs, /*satDecides=*/anyModel);
       racing = &background;
     }
     // Without a racing integer stage or an abstraction, the probe is the
