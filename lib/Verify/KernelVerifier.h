@@ -138,7 +138,14 @@ private:
   /// model then stops the bit-blasted probe it races instead of waiting for
   /// it. Elsewhere the witness must not depend on timing.
   bool anyModel = false;
-  /// Sets anyModel for its lifetime (an exception out of solve included).
+  /// Set while only an unsat answer is acted on (a query asked to prove
+  /// something, whose failure leads elsewhere): a model of the abstraction
+  /// answers unknown at once instead of being lifted to the query (Z3 work
+  /// that tells nothing more here). Possibly fewer proofs (an abstraction
+  /// model may be spurious), never a wrong one.
+  bool unsatOnly = false;
+  /// Sets a flag (anyModel, unsatOnly) for its lifetime (an exception out
+  /// of solve included).
   struct AnyModelScope {
     bool &flag;
     explicit AnyModelScope(bool &f) : flag(f) { flag = true; }

@@ -250,6 +250,10 @@ KernelVerifier::reducedFields(Operation *mma, bool glance, bool *exact) {
       z3::check_result r = z3::unknown;
       {
         AnyModelScope any(anyModel); // only the answer is used
+        // At a glance, only an unsat answer (independent) counts.
+        std::optional<AnyModelScope> proofOnly;
+        if (glance)
+          proofOnly.emplace(unsatOnly);
         r = solve({def, t1.at(f) != t2.at(f)}, mdl, -1, glance ? kGlanceMs : 0);
       }
       if (glance) {
@@ -638,7 +642,8 @@ CheckResult KernelVerifier::checkReductionCoverage(Operation *mma,
         std::optional<z3::model> none;
         z3::check_result answer = z3::unknown;
         {
-          AnyModelScope any(anyModel); // only the answer is used
+          // Only a proof is acted on: a failing direction needs no model.
+          AnyModelScope any(anyModel), proofOnly(unsatOnly);
           answer = solve({bad || anyCut}, none);
         }
         if (answer == z3::unsat) {

@@ -408,6 +408,8 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   std::optional<std::set<unsigned>> inputs;
   auto accept = [&](const std::function<z3::expr(const z3::expr &)> &valueOf) {
     abstractionSat = true;
+    if (unsatOnly)
+      return false; // no model wanted: not lifted (unknown below)
     if (!vars) {
       vars = variablesOf(query);
       inputs = multiplierInputs(from);
@@ -582,6 +584,9 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     if (probe)
       return *probe;
   }
+  // Only an unsat answer was wanted, and the abstraction has a model.
+  if (unsatOnly && abstractionSat)
+    return z3::unknown;
   // 3. The abstraction, bit-blasted.
   if (!exact && !abstractionSat)
     if (Answer a = bitBlasted(kAbstractionMs, "abstracted"))
