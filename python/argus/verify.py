@@ -214,7 +214,7 @@ def verifier_available() -> bool:
         return False
 
 
-def _check_options(timeout_ms, max_counterexamples, implicit_checks) -> None:
+def _check_options(timeout_ms, max_counterexamples, implicit_checks, threads=None) -> None:
     """The verifier options' types and ranges, checked before anything runs
     (``int("maybe")``-style coercion would hide a mistake)."""
     def is_int(x):
@@ -228,27 +228,36 @@ def _check_options(timeout_ms, max_counterexamples, implicit_checks) -> None:
                          f"{max_counterexamples!r}")
     if implicit_checks is not None and not isinstance(implicit_checks, bool):
         raise ValueError(f"implicit_checks must be True or False, got {implicit_checks!r}")
+    if threads is not None and (not is_int(threads) or not 1 <= threads <= 64):
+        raise ValueError(f"threads must be an integer in [1, 64] (shards of the checks; "
+                         f"the report depends on it, never on timing), got {threads!r}")
 
 
 def verify_module(module: "_ir.Module", raise_on_violation: bool = True,
                   timeout_ms: Optional[int] = None,
                   max_counterexamples: Optional[int] = None,
                   implicit_checks: Optional[bool] = None,
-                  strict: bool = False) -> VerificationResult:
+                  strict: bool = False,
+                  threads: Optional[int] = None) -> VerificationResult:
     """Run the tag verifier on a copy of ``module``.
+
+    ``threads``: shards the checks run on (``argus-opt
+    --argus-verify-tags=threads=N``; default 1). The report depends on this
+    number only, never on timing, which is why it is not the core count.
 
     Raises :class:`InvariantViolation` when a check is violated (unless
     ``raise_on_violation=False``). With ``strict=True``, raises
     :class:`VerificationUnknown` when nothing is violated but some check is
     unknown (like ``argus-opt`` exiting 2); otherwise unknown checks are
     only listed in ``result.unknown``."""
-    _check_options(timeout_ms, max_counterexamples, implicit_checks)
+    _check_options(timeout_ms, max_counterexamples, implicit_checks, threads)
     _ir.require_pass(VERIFY_PASS, "tag verification")
     # In process, from the verifier's results: no pipeline string, no file.
     report, diags = module.verify_tags(
         timeout_ms=10000 if timeout_ms is None else timeout_ms,
         max_counterexamples=1 if max_counterexamples is None else max_counterexamples,
-        implicit_checks=True if implicit_checks is None else implicit_checks)
+        implicit_checks=True if implicit_checks is None else implicit_checks,
+        threads=1 if threads is None else threads)
     if report is None:
         raise PipelineError(f"{VERIFY_PASS} failed without a report", diags)
     checks = [Check.from_json(c) for c in report.get("checks", [])]

@@ -184,11 +184,21 @@ def test_lowering_rejects_unknown_chip():
 
 @pytest.mark.parametrize("opts", [dict(implicit_checks="maybe"), dict(implicit_checks=1),
                                   dict(max_counterexamples=0), dict(timeout_ms=-1),
-                                  dict(timeout_ms="10")])
+                                  dict(timeout_ms="10"), dict(threads=0),
+                                  dict(threads=2.0), dict(threads=True)])
 def test_verify_option_types(opts, need_verifier):
     import gemm
     with pytest.raises(ValueError):
         gemm.gemm_mfma.verify(**opts)
+
+
+def test_verify_threads_same_report(need_verifier):
+    # Shards change who runs a check, never its result.
+    import pipelined_gemm
+    one = pipelined_gemm.gemm_pipelined_2stage.verify(threads=1)
+    two = pipelined_gemm.gemm_pipelined_2stage.verify(threads=2)
+    key = lambda r: sorted((c.kind, c.location, c.status) for c in r.checks)
+    assert one.checks and key(one) == key(two)
 
 
 def test_verify_timeout_zero_means_no_limit(need_verifier):
