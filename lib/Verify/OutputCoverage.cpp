@@ -955,6 +955,9 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       auto proves = [&](bool symbolicFirst) {
         if (symbolicFirst && !other)
           other = construct(true, weak2);
+        // Only a proof is acted on (a miss tries the other order, then the
+        // witness search): no model is lifted.
+        AnyModelScope any(anyModel), proofOnly(unsatOnly);
         return solve({inside, !(symbolicFirst ? *other : covered)}, probe) ==
                z3::unsat;
       };
