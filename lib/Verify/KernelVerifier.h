@@ -127,10 +127,19 @@ private:
   /// is already reported as wrong, and its queries can be very slow (a ring
   /// index modulo 1023 into a 3-stage buffer took a minute of Z3).
   std::map<mlir::Operation *, CheckResult> stageRange;
-  /// By reduction loop: whether reduction-coverage proved it walking its
-  /// tiles downward (a causal attention), so that reduction-range asks that
-  /// reading first instead of paying for the other one's counterexample.
-  std::map<mlir::Operation *, bool> walksDown;
+  /// A reduction loop's walk as reduction-coverage proved it by its closed
+  /// form (r(lb + t * step, m, kk) == start +- t * BK + kk for every
+  /// iteration): downward (a causal attention), so that reduction-range
+  /// asks that reading first instead of paying for the other one's
+  /// counterexample; upward, for the reduced `fields`, so that a loop
+  /// continuing its accumulator takes where it stopped from the formula
+  /// instead of a read chain at its last iteration (a pipelined GEMM's
+  /// drain loop).
+  struct ProvedWalk {
+    bool down = false;
+    std::set<std::string> fields;
+  };
+  std::map<mlir::Operation *, ProvedWalk> provedWalks;
   /// Whether the last loop proved from a declared start walked down.
   bool declaredWalkDown = false;
   /// Set while the caller takes whichever model a query's stages find first
@@ -144,19 +153,6 @@ private:
   /// that tells nothing more here). Possibly fewer proofs (an abstraction
   /// model may be spurious), never a wrong one.
   bool unsatOnly = false;
-  /// Sets a flag (anyModel, unsatOnly) for its lifetime (an exception out
-  /// of solve included).
-  struct AnyModelScope {
-    bool &flag;
-    explicit AnyModelScope(bool &f) : flag(f) { flag = true; }
-    ~AnyModelScope() { flag = false; }
-  };
-  /// By reduction loop: the reduced fields reduction-coverage proved by its
-  /// closed form walking upward (r(lb + t * step, m, kk) == start + t * BK +
-  /// kk for every iteration), so that a loop continuing its accumulator
-  /// takes where it stopped from that formula instead of a read chain at
-  /// its last iteration (the 3-stage GEMM's drain loop).
-  std::map<mlir::Operation *, std::set<std::string>> walksUpProved;
   std::map<mlir::Operation *, mlir::Operation *> brokenBuffers;
   /// The first broken buffer reached from `site`'s operands (through
   /// defining ops, loop-carried values and loop bounds), with its stage op.

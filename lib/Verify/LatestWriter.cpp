@@ -393,7 +393,7 @@ Tags KernelVerifier::readShared(const MemView &mv,
       it = t.count(*it) ? std::next(it) : common.erase(it);
   }
   for (const std::string &f : common) {
-    z3::expr e = var("undef_" + f);
+    z3::expr e = var(kUndefinedTagPrefix.str() + f);
     for (auto it = tagChain.rbegin(); it != tagChain.rend(); ++it) {
       auto fi = it->second.find(f);
       // A writer without the field is never the latest here (checked).

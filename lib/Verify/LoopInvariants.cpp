@@ -11,6 +11,8 @@
 
 #include "KernelVerifier.h"
 
+#include "llvm/Support/SaveAndRestore.h"
+
 using namespace mlir;
 using namespace mlir::argus;
 
@@ -96,7 +98,7 @@ KernelVerifier::invariantFields(scf::ForOp loop) {
           z3::check_result r = z3::unknown;
           {
             // The greatest inductive subset, whichever models drop fields.
-            AnyModelScope any(anyModel);
+            llvm::SaveAndRestore<bool> any(anyModel, true);
             r = solve({ok, anyCut || anyChanged}, m);
           }
           if (r == z3::unsat)

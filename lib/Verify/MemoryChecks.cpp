@@ -210,9 +210,7 @@ CheckResult KernelVerifier::checkInjective(Operation *w) {
     // asked only for a collision's witness.
     auto noConcreteCollision = [&]() {
       int64_t s0 = l.mode(0).size(), slots = l.mode(1).size();
-      int64_t n = 1;
-      for (int64_t d : shape)
-        n *= d;
+      int64_t n = product(shape);
       if (l.rank() != 2 || n <= 0 || s0 * slots > (int64_t(1) << 22))
         return false;
       std::vector<int64_t> addrs;

@@ -46,6 +46,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <set>
@@ -957,7 +958,8 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           other = construct(true, weak2);
         // Only a proof is acted on (a miss tries the other order, then the
         // witness search): no model is lifted.
-        AnyModelScope any(anyModel), proofOnly(unsatOnly);
+        llvm::SaveAndRestore<bool> any(anyModel, true),
+            proofOnly(unsatOnly, true);
         return solve({inside, !(symbolicFirst ? *other : covered)}, probe) ==
                z3::unsat;
       };

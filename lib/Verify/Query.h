@@ -81,6 +81,10 @@ struct Inst {
 /// Tag field name -> its value as a term.
 using Tags = std::map<std::string, z3::expr>;
 
+/// The name prefix of the value a read's tag field takes where no writer
+/// may be the latest (readShared; unwritten-read reports such reads).
+inline constexpr llvm::StringLiteral kUndefinedTagPrefix = "undef_";
+
 /// A concrete re-evaluation of one symbolic step on a model. Returns an
 /// empty string when the model agrees.
 struct Fact {

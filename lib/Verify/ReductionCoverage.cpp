@@ -43,6 +43,7 @@
 #include "argus/Dialect/TagFields.h"
 #include "argus/Dialect/TagPredicate.h"
 
+#include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
@@ -161,8 +162,8 @@ static Operation *reductionOf(scf::ForOp loop, unsigned idx) {
 }
 
 /// The one value every defined leaf of an ite tree of tag values has, if
-/// one: its `undef_*` leaves stand for a read without a writer, which the
-/// unwritten-read checks report.
+/// one: its kUndefinedTagPrefix leaves stand for a read without a writer,
+/// which the unwritten-read checks report.
 static std::optional<z3::expr> definedLeafValue(const z3::expr &e) {
   std::optional<z3::expr> value;
   std::set<unsigned> seen;
@@ -179,7 +180,8 @@ static std::optional<z3::expr> definedLeafValue(const z3::expr &e) {
       if (value && !z3::eq(*value, x))
         return std::nullopt;
       value = x;
-    } else if (!x.is_const() || x.decl().name().str().rfind("undef_", 0) != 0) {
+    } else if (!x.is_const() || !llvm::StringRef(x.decl().name().str())
+                                     .starts_with(kUndefinedTagPrefix)) {
       return std::nullopt;
     }
   }
@@ -249,11 +251,9 @@ KernelVerifier::reducedFields(Operation *mma, bool glance, bool *exact) {
       std::optional<z3::model> mdl;
       z3::check_result r = z3::unknown;
       {
-        AnyModelScope any(anyModel); // only the answer is used
+        llvm::SaveAndRestore<bool> any(anyModel, true); // only the answer
         // At a glance, only an unsat answer (independent) counts.
-        std::optional<AnyModelScope> proofOnly;
-        if (glance)
-          proofOnly.emplace(unsatOnly);
+        llvm::SaveAndRestore<bool> proofOnly(unsatOnly, glance || unsatOnly);
         r = solve({def, t1.at(f) != t2.at(f)}, mdl, -1, glance ? kGlanceMs : 0);
       }
       if (glance) {
@@ -567,8 +567,9 @@ CheckResult KernelVerifier::checkReductionCoverage(Operation *mma,
       // trips * BK further (where it started when it does not run), with
       // no read chain at its last iteration. Its reads' definedness is the
       // unwritten-read checks' business.
-      if (auto it = walksUpProved.find(prev);
-          it != walksUpProved.end() && it->second.count(f)) {
+      if (auto it = provedWalks.find(prev); it != provedWalks.end() &&
+                                            !it->second.down &&
+                                            it->second.fields.count(f)) {
         z3::expr before = expectedStart(prev, pi, f, defined, depthLeft - 1);
         startNotes.push_back(loopName(prev));
         return before + tripCount(plb, pub, bv(pstep)) * bv(pbk);
@@ -643,14 +644,13 @@ CheckResult KernelVerifier::checkReductionCoverage(Operation *mma,
         z3::check_result answer = z3::unknown;
         {
           // Only a proof is acted on: a failing direction needs no model.
-          AnyModelScope any(anyModel), proofOnly(unsatOnly);
+          llvm::SaveAndRestore<bool> any(anyModel, true),
+              proofOnly(unsatOnly, true);
           answer = solve({bad || anyCut}, none);
         }
         if (answer == z3::unsat) {
           closedForm = true;
-          walksDown[loop] = dir < 0;
-          if (dir > 0)
-            walksUpProved[loop].insert(fields.begin(), fields.end());
+          provedWalks[loop] = {dir < 0, {fields.begin(), fields.end()}};
           if (declaredStart)
             declaredWalkDown = dir < 0;
           break;
@@ -1337,8 +1337,8 @@ CheckResult KernelVerifier::checkReducedRange(ReducedOp decl) {
     // Either reading proves the range; the one reduction-coverage found
     // first.
     std::vector<z3::expr> readings = {upOk, downOk};
-    if (auto it = walksDown.find(loop);
-        loop && it != walksDown.end() && it->second)
+    if (auto it = provedWalks.find(loop);
+        loop && it != provedWalks.end() && it->second.down)
       std::swap(readings[0], readings[1]);
     for (const z3::expr &okReading : readings)
       if (solve({in.guard && ((defined && !okReading) || (ok && anyCut))},

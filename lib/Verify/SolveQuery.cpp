@@ -195,14 +195,14 @@ static constexpr unsigned kLiftInputsMs = 200;
 static constexpr unsigned kAbstractionMs = 8000;
 
 namespace {
-/// The number of distinct uninterpreted constants in `assertions`.
+/// The number of variables (uninterpreted constants, of any sort) in
+/// `assertions`; forEachSubterm visits each subterm once.
 size_t variableCount(const z3::expr_vector &assertions) {
-  std::set<unsigned> vars;
+  size_t n = 0;
   forEachSubterm(assertions, [&](const z3::expr &e) {
-    if (e.is_const() && !e.is_numeral() && !e.is_true() && !e.is_false())
-      vars.insert(e.id());
+    n += e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED;
   });
-  return vars.size();
+  return n;
 }
 
 /// A stage's limits: Z3 resource units and wall-clock milliseconds (0 and
