@@ -22,8 +22,13 @@ static bool mayAddressMemory(Type t) {
 
 /// Whether `op` may write through its operand `v` (an alias of an argument).
 /// Ops that declare no effects and are not known to be free of them count as
-/// writers, except region holders, whose bodies are looked at instead.
+/// writers, except region holders, whose bodies are looked at instead, and
+/// argus.assume_indices.
 static bool mayWriteThrough(Operation *op, Value v) {
+  // A precondition on an index tensor's entries reads them only. It
+  // declares no effects so that no dead-code elimination drops it.
+  if (isa<AssumeIndicesOp>(op))
+    return false;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&

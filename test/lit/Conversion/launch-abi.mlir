@@ -22,6 +22,15 @@
 // CHECK-SAME: #argus.kernel_param<kind = size, arg = 1, dim = 0, type = i64, written = false>,
 // CHECK-SAME: #argus.kernel_param<kind = size, arg = 1, dim = 1, type = i64, written = false>,
 // CHECK-SAME: #argus.kernel_param<kind = index, arg = 2, dim = -1, type = i64, written = false>], tensor_maps = [], grid = [{extent = 1 : i64}, {extent = 1 : i64}, {extent = 1 : i64}]>
+// CHECK-SAME: scatter_rows = #argus.kernel_launch<chip = "sm_90a", block = [64, 1, 1], dynamic_smem = 0, params = [
+// CHECK-SAME: #argus.kernel_param<kind = buffer, arg = 0, dim = -1, type = f32, written = false>,
+// CHECK-SAME: #argus.kernel_param<kind = size, arg = 0, dim = 0, type = i64, written = false>,
+// CHECK-SAME: #argus.kernel_param<kind = size, arg = 0, dim = 1, type = i64, written = false>,
+// CHECK-SAME: #argus.kernel_param<kind = buffer, arg = 1, dim = -1, type = f32, written = true>,
+// CHECK-SAME: #argus.kernel_param<kind = size, arg = 1, dim = 0, type = i64, written = false>,
+// CHECK-SAME: #argus.kernel_param<kind = size, arg = 1, dim = 1, type = i64, written = false>,
+// CHECK-SAME: #argus.kernel_param<kind = buffer, arg = 2, dim = -1, type = i32, written = false>,
+// CHECK-SAME: #argus.kernel_param<kind = size, arg = 2, dim = 0, type = i64, written = false>]
 // CHECK-SAME: tagged_store = #argus.kernel_launch<chip = "sm_90a", block = [64, 1, 1], dynamic_smem = 0, params = [
 // CHECK-SAME: #argus.kernel_param<kind = buffer, arg = 0, dim = -1, type = f32, written = false>,
 // CHECK-SAME: #argus.kernel_param<kind = size, arg = 0, dim = 1, type = i64, written = false>,
@@ -60,6 +69,25 @@ func.func @copy_loop(%X: memref<?x?xf32>, %Y: memref<?x?xf32>, %n: index)
     argus.region.end id 1
     scf.yield %gy : !G
   }
+  return
+}
+
+// Rows scattered by an index tensor that is only read: loaded into
+// registers and declared by argus.assume_indices (a precondition, which
+// reads the tensor's entries and writes nothing).
+!GI = !argus.tile<16xi32, global>
+!RI = !argus.tile<16xi32, register, "(64,16):(0,1)">
+func.func @scatter_rows(%X: memref<?x?xf32>, %Y: memref<?x?xf32>, %ids: memref<?xi32>)
+    attributes {argus.kernel = #argus.kernel<block = [64], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %Y, %c0 : memref<?x?xf32>
+  argus.assume_indices %ids below %rows distinct, "ids are distinct rows of Y" : memref<?xi32>
+  %gi = argus.view "ids" %ids[%c0] : memref<?xi32> -> !GI
+  %i = argus.load %gi : !GI -> !RI
+  %gx = argus.view "X" %X[%c0, %c0] : memref<?x?xf32> -> !G
+  %x = argus.load %gx : !G -> !R
+  %gy = argus.gather_view "Y" %Y[%i, %c0] : memref<?x?xf32>, !RI -> !G
+  argus.store %x, %gy : !R, !G
   return
 }
 
