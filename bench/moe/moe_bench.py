@@ -16,7 +16,9 @@ top-k experts per token with softmax weights; the T * topk token slots are
 sorted by expert and each expert's group padded to a multiple of 128
 (padding reads token 0, gets weight 0 and writes a spare row of Y past
 T * topk). Grid (P / 128, N / 256), from the kernel's grid rule in the
-JSON (its assumptions); 384 threads.
+JSON (its assumptions), or one block per SM for the persistent kernel
+(moe_grouped_gemm_persistent_ws: its work list is every (position block,
+column slab) pair); 384 threads.
 
 Peers, each computing Y[slot] = weight * (X[token] @ W[expert]) for the
 real slots into a fresh [T * topk, N] bf16 tensor:
@@ -69,8 +71,15 @@ class MoEKernel(gb.PtxKernel):
 
     def grid(self, *args):
         """The grid of a launch on these tensors (prepare's), from the
-        kernel's grid rule in the JSON: (P / 128, N / 256)."""
-        return launch_grid(self.info.get("grid"), args)[:2]
+        kernel's grid rule in the JSON: (P / 128, N / 256); a persistent
+        kernel (grid.x the caller's choice) gets one block per SM, or one
+        per work item when there are fewer."""
+        rule = self.info.get("grid")
+        if rule and rule[0].get("extent") == "free":
+            items = (args[3].numel() // TILE_M) * (args[2].shape[1] // TILE_N)
+            sms = torch.cuda.get_device_properties(0).multi_processor_count
+            return (min(sms, items), 1)
+        return launch_grid(rule, args)[:2]
 
     def check(self, *args):
         """The routing's data against what the kernel was proved for (its

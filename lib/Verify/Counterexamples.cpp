@@ -88,6 +88,19 @@ void KernelVerifier::fillCommon(Counterexample &cx, const z3::model &m,
   }
   for (auto &[loop, iv] : in.ivs)
     cx.loops.push_back({loopName(loop), uval(m, iv)});
+  // The entries of loaded tensors the witness reads (loadedTensors), as
+  // argN[i] = value, each once.
+  std::set<std::string> shown;
+  if (q)
+    for (const z3::expr &entry : q->loads) {
+      std::string name = entry.decl().name().str();
+      name = name.substr(0, name.find('.')) + "[";
+      for (unsigned a = 0; a < entry.num_args(); ++a)
+        name += (a ? "," : "") + std::to_string(uval(m, entry.arg(a)));
+      name += "]";
+      if (shown.insert(name).second)
+        cx.params.push_back({name, uval(m, entry)});
+    }
 }
 
 /// The (thread, slot) of `writer`'s access layout that writes tile element

@@ -12,6 +12,8 @@
 #include "KernelVerifier.h"
 #include "OpNames.h"
 
+#include "argus/Analysis/WrittenArguments.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -62,11 +64,34 @@ void KernelVerifier::collectParams() {
         seen |= name == n;
       if (!seen)
         mk(gridDimKey(static_cast<unsigned>(g.getDimension())), n, 1);
-    } else if (auto ld = dyn_cast<memref::LoadOp>(op)) {
-      if (ld->getParentOp() == func.getOperation())
-        mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()),
-           0);
     }
+  });
+  // Loads: a tensor loaded inside a loop and never written is a function
+  // of the indices (its loads at entry too, so that they agree with it);
+  // a value loaded at entry from any other tensor is a parameter.
+  llvm::BitVector written = writtenArguments(func);
+  func.walk([&](memref::LoadOp ld) {
+    auto arg = dyn_cast<BlockArgument>(ld.getMemRef());
+    if (!arg || arg.getOwner()->getParentOp() != func.getOperation() ||
+        written.test(arg.getArgNumber()) ||
+        ld->getParentOp() == func.getOperation())
+      return;
+    unsigned n = arg.getArgNumber();
+    if (loadedTensors.count(n))
+      return;
+    z3::sort_vector dom(ctx);
+    for (size_t i = 0; i < ld.getIndices().size(); ++i)
+      dom.push_back(ctx.bv_sort(kWidth));
+    std::string name = "arg" + std::to_string(n) + ".entries";
+    loadedTensors.emplace(
+        n, z3::function(name.c_str(), dom, ctx.bv_sort(kParamBits)));
+  });
+  func.walk([&](memref::LoadOp ld) {
+    auto arg = dyn_cast<BlockArgument>(ld.getMemRef());
+    if (ld->getParentOp() == func.getOperation() &&
+        !(arg && loadedTensors.count(arg.getArgNumber())))
+      mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()),
+         0);
   });
   // The grid's size in each dimension with a block id, whether or not the
   // kernel reads it: what its blocks cover depends on it.
@@ -267,9 +292,8 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     return carriedIndex(loop, cast<OpResult>(v).getResultNumber(),
                         in.with(loop, lb + trip * step, in.guard));
   }
-  if (isa<memref::LoadOp>(def))
-    unsupported("a value loaded from memory inside a loop (" +
-                locStr(def->getLoc()) + ") is not modelled");
+  if (auto ld = dyn_cast<memref::LoadOp>(def))
+    return loadedValue(ld, in);
   unsupported("index value defined by '" + def->getName().getStringRef() +
               "' at " + locStr(def->getLoc()) + " is not modelled");
 }
@@ -472,6 +496,22 @@ void KernelVerifier::loopRange(scf::ForOp loop, const Inst &in, z3::expr &lb,
   step = evalIndex(loop.getStep(), in);
   oblige(in.guard, z3::ugt(step, bv(0)), loop, "the loop step is positive");
   obliged.insert(loop);
+}
+
+z3::expr KernelVerifier::loadedValue(memref::LoadOp ld, const Inst &in) {
+  auto arg = dyn_cast<BlockArgument>(ld.getMemRef());
+  auto f = arg ? loadedTensors.find(arg.getArgNumber()) : loadedTensors.end();
+  if (f == loadedTensors.end())
+    unsupported("a value loaded inside a loop (" + locStr(ld.getLoc()) +
+                ") from a tensor the kernel writes, or not a kernel argument, "
+                "is not modelled");
+  z3::expr_vector indices(ctx);
+  for (Value i : ld.getIndices())
+    indices.push_back(evalIndex(i, in));
+  z3::expr entry = f->second(indices);
+  if (q)
+    q->loads.push_back(entry);
+  return z3::zext(entry, kWidth - kParamBits);
 }
 
 z3::expr KernelVerifier::param(const void *key) {

@@ -36,6 +36,7 @@
 #include "argus/Verify/TagVerifier.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -201,6 +202,15 @@ private:
   }
   /// Parameter `key`, or its stand-in in `renamedParams` (a second block).
   z3::expr param(const void *key);
+  /// The contents of each kernel argument that the kernel loads index
+  /// values from inside a loop and never writes, by argument number: an
+  /// uninterpreted function of the load's indices (the same for every
+  /// block, iteration and load of that tensor), below kParamBound like the
+  /// values loaded at entry. Every load of such a tensor, at entry too, is
+  /// an application of it (collectParams).
+  std::map<unsigned, z3::func_decl> loadedTensors;
+  /// The value `ld` reads, as an application of its tensor's function.
+  z3::expr loadedValue(mlir::memref::LoadOp ld, const Inst &in);
   /// Block ids and values loaded at entry, renamed while a check evaluates
   /// an instance of another block.
   std::map<const void *, z3::expr> renamedParams;
@@ -304,6 +314,9 @@ private:
   /// given) fixed to `valueOf` (a variable whose value is not a constant
   /// stays free), if there is one; `answer` is the check's. While it runs,
   /// an unsat answer of `racing` interrupts it.
+  /// The logic of the query being solved: QF_UFBV when it applies the
+  /// function of a loaded tensor (loadedTensors), else QF_BV.
+  const char *queryLogic = "QF_BV";
   std::optional<z3::model>
   lift(const z3::expr_vector &query, const std::vector<z3::expr> &vars,
        const std::function<z3::expr(const z3::expr &)> &valueOf,

@@ -356,9 +356,8 @@ void KernelVerifier::checkOutputs(std::vector<CheckResult> &out) {
                     true};
       out.push_back(checkAccessPairs(acc, firstAtomic, rule));
     }
-    // Coverage of gathered rows is about the tensor's columns only.
-    for (OutputWrite &w : ws)
-      w.positions = nullptr;
+    // Gathered rows: covered by position where every write's rows are the
+    // positions of one distinct index tensor, else by column only.
     out.push_back(checkCoverage(ws, once));
   }
 }
@@ -688,9 +687,17 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
                                           bool writtenOnce) {
   CheckResult res = newCheck("output-coverage", ws.back().op, ws.back().op);
   std::string name = viewName(ws.front().view);
-  bool gather = false;
-  for (auto &w : ws)
+  bool gather = false, byPosition = true;
+  for (auto &w : ws) {
     gather |= w.gather;
+    byPosition &= bool(w.positions);
+  }
+  // Rows that are the positions of an index tensor declared distinct
+  // (gatheredPositions): every (position, column) written means every row
+  // an entry names is written whole.
+  std::optional<ViewOp> positions;
+  if (gather && byPosition)
+    positions = ws.front().positions;
   bool atomic = false;
   for (auto &w : ws)
     atomic |= w.atomic;
@@ -701,8 +708,10 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       "every element inside " + name + "'s sizes is written" +
       (atomic ? std::string(" or accumulated into by at least one block")
               : std::string()) +
-      (gather ? std::string(" (its columns: gathered rows come from data)")
-              : std::string());
+      (positions ? " (by position of " + positions->getName().str() +
+                       ": its entries are the rows)"
+       : gather  ? std::string(" (its columns: gathered rows come from data)")
+                 : std::string());
   runCheck({&res}, [&](Query &Q) {
     for (auto &w : ws)
       if (!w.view || !w.layout)
@@ -711,13 +720,15 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     int64_t rank = cast<MemRefType>(tensor.getType()).getRank();
     std::vector<z3::expr> e, size;
     std::vector<bool> used(rank, true);
-    if (gather)
+    if (gather && !positions)
       for (int64_t k = 0; k < rank; ++k)
         used[k] = k == 1;
     z3::expr inside = ctx.bool_val(true);
     for (int64_t k = 0; k < rank; ++k) {
       e.push_back(var("element"));
-      size.push_back(tensorSize(tensor, k));
+      size.push_back(k == 0 && positions
+                         ? tensorSize(positions->getTensor(), 0)
+                         : tensorSize(tensor, k));
       if (used[k])
         inside = inside && z3::ult(e[k], size[k]);
       else
@@ -1118,13 +1129,24 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     cx.elements.push_back(el);
     std::string note;
     llvm::raw_string_ostream os(note);
-    os << name << "[";
-    for (int64_t k = 0; k < rank; ++k)
-      os << (k ? ", " : "") << (used[k] ? std::to_string(ge[k]) : "row");
-    os << "] is inside its sizes [";
-    for (int64_t k = 0; k < rank; ++k)
-      os << (k ? ", " : "") << uval(*m, size[k]);
-    os << "] but no block, iteration or store op writes it";
+    if (positions) {
+      // Rows by position: the unwritten element is a position's column.
+      el.memory = name + " (row named by " + positions->getName().str() +
+                  "[" + std::to_string(ge[0]) + "])";
+      cx.elements.back() = el;
+      os << "position " << ge[0] << " of '" << positions->getName() << "' (of "
+         << uval(*m, size[0]) << ") names a row of " << name << " whose column "
+         << ge[1] << " (of " << uval(*m, size[1])
+         << ") no block, iteration or store op writes";
+    } else {
+      os << name << "[";
+      for (int64_t k = 0; k < rank; ++k)
+        os << (k ? ", " : "") << (used[k] ? std::to_string(ge[k]) : "row");
+      os << "] is inside its sizes [";
+      for (int64_t k = 0; k < rank; ++k)
+        os << (k ? ", " : "") << uval(*m, size[k]);
+      os << "] but no block, iteration or store op writes it";
+    }
     cx.notes.push_back(note);
     res.counterexamples.push_back(cx);
   });

@@ -43,7 +43,8 @@ struct Unsupported {
 /// signed and unsigned readings agree.
 constexpr unsigned kWidth = 24;
 constexpr int64_t kIndexBound = int64_t(1) << 23;
-constexpr int64_t kParamBound = int64_t(1) << 16;
+constexpr unsigned kParamBits = 16;
+constexpr int64_t kParamBound = int64_t(1) << kParamBits;
 
 /// Dynamic context: the value of each enclosing loop's induction variable
 /// and the condition under which this instance executes.
@@ -130,19 +131,22 @@ struct Query {
   std::vector<ReadRec> reads;
   std::vector<Fact> facts;
   std::vector<z3::expr> reductionVars;
+  /// The entries of loaded tensors the query reads (applications of a
+  /// loadedTensors function), for the counterexample.
+  std::vector<z3::expr> loads;
 
   /// What the query holds at a point, to drop what is added after it: the
   /// evaluation of terms that only a decided query needed, which would
   /// otherwise burden every later query of the check.
   struct Mark {
-    size_t cons, obligations, reads, facts, reductionVars;
+    size_t cons, obligations, reads, facts, reductionVars, loads;
     std::map<std::pair<unsigned, int64_t>, std::pair<z3::expr, z3::expr>> divs;
     std::map<unsigned, z3::expr> divRoots;
   };
   Mark mark() const {
-    return {cons.size(),  obligations.size(),   reads.size(),
-            facts.size(), reductionVars.size(), divs,
-            divRoots};
+    return {cons.size(),          obligations.size(), reads.size(),
+            facts.size(),         reductionVars.size(), loads.size(),
+            divs,                 divRoots};
   }
   /// Back to `m`. Terms built after the mark must not enter a later query:
   /// their definitions are gone.
@@ -153,6 +157,7 @@ struct Query {
     facts.erase(facts.begin() + m.facts, facts.end());
     reductionVars.erase(reductionVars.begin() + m.reductionVars,
                         reductionVars.end());
+    loads.erase(loads.begin() + m.loads, loads.end());
     divs = m.divs;
     divRoots = m.divRoots;
   }

@@ -40,6 +40,8 @@
 #include "LinearRefinement.h"
 #include "Subterms.h"
 
+#include "llvm/Support/SaveAndRestore.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -308,7 +310,7 @@ KernelVerifier::lift(const z3::expr_vector &query,
     *answer = z3::unknown;
   if (racing && racing->decided())
     return std::nullopt; // its answer is the one used
-  z3::solver s(ctx, "QF_BV");
+  z3::solver s(ctx, queryLogic);
   limitSolver(s, only ? kLiftInputsMs : kLiftMs);
   for (unsigned i = 0; i < query.size(); ++i)
     s.add(query[i]);
@@ -378,19 +380,54 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     to.push_back(e.is_bool() ? ctx.bool_const(v.c_str())
                              : ctx.constant(v.c_str(), e.get_sort()));
   });
-  bool exact = from.empty();
+  // Applications of uninterpreted functions (the contents of loaded
+  // tensors) too, with the congruence of each pair of one function's
+  // applications (Ackermann's reduction: equisatisfiable, and in the
+  // integer translation's fragment).
+  z3::expr_vector applied(ctx), appliedVar(ctx);
+  forEachSubterm(query, [&](const z3::expr &e) {
+    if (e.is_app() && e.num_args() > 0 &&
+        e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
+      applied.push_back(e);
+      std::string v = "applied!" + std::to_string(applied.size());
+      appliedVar.push_back(ctx.constant(v.c_str(), e.get_sort()));
+    }
+  });
+  bool exact = from.empty() && applied.empty();
+  z3::expr_vector abstracted(ctx), abstractedTo(ctx);
+  for (const z3::expr_vector *v : {&from, &applied})
+    for (unsigned i = 0; i < v->size(); ++i)
+      abstracted.push_back((*v)[i]);
+  for (const z3::expr_vector *v : {&to, &appliedVar})
+    for (unsigned i = 0; i < v->size(); ++i)
+      abstractedTo.push_back((*v)[i]);
   z3::expr_vector abstraction(ctx);
   for (unsigned i = 0; i < query.size(); ++i)
-    abstraction.push_back(exact ? query[i] : query[i].substitute(from, to));
+    abstraction.push_back(
+        exact ? query[i] : query[i].substitute(abstracted, abstractedTo));
+  for (unsigned i = 0; i < applied.size(); ++i)
+    for (unsigned j = i + 1; j < applied.size(); ++j) {
+      if (!z3::eq(applied[i].decl(), applied[j].decl()))
+        continue;
+      z3::expr same = ctx.bool_val(true);
+      for (unsigned a = 0; a < applied[i].num_args(); ++a)
+        same = same && applied[i].arg(a) == applied[j].arg(a);
+      abstraction.push_back(
+          z3::implies(same, appliedVar[i] == appliedVar[j])
+              .substitute(abstracted, abstractedTo));
+    }
+  // The bit-blasting logic of the full query.
+  llvm::SaveAndRestore<const char *> logic(
+      queryLogic, applied.empty() ? "QF_BV" : "QF_UFBV");
   // A debugging aid: every query as SMT-LIB (which term each fresh
   // variable of the abstraction stands for in its comments).
   dumpSmt2(name + ".smt2", query);
   if (!exact && std::getenv("ARGUS_VERIFY_DUMP_DIR")) {
     std::string header;
-    for (unsigned i = 0; i < from.size(); ++i) {
-      std::string t = from[i].to_string();
+    for (unsigned i = 0; i < abstracted.size(); ++i) {
+      std::string t = abstracted[i].to_string();
       std::replace(t.begin(), t.end(), '\n', ' ');
-      header += "; " + to[i].to_string() + " := " + t + "\n";
+      header += "; " + abstractedTo[i].to_string() + " := " + t + "\n";
     }
     dumpSmt2(name + ".abstract.smt2", abstraction, header);
   }
@@ -592,7 +629,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     if (Answer a = bitBlasted(kAbstractionMs, "abstracted"))
       return *a;
   // 4. The full query.
-  z3::solver s(ctx, "QF_BV");
+  z3::solver s(ctx, queryLogic);
   limitSolver(s, limit);
   for (unsigned i = 0; i < query.size(); ++i)
     s.add(query[i]);

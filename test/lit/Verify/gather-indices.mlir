@@ -110,6 +110,9 @@ func.func @scatter_bound_of_x(%X: memref<?x8xf32>, %Y: memref<?x8xf32>, %ids: me
 // entries, but two blocks write the row each position names.
 // CHECK-LABEL: error: output-once violated at 'argus.store'
 // CHECK: note: row {{[0-9]+}} is the position in 'ids' whose entry names the row of Y (distinct entries: one position, one row)
+// Coverage is by position too: positions past the first 128 are never used.
+// CHECK: error: output-coverage violated at 'argus.store'
+// CHECK: note: position {{[0-9]+}} of 'ids' (of {{[0-9]+}}) names a row of Y whose column {{[0-9]+}} (of 8) no block, iteration or store op writes
 !Ids = !argus.tile<128xi32, register, "(128,1):(1,0)">
 !GI = !argus.tile<128xi32, global>
 !GX = !argus.tile<128x8xf32, global>
