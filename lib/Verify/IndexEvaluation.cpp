@@ -90,8 +90,7 @@ void KernelVerifier::collectParams() {
     auto arg = dyn_cast<BlockArgument>(ld.getMemRef());
     if (ld->getParentOp() == func.getOperation() &&
         !(arg && loadedTensors.count(arg.getArgNumber())))
-      mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()),
-         0);
+      mk(ld.getResult().getAsOpaquePointer(), "load@" + locStr(ld.getLoc()), 0);
   });
   // The grid's size in each dimension with a block id, whether or not the
   // kernel reads it: what its blocks cover depends on it.

@@ -200,9 +200,10 @@ void KernelVerifier::prepare(KernelReport &rep) {
   try {
     collectParams();
     // The model's own scope: parameters are bounded bit-vectors.
-    rep.assumptions.push_back(
-        "kernel arguments, block ids and values loaded from tensors are below " +
-        std::to_string(kParamBound) + " (the verifier's parameter range)");
+    rep.assumptions.push_back("kernel arguments, block ids and values loaded "
+                              "from tensors are below " +
+                              std::to_string(kParamBound) +
+                              " (the verifier's parameter range)");
     collectAssumptions(rep.assumptions);
   } catch (z3::exception &) {
   }

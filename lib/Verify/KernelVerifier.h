@@ -317,6 +317,9 @@ private:
   /// The logic of the query being solved: QF_UFBV when it applies the
   /// function of a loaded tensor (loadedTensors), else QF_BV.
   const char *queryLogic = "QF_BV";
+  /// The integer solver's budget when `solve` is asked for a glance alone
+  /// (a timeout of at most kGlanceMs).
+  unsigned glanceOnlyMs = kGlanceMs;
   std::optional<z3::model>
   lift(const z3::expr_vector &query, const std::vector<z3::expr> &vars,
        const std::function<z3::expr(const z3::expr &)> &valueOf,

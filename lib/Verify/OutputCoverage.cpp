@@ -710,8 +710,8 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
               : std::string()) +
       (positions ? " (by position of " + positions->getName().str() +
                        ": its entries are the rows)"
-       : gather  ? std::string(" (its columns: gathered rows come from data)")
-                 : std::string());
+       : gather ? std::string(" (its columns: gathered rows come from data)")
+                : std::string());
   runCheck({&res}, [&](Query &Q) {
     for (auto &w : ws)
       if (!w.view || !w.layout)
@@ -726,9 +726,8 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     z3::expr inside = ctx.bool_val(true);
     for (int64_t k = 0; k < rank; ++k) {
       e.push_back(var("element"));
-      size.push_back(k == 0 && positions
-                         ? tensorSize(positions->getTensor(), 0)
-                         : tensorSize(tensor, k));
+      size.push_back(k == 0 && positions ? tensorSize(positions->getTensor(), 0)
+                                         : tensorSize(tensor, k));
       if (used[k])
         inside = inside && z3::ult(e[k], size[k]);
       else
@@ -1131,8 +1130,8 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     llvm::raw_string_ostream os(note);
     if (positions) {
       // Rows by position: the unwritten element is a position's column.
-      el.memory = name + " (row named by " + positions->getName().str() +
-                  "[" + std::to_string(ge[0]) + "])";
+      el.memory = name + " (row named by " + positions->getName().str() + "[" +
+                  std::to_string(ge[0]) + "])";
       cx.elements.back() = el;
       os << "position " << ge[0] << " of '" << positions->getName() << "' (of "
          << uval(*m, size[0]) << ") names a row of " << name << " whose column "

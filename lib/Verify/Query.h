@@ -144,9 +144,9 @@ struct Query {
     std::map<unsigned, z3::expr> divRoots;
   };
   Mark mark() const {
-    return {cons.size(),          obligations.size(), reads.size(),
-            facts.size(),         reductionVars.size(), loads.size(),
-            divs,                 divRoots};
+    return {
+        cons.size(),          obligations.size(), reads.size(), facts.size(),
+        reductionVars.size(), loads.size(),       divs,         divRoots};
   }
   /// Back to `m`. Terms built after the mark must not enter a later query:
   /// their definitions are gone.

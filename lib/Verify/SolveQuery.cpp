@@ -72,7 +72,8 @@ static bool isNonlinear(const z3::expr &e) {
 
 namespace {
 /// Rewrites Z3's internal division ops (bvudiv_i, bvurem_i, which its
-/// simplifier produces) to bvudiv and bvurem. They are the same functions
+/// simplifier produces) to bvudiv and bvurem, and orders the operands of
+/// multiplication-overflow tests. They are the same functions
 /// (Z3 interprets division by zero as SMT-LIB does, x / 0 = all ones and
 /// x % 0 = x, in both), but are different terms: the abstraction of
 /// nonlinear terms would make them two unrelated variables and the
@@ -99,6 +100,15 @@ public:
       break;
     case Z3_OP_BUREM_I:
       r = z3::urem(args[0], args[1]);
+      break;
+    case Z3_OP_BUMUL_NO_OVFL:
+      // One operand order: the abstraction makes the test of a product of
+      // two symbolic values a Boolean variable, and `a * d` and `d * a`
+      // (an index op's obligation, a lemma's premise) must be one.
+      if (args[1].id() < args[0].id())
+        r = z3::bvmul_no_overflow(args[1], args[0], false);
+      else if (changed)
+        r = e.decl()(args);
       break;
     default:
       if (changed)
@@ -358,7 +368,7 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   // Facts of symbolic divisions and products the bit-blaster cannot find
   // in time (valid, so they change no answer).
   for (auto &l : arithmeticLemmas(ctx, all))
-    all.push_back(l);
+    all.push_back(norm(l));
   // Quotients by constants as their defining equations, not dividers (the
   // same models).
   z3::expr_vector query = eliminateConstantDivisions(ctx, all);
@@ -412,9 +422,8 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       z3::expr same = ctx.bool_val(true);
       for (unsigned a = 0; a < applied[i].num_args(); ++a)
         same = same && applied[i].arg(a) == applied[j].arg(a);
-      abstraction.push_back(
-          z3::implies(same, appliedVar[i] == appliedVar[j])
-              .substitute(abstracted, abstractedTo));
+      abstraction.push_back(z3::implies(same, appliedVar[i] == appliedVar[j])
+                                .substitute(abstracted, abstractedTo));
     }
   // The bit-blasting logic of the full query.
   llvm::SaveAndRestore<const char *> logic(
@@ -561,13 +570,14 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
     bool lifted = accept([&](const z3::expr &v) { return values.valueOr(v); });
     return lifted ? Answer(z3::sat) : std::nullopt;
   };
-  auto integerSolved = [&](unsigned ms, unsigned wallSlack) -> Answer {
+  auto integerSolved = [&](unsigned ms, unsigned wallSlack,
+                           bool capped = true) -> Answer {
     z3::solver s = integerSolver(ctx);
     // The LIA strategy counts work more sparsely than the bit-blaster (down
     // to about 1 000 units per millisecond on queries it cannot decide), so
     // its wall clock is looser: the resource count, not the machine's load,
     // ends it.
-    limitSolver(s, within(ms), wallSlack);
+    limitSolver(s, capped ? within(ms) : ms, wallSlack);
     for (unsigned i = 0; i < integers->assertions.size(); ++i)
       s.add(integers->assertions[i]);
     std::optional<z3::model> m;
@@ -585,14 +595,16 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
   // running the two in that order: the bit-blaster's, when it decides (the
   // integer solver is stopped), else the integer solver's; an unsat of the
   // integer solver ends the bit-blaster early (both would be unsat).
+  bool glanceOnly = limit <= kIntegerGlanceMs;
   if (integers) {
-    if (limit <= kIntegerGlanceMs ||
+    if (glanceOnly ||
         variableCount(integers->assertions) < kGlanceMostVariables)
-      if (Answer a = integerSolved(kIntegerGlanceMs, kIntegerGlanceWallSlack))
+      if (Answer a = integerSolved(glanceOnly ? glanceOnlyMs : kIntegerGlanceMs,
+                                   kIntegerGlanceWallSlack, !glanceOnly))
         return *a;
-    if (limit <= kIntegerGlanceMs)
-      return z3::unknown; // a glance was asked for
   }
+  if (glanceOnly)
+    return z3::unknown; // a glance was asked for
   if (!abstractionSat) {
     BackgroundSolver *racing = nullptr;
     if (integers) {
