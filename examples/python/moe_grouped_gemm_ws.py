@@ -19,6 +19,12 @@ for the async proxy and meets the others at the consumers' named barrier.
 The stage slab kt + 2 overwrites held slab kt - 2, whose wgmma every thread
 retired in iteration kt - 1.
 
+With ``persistent=True`` it is the twin of
+examples/sm90a/moe_grouped_gemm_persistent_ws.mlir: about one block per SM
+walks a work list of (expert, tile) pairs, item t the position block
+t % blocks and column slab t / blocks with the expert block_expert[b]
+(clamped to W's last), and the W ring's slab counter runs on across items.
+
 ``make_moe_grouped_gemm_ws`` takes the hidden size and knobs that plant
 mistakes (the tests check that the verifier finds each at its Python line):
 ``fence=False`` (no proxy fence), ``gather_wait`` (the wait_group depth, 1
@@ -36,7 +42,7 @@ AHEAD = 2   # slabs of X gathered ahead of the wgmma
 
 def make_moe_grouped_gemm_ws(hidden: int = 4096, fence: bool = True, gather_wait: int = 1,
                              barrier: bool = True, prefetch_stage_shift: int = 0,
-                             name: str = "moe_grouped_gemm_ws"):
+                             persistent: bool = False, name: str = None):
     if hidden % BK or hidden <= AHEAD * BK:
         raise ValueError(f"hidden must be a multiple of {BK} above {AHEAD * BK}, got {hidden}")
     ktiles = hidden // BK
@@ -46,33 +52,59 @@ def make_moe_grouped_gemm_ws(hidden: int = 4096, fence: bool = True, gather_wait
     # t % 8 of rows t / 8 + 32 p; each holds the indices of just those rows.
     COPY_X = argus.layout("((8,32),(8,4)):((1024,1),(128,32))")
     IDS_COPY = argus.layout("((8,32),4):((0,1),32)")
+    name = name or ("moe_grouped_gemm_persistent_ws" if persistent else "moe_grouped_gemm_ws")
 
     @argus.kernel(target="sm_90a", block=384, name=name)
     def moe(X: argus.Tensor[("T", hidden), "bf16"], W: argus.Tensor[("EK", "N"), "bf16"],
             Y: argus.Tensor[("SLOTS", "N"), "bf16"], sorted_rows: argus.Tensor[("P",), "i32"],
             sorted_ids: argus.Tensor[("P",), "i32"], weights: argus.Tensor[("P",), "f32"],
             block_expert: argus.Tensor[("B",), "i32"]):
-        by = argus.block_id("x")
-        bx = argus.block_id("y")
-        r0 = by * BM
-        n0 = bx * BN
-        P = argus.grid_dim("x") * BM
-        N = argus.grid_dim("y") * BN
-        argus.assume(sorted_rows.dim(0).eq(P), "sorted_rows has 128 * grid_dim.x entries")
-        argus.assume(sorted_ids.dim(0).eq(P), "sorted_ids has 128 * grid_dim.x entries")
-        argus.assume(weights.dim(0).eq(P), "weights has 128 * grid_dim.x entries")
-        argus.assume(W.dim(1).eq(N), "W has N = 256 * grid_dim.y columns")
-        argus.assume(Y.dim(1).eq(N), "Y has N = 256 * grid_dim.y columns")
+        if persistent:
+            # Shape preconditions of the work list (checked at launch).
+            P, N = sorted_rows.dim(0), W.dim(1)
+            argus.assume(sorted_ids.dim(0).eq(P) & weights.dim(0).eq(P),
+                         "sorted_ids and weights have an entry per sorted position")
+            argus.assume((P % BM).eq(0), "the sorted positions are whole blocks of 128")
+            blocks = P // BM
+            argus.assume(block_expert.dim(0).eq(blocks),
+                         "block_expert has an entry per block of 128 positions")
+            argus.assume((N % BN).eq(0) & Y.dim(1).eq(N),
+                         "W and Y have N columns, a multiple of 256")
+            argus.assume((W.dim(0) % hidden).eq(0) & (W.dim(0) >= hidden),
+                         f"W holds whole experts of {hidden} rows, at least one")
+            e_last = W.dim(0) // hidden - 1
+            argus.assume((P <= 1 << 20) & (N <= 1 << 16),
+                         "at most 2^20 sorted positions and 65536 columns")
+            tiles = blocks * (N // BN)
+            argus.assume(tiles < 1 << 16, "fewer than 65536 work items (128 x 256 tiles)")
+        else:
+            P = argus.grid_dim("x") * BM
+            N = argus.grid_dim("y") * BN
+            argus.assume(sorted_rows.dim(0).eq(P), "sorted_rows has 128 * grid_dim.x entries")
+            argus.assume(sorted_ids.dim(0).eq(P), "sorted_ids has 128 * grid_dim.x entries")
+            argus.assume(weights.dim(0).eq(P), "weights has 128 * grid_dim.x entries")
+            argus.assume(W.dim(1).eq(N), "W has N = 256 * grid_dim.y columns")
+            argus.assume(Y.dim(1).eq(N), "Y has N = 256 * grid_dim.y columns")
         # The routing's data, checked by kernel[grid](...) before a launch:
         # token rows are rows of X, slot ids distinct rows of Y.
         argus.assume_indices(sorted_rows, below=X.dim(0), message="sorted_rows are rows of X")
         argus.assume_indices(sorted_ids, below=Y.dim(0), distinct=True,
                              message="sorted_ids are distinct rows of Y")
-        # The expert of this block.
-        e = block_expert.index_at(by)
-        argus.assume(e < 1024, "expert ids are below 1024")
-        argus.assume((e + 1) * hidden <= W.dim(0), "the expert's rows are inside W")
-        wbase = e * hidden
+
+        def work_item(t):
+            """(r0, n0, e) of work item t: position block t % blocks, column
+            slab t / blocks, the block's expert clamped to W's last."""
+            b = t % blocks
+            e = argus.minimum(block_expert.index_at(b), e_last)
+            return b * BM, (t // blocks) * BN, e
+
+        if not persistent:
+            # One item per block: the expert of this block of positions.
+            by = argus.block_id("x")
+            e = block_expert.index_at(by)
+            argus.assume(e < 1024, "expert ids are below 1024")
+            argus.assume((e + 1) * hidden <= W.dim(0), "the expert's rows are inside W")
+            block_item = (by * BM, argus.block_id("y") * BN, e)
 
         tmW = argus.tensor_map(W, (BK, 64), swizzle=128)
         sa = argus.alloc((BM, BK), "bf16", argus.swizzle(3, 3, 3, "(128,64):(64,1)"),
@@ -82,55 +114,75 @@ def make_moe_grouped_gemm_ws(hidden: int = 4096, fence: bool = True, gather_wait
         full = argus.mbarrier("full", stages=S, arrivals=1)
         empty = argus.mbarrier("empty", stages=S, arrivals=256)
 
+        def run_items(step):
+            """step(r0, n0, e, i0) for each work item of this block, i0 the
+            W ring's slab counter, which runs on across items; step returns
+            it after the item."""
+            if not persistent:
+                step(*block_item, 0)
+                return
+            loop = argus.range(argus.block_id("x"), tiles, step=argus.grid_dim("x"),
+                               carry=0, name="t")
+            for t, i0 in loop:
+                loop.carry(step(*work_item(t), i0))
+
+        def produce(r0, n0, e, i0):
+            wbase = e * hidden
+            k_loop = argus.range(0, ktiles, carry=i0, name="kt")
+            for kt, i in k_loop:
+                k0 = kt * BK
+                s = i % S
+                argus.mbarrier_wait(empty[s], 1 - (i // S) % 2)
+                argus.mbarrier_arrive_expect_tx(full[s], BK * BN * 2)
+                wrow = wbase + k0
+                gw = argus.tag(argus.view(W, (wrow, n0), (BK, BN)),
+                               lambda k, n: {"e": (wrow + k) // hidden,
+                                             "k": (wrow + k) % hidden, "n": n0 + n})
+                argus.tma_load(gw, sb[s], tmW, full[s])
+                k_loop.carry(i + 1)
+            return k_loop.results
+
         with argus.role("producer", warps=(0, 4), regs=40):
             with argus.region("produce"):
-                for kt in argus.range(0, ktiles, name="kt"):
-                    k0 = kt * BK
-                    s = kt % S
-                    argus.mbarrier_wait(empty[s], 1 - (kt // S) % 2)
-                    argus.mbarrier_arrive_expect_tx(full[s], BK * BN * 2)
-                    wrow = wbase + k0
-                    gw = argus.tag(argus.view(W, (wrow, n0), (BK, BN)),
-                                   lambda k, n: {"e": (wrow + k) // hidden,
-                                                 "k": (wrow + k) % hidden, "n": n0 + n})
-                    argus.tma_load(gw, sb[s], tmW, full[s])
+                run_items(produce)
 
-        def gather(rows, slab, stage):
+        def gather(rows, r0, e, slab, stage):
             k0 = slab * BK
             gx = argus.tag(argus.gather_view(X, rows, k0, (BM, BK)),
                            lambda r, k: {"r": r0 + r, "k": k0 + k, "e": e})
             argus.copy_async(gx, sa[stage], threads=COPY_X)
 
-        with argus.role("consumer", warps=(4, 12), regs=232):
+        def consume(r0, n0, e, i0):
             with argus.region("consume"):
                 rows = argus.load(argus.view(sorted_rows, (r0,), (BM,)), layout=IDS_COPY)
                 for p in argus.range(0, AHEAD, name="p"):
-                    gather(rows, p, p)
+                    gather(rows, r0, e, p, p)
                     argus.commit_group()
                 acc0 = argus.tag(argus.zeros((BM, BN), "f32", FC),
                                  lambda m, n: {"r": r0 + m, "n": n0 + n})
                 # The slab counter is carried so that the last release below
-                # names its slot (a traced `slot % 4`, not a constant stage).
-                k_loop = argus.range(0, ktiles, carry=(acc0, 0), name="kt")
+                # names its slot (a traced `slot % 4`, not a constant stage);
+                # it runs on across work items, like the producer's.
+                k_loop = argus.range(0, ktiles, carry=(acc0, i0), name="kt")
                 for kt, (acc, i) in k_loop:
-                    s = kt % S
+                    s, ws = kt % S, i % S  # stages of X and of W
                     # Slab kt of X: this thread's copies, then everyone's.
                     argus.wait_group(gather_wait)
                     if fence:
                         argus.fence_proxy_async()
                     if barrier:
                         argus.barrier()
-                    argus.mbarrier_wait(full[s], (kt // S) % 2)
-                    acc = argus.mma_async(WGMMA, sa[s], sb[s], acc)
+                    argus.mbarrier_wait(full[ws], (i // S) % 2)
+                    acc = argus.mma_async(WGMMA, sa[s], sb[ws], acc)
                     argus.tag_assert(acc, "a.k == b.k && a.e == b.e && a.r == acc.r && b.n == acc.n")
                     argus.wgmma_commit()
                     argus.wgmma_wait(1)
                     # Slab kt - 1's wgmma has retired: hand its W stage back.
                     with argus.when(kt.ne(0)):
-                        argus.mbarrier_arrive(empty[(kt + S - 1) % S])
+                        argus.mbarrier_arrive(empty[(i + S - 1) % S])
                     # Gather slab kt + 2 (an empty group past the end keeps the count).
                     with argus.when((kt + AHEAD) < ktiles):
-                        gather(rows, kt + AHEAD, (kt + AHEAD + prefetch_stage_shift) % S)
+                        gather(rows, r0, e, kt + AHEAD, (kt + AHEAD + prefetch_stage_shift) % S)
                     argus.commit_group()
                     k_loop.carry(acc, i + 1)
                 acc, i_end = k_loop.results
@@ -148,6 +200,10 @@ def make_moe_grouped_gemm_ws(hidden: int = 4096, fence: bool = True, gather_wait
                                lambda r, n: {"r": r0 + r, "n": n0 + n})
                 argus.store(argus.convert(y, "bf16"), gy)
                 argus.tag_assert("value.r == dest.r && value.n == dest.n")
+            return i_end
+
+        with argus.role("consumer", warps=(4, 12), regs=232):
+            run_items(consume)
 
     return moe
 

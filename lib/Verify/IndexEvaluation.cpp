@@ -297,11 +297,13 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
               "' at " + locStr(def->getLoc()) + " is not modelled");
 }
 
-/// Whether `v` is defined outside `loop` (the same in every iteration).
+/// Whether `v` is the same in every iteration of `loop`: defined outside
+/// it, or a constant (the DSL places constants where they are used).
 static bool loopInvariant(Value v, scf::ForOp loop) {
   if (auto a = dyn_cast<BlockArgument>(v))
     return !loop->isAncestor(a.getOwner()->getParentOp());
-  return !loop->isAncestor(v.getDefiningOp());
+  Operation *def = v.getDefiningOp();
+  return !loop->isAncestor(def) || def->hasTrait<OpTrait::ConstantLike>();
 }
 
 z3::expr KernelVerifier::carriedIndex(scf::ForOp loop, unsigned idx,

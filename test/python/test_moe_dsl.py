@@ -40,6 +40,35 @@ def test_twin_proves_every_check(need_verifier, hidden):
             "output-coverage"} <= kinds, kinds
 
 
+@pytest.mark.parametrize("hidden", [4096, 7168])
+def test_persistent_twin_proves_every_check(need_verifier, hidden):
+    k = moe.make_moe_grouped_gemm_ws(hidden=hidden, persistent=True, name=f"moe_p_{hidden}")
+    src = k.source()
+    # The expert is read per work item, inside the item loop.
+    assert src.count("memref.load %block_expert") == 2  # one per role
+    r = k.verify(strict=True)
+    assert r.proved, r.summary()
+    kinds = {c.kind for c in r.checks}
+    assert {"output-once", "output-coverage", "mbarrier-parity", "reduction-coverage",
+            "assert"} <= kinds, kinds
+
+
+def test_persistent_twin_planted_gather_bug_is_violated_at_its_line(need_verifier):
+    k = moe.make_moe_grouped_gemm_ws(persistent=True, barrier=False, name="moe_p_bug")
+    c, _ = violated_at(k, "unsynchronized-read", EXAMPLE_PY, _line_of("acc = argus.mma_async("))
+    assert c.counterexamples and c.counterexamples[0].notes
+
+
+def test_persistent_twin_grid_is_the_callers_choice():
+    if not argus.has_pass("argus-to-nvptx"):
+        pytest.skip("argus-to-nvptx not built")
+    ck = moe.make_moe_grouped_gemm_ws(persistent=True).compile()
+    assert ck.launch["grid"][0] == {"extent": "free"}
+    # Index tables are read, never written: the launcher needs no writable
+    # copy of them.
+    assert ck.written == ["Y"]
+
+
 def test_compiles_to_ptx_with_gathered_cp_async_and_no_local_memory():
     if not argus.has_pass("argus-to-nvptx"):
         pytest.skip("argus-to-nvptx not built")

@@ -471,10 +471,12 @@ class TensorValue(Value):
 
     def index_at(self, i) -> IndexValue:
         """Element ``i`` of a 1-D integer tensor as a traced index
-        (``memref.load`` + ``arith.index_cast``): a table read at the
-        kernel's top level, such as the expert of a block of MoE rows. The
+        (``memref.load`` + ``arith.index_cast``): a table read, such as the
+        expert of a block of MoE rows. At the kernel's top level the
         verifier takes it as a value loaded at entry (any value: bound it
-        with ``argus.assume``)."""
+        with ``argus.assume``); inside a loop (a persistent kernel's work
+        list) as an entry of a tensor the kernel must not write, the same
+        for every load of that entry (bound it with ``argus.minimum``)."""
         loc = _user_loc(2)
         if len(self.shape) != 1:
             raise _err(ShapeError, f"index_at reads a 1-D tensor; {self.pyname} is "
