@@ -840,6 +840,10 @@ private:
     }
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
       return setI(I(op->getOperand(0)));
+    if (isa<arith::MinUIOp, arith::MaxUIOp>(op)) {
+      int64_t a = I(op->getOperand(0)), b = I(op->getOperand(1));
+      return setI(isa<arith::MinUIOp>(op) ? std::min(a, b) : std::max(a, b));
+    }
     if (auto g = dyn_cast<gpu::GridDimOp>(op)) {
       auto it =
           params.find("grid_dim." + stringifyDimension(g.getDimension()).str());
@@ -857,6 +861,16 @@ private:
       return setI(sizeOf(d.getSource(), *k));
     }
     if (auto ld = dyn_cast<memref::LoadOp>(op)) {
+      // An entry the counterexample names (argN[i], a load inside a loop),
+      // else the value loaded at entry (load@file:line:col), else 0.
+      if (auto arg = dyn_cast<BlockArgument>(ld.getMemRef())) {
+        std::string e = "arg" + std::to_string(arg.getArgNumber()) + "[";
+        for (auto [k, i] : llvm::enumerate(ld.getIndices()))
+          e += (k ? "," : "") + std::to_string(I(i));
+        auto it = params.find(e + "]");
+        if (it != params.end())
+          return setI(it->second);
+      }
       std::string s;
       llvm::raw_string_ostream os(s);
       auto fl = cast<FileLineColLoc>(ld.getLoc());
