@@ -111,34 +111,43 @@ TEST_CASE("a cancelled background query stops early", "[background]") {
 
 TEST_CASE("a background unsat interrupts the registered foreground check",
           "[background]") {
-  z3::context c;
-  BackgroundSolver bg;
-  // The background query is unsat after a short search (2 is no square
-  // modulo 2^24), long enough for the foreground check to have started.
-  z3::expr x = c.bv_const("x", 24);
-  z3::expr_vector q(c);
-  q.push_back(x * x == c.bv_val(2, 24));
-  auto t0 = std::chrono::steady_clock::now();
-  bg.start(q, z3::expr_vector(c), plainSolver, 0, 60000);
-  z3::solver fg(c, "QF_BV");
-  z3::params p(c);
-  p.set("timeout", 60000u);
-  fg.set(p);
-  z3::expr_vector hard = factorPrime(c);
-  for (unsigned i = 0; i < hard.size(); ++i)
-    fg.add(hard[i]);
-  z3::check_result r = z3::unknown;
-  if (!bg.decided()) {
-    BackgroundSolver::Foreground registered(&bg, c, fg);
-    // Registered after the background answered: nothing interrupts it, so
-    // the test asks again (the window is a few microseconds).
-    if (!bg.decided())
-      r = fg.check();
+  // An interrupt that arrives in the few microseconds between the
+  // registration's last look at the background and the start of the
+  // foreground check is lost (Z3 clears it when a check starts): then the
+  // foreground runs to its own limit. So a few attempts, each limited to
+  // 5 s, and one of them must be cut short by the background's answer.
+  bool interrupted = false;
+  for (int attempt = 0; attempt < 3 && !interrupted; ++attempt) {
+    z3::context c;
+    BackgroundSolver bg;
+    // The background query is unsat after a short search (2 is no square
+    // modulo 2^24), long enough for the foreground check to have started.
+    z3::expr x = c.bv_const("x", 24);
+    z3::expr_vector q(c);
+    q.push_back(x * x == c.bv_val(2, 24));
+    auto t0 = std::chrono::steady_clock::now();
+    bg.start(q, z3::expr_vector(c), plainSolver, 0, 60000);
+    z3::solver fg(c, "QF_BV");
+    z3::params p(c);
+    p.set("timeout", 5000u);
+    fg.set(p);
+    z3::expr_vector hard = factorPrime(c);
+    for (unsigned i = 0; i < hard.size(); ++i)
+      fg.add(hard[i]);
+    z3::check_result r = z3::unknown;
+    if (!bg.decided()) {
+      BackgroundSolver::Foreground registered(&bg, c, fg);
+      // Registered after the background answered: nothing interrupts it,
+      // so the test asks again.
+      if (!bg.decided())
+        r = fg.check();
+    }
+    BackgroundSolver::Answer a = bg.wait();
+    CHECK(a.result == z3::unsat);
+    CHECK(r == z3::unknown);
+    INFO("background " << a.milliseconds << " ms");
+    interrupted = msSince(t0) < 4000;
+    CHECK(stillUsable(c));
   }
-  BackgroundSolver::Answer a = bg.wait();
-  CHECK(a.result == z3::unsat);
-  CHECK(r == z3::unknown);
-  INFO("background " << a.milliseconds << " ms");
-  CHECK(msSince(t0) < 20000);
-  CHECK(stillUsable(c));
+  CHECK(interrupted);
 }
