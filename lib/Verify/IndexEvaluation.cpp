@@ -66,9 +66,10 @@ void KernelVerifier::collectParams() {
         mk(gridDimKey(static_cast<unsigned>(g.getDimension())), n, 1);
     }
   });
-  // Loads: a tensor loaded inside a loop and never written is a function
-  // of the indices (its loads at entry too, so that they agree with it);
-  // a value loaded at entry from any other tensor is a parameter.
+  // Loads: a tensor loaded below the kernel's top level (in a loop, a role,
+  // a branch) and never written is a function of the indices (its loads at
+  // entry too, so that they agree with it); a value loaded at entry from any
+  // other tensor is a parameter.
   llvm::BitVector written = writtenArguments(func);
   func.walk([&](memref::LoadOp ld) {
     auto arg = dyn_cast<BlockArgument>(ld.getMemRef());
@@ -503,7 +504,8 @@ z3::expr KernelVerifier::loadedValue(memref::LoadOp ld, const Inst &in) {
   auto arg = dyn_cast<BlockArgument>(ld.getMemRef());
   auto f = arg ? loadedTensors.find(arg.getArgNumber()) : loadedTensors.end();
   if (f == loadedTensors.end())
-    unsupported("a value loaded inside a loop (" + locStr(ld.getLoc()) +
+    unsupported("a value loaded below the kernel's top level (" +
+                locStr(ld.getLoc()) +
                 ") from a tensor the kernel writes, or not a kernel argument, "
                 "is not modelled");
   z3::expr_vector indices(ctx);

@@ -203,7 +203,8 @@ private:
   /// Parameter `key`, or its stand-in in `renamedParams` (a second block).
   z3::expr param(const void *key);
   /// The contents of each kernel argument that the kernel loads index
-  /// values from inside a loop and never writes, by argument number: an
+  /// values from below its top level (in a loop) and never writes, by
+  /// argument number: an
   /// uninterpreted function of the load's indices (the same for every
   /// block, iteration and load of that tensor), below kParamBound like the
   /// values loaded at entry. Every load of such a tensor, at entry too, is

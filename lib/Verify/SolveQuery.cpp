@@ -602,9 +602,9 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
       if (Answer a = integerSolved(glanceOnly ? glanceOnlyMs : kIntegerGlanceMs,
                                    kIntegerGlanceWallSlack, !glanceOnly))
         return *a;
+    if (glanceOnly)
+      return z3::unknown; // a glance was asked for
   }
-  if (glanceOnly)
-    return z3::unknown; // a glance was asked for
   if (!abstractionSat) {
     BackgroundSolver *racing = nullptr;
     if (integers) {

@@ -111,7 +111,7 @@ func.func @unclamped_second_load(%W: memref<?x8xf32>, %Y: memref<?x8xf32>,
 
 // A tensor the kernel writes may change between the loop's iterations:
 // its loads inside the loop are not modelled (unknown, with the reason).
-// CHECK-LABEL: warning: {{.*}} is unknown at {{.*}}a value loaded inside a loop ({{.*}}) from a tensor the kernel writes, or not a kernel argument, is not modelled
+// CHECK-LABEL: warning: {{.*}} is unknown at {{.*}}a value loaded below the kernel's top level ({{.*}}) from a tensor the kernel writes, or not a kernel argument, is not modelled
 !G = !argus.tile<16x8xf32, global>
 !R = !argus.tile<16x8xf32, register, "(32,4):(4,1)">
 !GI = !argus.tile<32xi32, global>
