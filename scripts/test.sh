@@ -22,7 +22,8 @@ echo "=== lit tests"
 if compgen -G "$root/test/python/test_*.py" >/dev/null; then
   echo "=== pytest"
   PYTHONPATH="$build/python:$root/python" /usr/bin/python3 -m pytest -q \
-    --junitxml="$reports/pytest.xml" "$root/test/python" || status=1
+    --junitxml="$reports/pytest.xml" "$root/test/python" \
+    "$root/bench/hopper/test_gemm_bench.py" || status=1
 fi
 
 /usr/bin/python3 "$root/scripts/summarize_tests.py" "$reports"/*.xml || status=1

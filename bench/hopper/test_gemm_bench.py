@@ -92,6 +92,16 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   }
   return 0;
 }
+/* gemm_bench.CUlaunchConfig; a cluster launch forwards to cuLaunchKernel. */
+typedef struct { unsigned gx, gy, gz, bx, by, bz, smem; void *stream; void *attrs;
+                 unsigned nattrs; } LaunchConfig;
+CUresult cuLaunchKernelEx(const LaunchConfig *c, void *f, void **params, void **extra) {
+  return cuLaunchKernel(f, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem, c->stream,
+                        params, extra);
+}
+CUresult cuOccupancyMaxActiveClusters(int *n, void *f, const LaunchConfig *c) {
+  *n = 132; return 0;
+}
 CUresult cuTensorMapEncodeTiled(void *out, int dtype, uint32_t rank, void *gaddr,
                                 const uint64_t *gdim, const uint64_t *gstride, const uint32_t *box,
                                 const uint32_t *estr, int il, int sw, int l2, int oob) {
