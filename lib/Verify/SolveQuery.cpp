@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Ackermann.h"
 #include "ArithmeticLemmas.h"
 #include "ConstantDivision.h"
 #include "IntegerTranslation.h"
@@ -391,43 +392,25 @@ z3::check_result KernelVerifier::solve(const std::vector<z3::expr> &extra,
                              : ctx.constant(v.c_str(), e.get_sort()));
   });
   // Applications of uninterpreted functions (the contents of loaded
-  // tensors) too, with the congruence of each pair of one function's
-  // applications (Ackermann's reduction: equisatisfiable, and in the
-  // integer translation's fragment).
-  z3::expr_vector applied(ctx), appliedVar(ctx);
-  forEachSubterm(query, [&](const z3::expr &e) {
-    if (e.is_app() && e.num_args() > 0 &&
-        e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
-      applied.push_back(e);
-      std::string v = "applied!" + std::to_string(applied.size());
-      appliedVar.push_back(ctx.constant(v.c_str(), e.get_sort()));
-    }
-  });
-  bool exact = from.empty() && applied.empty();
+  // tensors) too, with their congruence (Ackermann.h).
+  FunctionApplications apps = functionApplications(query);
+  bool exact = from.empty() && apps.empty();
   z3::expr_vector abstracted(ctx), abstractedTo(ctx);
-  for (const z3::expr_vector *v : {&from, &applied})
+  for (const z3::expr_vector *v : {&from, &apps.applied})
     for (unsigned i = 0; i < v->size(); ++i)
       abstracted.push_back((*v)[i]);
-  for (const z3::expr_vector *v : {&to, &appliedVar})
+  for (const z3::expr_vector *v : {&to, &apps.vars})
     for (unsigned i = 0; i < v->size(); ++i)
       abstractedTo.push_back((*v)[i]);
   z3::expr_vector abstraction(ctx);
   for (unsigned i = 0; i < query.size(); ++i)
     abstraction.push_back(
         exact ? query[i] : query[i].substitute(abstracted, abstractedTo));
-  for (unsigned i = 0; i < applied.size(); ++i)
-    for (unsigned j = i + 1; j < applied.size(); ++j) {
-      if (!z3::eq(applied[i].decl(), applied[j].decl()))
-        continue;
-      z3::expr same = ctx.bool_val(true);
-      for (unsigned a = 0; a < applied[i].num_args(); ++a)
-        same = same && applied[i].arg(a) == applied[j].arg(a);
-      abstraction.push_back(z3::implies(same, appliedVar[i] == appliedVar[j])
-                                .substitute(abstracted, abstractedTo));
-    }
+  for (const z3::expr &l : congruenceLemmas(apps, abstracted, abstractedTo))
+    abstraction.push_back(l);
   // The bit-blasting logic of the full query.
-  llvm::SaveAndRestore<const char *> logic(
-      queryLogic, applied.empty() ? "QF_BV" : "QF_UFBV");
+  llvm::SaveAndRestore<const char *> logic(queryLogic,
+                                           apps.empty() ? "QF_BV" : "QF_UFBV");
   // A debugging aid: every query as SMT-LIB (which term each fresh
   // variable of the abstraction stands for in its comments).
   dumpSmt2(name + ".smt2", query);
