@@ -187,13 +187,20 @@ Inst KernelVerifier::bulkWitness(TmaLoadOp fill, Operation *wait,
     Inst wi(ctx.bool_val(true));
     for (size_t k = 0; k < loops.size(); ++k) {
       auto rloop = cast<scf::ForOp>(in.ivs[k].first);
+      // Loops over the same range (the same SSA values, else the same terms:
+      // each role may read the block id itself): the same induction
+      // variable. The bounds are evaluated only when the values differ.
+      bool sameRange = rloop.getLowerBound() == loops[k].getLowerBound() &&
+                       rloop.getUpperBound() == loops[k].getUpperBound() &&
+                       rloop.getStep() == loops[k].getStep();
       z3::expr rlb = bv(0), rub = bv(0), rstep = bv(1);
-      loopRange(rloop, in.without(rloop), rlb, rub, rstep);
       z3::expr lb = bv(0), ub = bv(0), step = bv(1);
-      loopRange(loops[k], wi, lb, ub, step);
-      // Loops over the same range (the same values, as terms: each role may
-      // read the block id itself): the same induction variable.
-      if (z3::eq(rlb, lb) && z3::eq(rub, ub) && z3::eq(rstep, step)) {
+      if (!sameRange) {
+        loopRange(rloop, in.without(rloop), rlb, rub, rstep);
+        loopRange(loops[k], wi, lb, ub, step);
+        sameRange = z3::eq(rlb, lb) && z3::eq(rub, ub) && z3::eq(rstep, step);
+      }
+      if (sameRange) {
         wi = wi.with(loops[k], in.ivs[k].second, wi.guard);
         continue;
       }

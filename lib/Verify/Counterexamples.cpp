@@ -93,8 +93,10 @@ void KernelVerifier::fillCommon(Counterexample &cx, const z3::model &m,
   std::set<std::string> shown;
   if (q)
     for (const z3::expr &entry : q->loads) {
-      std::string name = entry.decl().name().str();
-      name = name.substr(0, name.find('.')) + "[";
+      auto f = llvm::find_if(loadedTensors, [&](const auto &t) {
+        return z3::eq(t.second, entry.decl());
+      });
+      std::string name = "arg" + std::to_string(f->first) + "[";
       for (unsigned a = 0; a < entry.num_args(); ++a)
         name += (a ? "," : "") + std::to_string(uval(m, entry.arg(a)));
       name += "]";

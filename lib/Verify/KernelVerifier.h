@@ -204,11 +204,10 @@ private:
   z3::expr param(const void *key);
   /// The contents of each kernel argument that the kernel loads index
   /// values from below its top level (in a loop) and never writes, by
-  /// argument number: an
-  /// uninterpreted function of the load's indices (the same for every
-  /// block, iteration and load of that tensor), below kParamBound like the
-  /// values loaded at entry. Every load of such a tensor, at entry too, is
-  /// an application of it (collectParams).
+  /// argument number: an uninterpreted function of the load's indices (the
+  /// same for every block, iteration and load of that tensor), below
+  /// kParamBound like the values loaded at entry. Every load of such a
+  /// tensor, at entry too, is an application of it (collectParams).
   std::map<unsigned, z3::func_decl> loadedTensors;
   /// The value `ld` reads, as an application of its tensor's function.
   z3::expr loadedValue(mlir::memref::LoadOp ld, const Inst &in);
@@ -305,6 +304,12 @@ private:
 
   // ---- checks (AssertCheck.cpp, MemoryChecks.cpp, KernelVerifier.cpp;
   // solving in SolveQuery.cpp) ------------------------------------------
+  /// The logic of the query being solved: QF_UFBV when it applies the
+  /// function of a loaded tensor (loadedTensors), else QF_BV.
+  const char *queryLogic = "QF_BV";
+  /// The integer solver's budget when `solve` is asked for a glance alone
+  /// (a timeout of at most kGlanceMs).
+  unsigned glanceOnlyMs = kGlanceMs;
   /// A query's budget of `ms` as Z3's deterministic resource limit (and
   /// `wallSlack` times `ms` of wall clock, for exceptionally slow units).
   void limitSolver(z3::solver &s, unsigned ms, unsigned wallSlack = 4);
@@ -315,12 +320,6 @@ private:
   /// given) fixed to `valueOf` (a variable whose value is not a constant
   /// stays free), if there is one; `answer` is the check's. While it runs,
   /// an unsat answer of `racing` interrupts it.
-  /// The logic of the query being solved: QF_UFBV when it applies the
-  /// function of a loaded tensor (loadedTensors), else QF_BV.
-  const char *queryLogic = "QF_BV";
-  /// The integer solver's budget when `solve` is asked for a glance alone
-  /// (a timeout of at most kGlanceMs).
-  unsigned glanceOnlyMs = kGlanceMs;
   std::optional<z3::model>
   lift(const z3::expr_vector &query, const std::vector<z3::expr> &vars,
        const std::function<z3::expr(const z3::expr &)> &valueOf,
