@@ -3,8 +3,11 @@
 # kernel of examples/sm90a (gemm_tma_ws: C stored from registers;
 # gemm_tma_store_ws: C through shared memory and a bulk tensor store), bf16
 # as written and fp16 with the element type replaced, each verified first;
-# and the fp32 GEMM on the tensor cores (gemm_tf32_tma_ws of
-# examples/python/gemm_tma_ws.py, traced by the DSL) for tf32_bench.py.
+# the DSL's bulk-store GEMM walking the tiles in groups of 8 tile rows
+# (gemm_tma_store_ws_grouped, bf16 and fp16, for an A/B against the
+# row-major gemm_tma_store_ws with gemm_bench.py --ptx); and the fp32 GEMM
+# on the tensor cores (gemm_tf32_tma_ws of examples/python/gemm_tma_ws.py,
+# traced by the DSL) for tf32_bench.py.
 # Runs on the development machine (needs argus-opt); prints ptxas -v.
 #
 #   bench/hopper/compile.sh [path/to/argus-opt]
@@ -26,6 +29,14 @@ for kernel in gemm_tma_ws gemm_tma_store_ws gemm_tma_cluster_ws; do
     compile_verified_ptx "$opt" "$file" "$out" "$kernel $name"
   done
 done
-PYTHONPATH="$root/build/python:$root/python:$root/examples/python" /usr/bin/python3 -c \
-  'import sys, gemm_tma_ws; open(sys.argv[1], "w").write(gemm_tma_ws.gemm_tf32_tma_ws.ir())' "$tf32"
+dsl_ir() { # python expression of a kernel of gemm_tma_ws.py, output file
+  PYTHONPATH="$root/build/python:$root/python:$root/examples/python" /usr/bin/python3 -c \
+    'import sys, gemm_tma_ws as g; open(sys.argv[2], "w").write(eval(sys.argv[1]).ir())' "$1" "$2"
+}
+for dt in bf16 f16; do
+  suffix=""; [ "$dt" = f16 ] && suffix="_f16"
+  dsl_ir "g.make_gemm_tma_ws(epilogue='tma_store', group_m=8, dtype='$dt', name='gemm_tma_store_ws_grouped')" "$f16"
+  compile_verified_ptx "$opt" "$f16" "$here/gemm_tma_store_ws_grouped$suffix.ptx" "gemm_tma_store_ws_grouped $dt"
+done
+dsl_ir g.gemm_tf32_tma_ws "$tf32"
 compile_verified_ptx "$opt" "$tf32" "$here/gemm_tf32_tma_ws.ptx" "gemm_tf32_tma_ws tf32"

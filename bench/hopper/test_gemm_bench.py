@@ -130,6 +130,17 @@ META = {"kernels": {"gemm_tma_ws": {"dynamic_smem": 196672, "tensor_maps": [
 
 
 class PurePython(unittest.TestCase):
+    def test_grouped_twin_has_the_gemm_signature(self):
+        # gemm_bench.py launches the DSL's grouped-raster GEMM as it launches
+        # the IR kernel: the same parameters and tensor maps in the same slots.
+        def launch_abi(name):
+            with open(os.path.join(HERE, name + ".ptx.json")) as f:
+                (info,) = json.load(f)["kernels"].values()
+            return (info["params"], info["tensor_maps"], info["block"], info["grid"])
+        for suffix in ("", "_f16"):
+            self.assertEqual(launch_abi("gemm_tma_store_ws_grouped" + suffix),
+                             launch_abi("gemm_tma_store_ws" + suffix))
+
     def test_parse_shapes(self):
         self.assertEqual(gb.parse_shapes(None), gb.DEFAULT_SHAPES)
         self.assertEqual(gb.parse_shapes("4096,4096,4096;8192,8192,1024"),

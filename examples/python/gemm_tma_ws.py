@@ -58,7 +58,7 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                      empty_arrivals: int = 256, name: str = "gemm_tma_ws",
                      epilogue: str = "registers", fence: bool = True, store_wait: int = 0,
                      bias: bool = False, activation: str = None, regions: bool = False,
-                     dtype: str = "bf16", cluster: int = 1):
+                     dtype: str = "bf16", cluster: int = 1, group_m: int = 1):
     """``bias`` adds a per-column bias (a length-N tensor after C) to the
     f32 accumulator and ``activation`` (``"relu"``, ``"gelu"``, ... any
     elementwise DSL function, or a callable on the f32 tile) is applied
@@ -68,7 +68,13 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
     ``cluster`` > 1: thread-block clusters of that many blocks computing
     vertically adjacent tiles; they share B's slab through TMA multicast
     (each block issues a share of its boxes) and release each stage on every
-    block's empty barrier (examples/sm90a/gemm_tma_cluster_ws.mlir)."""
+    block's empty barrier (examples/sm90a/gemm_tma_cluster_ws.mlir).
+    ``group_m`` > 1: the persistent blocks walk the tiles in groups of
+    ``group_m`` tile rows, column by column inside a group (Triton's grouped
+    order: consecutive tiles share B's columns and a few of A's rows, for
+    L2 reuse); a last, partial group has the rows that are left. The tile
+    count is written per group (full groups, then the last group's rows),
+    the form whose coverage the verifier proves."""
     region = argus.region if regions else (lambda name: contextlib.nullcontext())
     act = getattr(argus, activation) if isinstance(activation, str) else activation
     if epilogue not in EPILOGUES:
@@ -79,6 +85,11 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
     tf32 = dtype == "tf32"
     if cluster < 1 or (cluster > 1 and tf32):
         raise ValueError(f"cluster is a positive number of blocks (16-bit GEMMs), got {cluster!r}")
+    if not isinstance(group_m, int) or group_m < 1:
+        raise ValueError(f"group_m is a positive number of tile rows, got {group_m!r}")
+    if group_m > 1 and cluster > 1:
+        raise ValueError("group_m > 1 with cluster > 1 is not supported: the grouped order's "
+                         "output coverage over clusters takes the verifier seconds to a minute")
     if tf32 and bulk:
         raise ValueError("the tf32 GEMM stores C (f32) from registers: a 128 x 256 f32 sC "
                          "does not fit beside the ring")
@@ -104,8 +115,12 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
             argus.assume(K >= 8, "K >= 8")
         tiles_n = argus.cdiv(N, BN)
         # With clusters, a tile row is `cluster` tiles tall, one per block.
-        tiles = argus.cdiv(M, BM * cluster) * tiles_n if cluster > 1 else \
-            argus.cdiv(M, BM) * tiles_n
+        tiles_m = argus.cdiv(M, BM * cluster)
+        if group_m > 1:
+            group_tiles = tiles_n * group_m
+            tiles = (tiles_m // group_m) * group_tiles + (tiles_m % group_m) * tiles_n
+        else:
+            tiles = tiles_m * tiles_n
         ktiles = argus.cdiv(K, bk)
         # The slab counter runs up to tiles * ktiles on one block.
         argus.assume(tiles < (1 << 22) // ktiles,
@@ -116,6 +131,17 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
                 argus.cluster_rank("x")
         else:
             first, step, rank = argus.block_id("x"), argus.grid_dim("x"), 0
+
+        def tile_origin(t):
+            """(m0, n0) of the block's tile of tile index t."""
+            if group_m > 1:
+                group, p = t // group_tiles, t % group_tiles
+                top = group * group_m
+                rows = argus.minimum(tiles_m - top, group_m)
+                tm, tn = top + p % rows, p // rows
+            else:
+                tm, tn = t // tiles_n, t % tiles_n
+            return ((tm * cluster + rank) * BM if cluster > 1 else tm * BM), tn * BN
 
         tmA = argus.tensor_map(A, (BM, bk), swizzle=128)
         # tf32: B is N x K, one (256, 32) box; 16-bit: B is K x N, 64-column boxes.
@@ -134,9 +160,7 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
             with argus.region("produce"):
                 tile_loop = argus.range(first, tiles, step=step, carry=0, name="t")
                 for t, i0 in tile_loop:
-                    m0 = ((t // tiles_n) * cluster + rank) * BM if cluster > 1 else \
-                        (t // tiles_n) * BM
-                    n0 = (t % tiles_n) * BN
+                    m0, n0 = tile_origin(t)
                     k_loop = argus.range(0, ktiles, carry=i0, name="kt")
                     for kt, i in k_loop:
                         k0 = kt * bk
@@ -162,9 +186,7 @@ def make_gemm_tma_ws(flip_parity: bool = True, expect_bytes: int = None,
             with argus.region("consume"):
                 tile_loop = argus.range(first, tiles, step=step, carry=0, name="t")
                 for t, i0 in tile_loop:
-                    m0 = ((t // tiles_n) * cluster + rank) * BM if cluster > 1 else \
-                        (t // tiles_n) * BM
-                    n0 = (t % tiles_n) * BN
+                    m0, n0 = tile_origin(t)
                     acc0 = argus.tag(argus.zeros((BM, BN), "f32", FC),
                                      lambda m, n: (m0 + m, n0 + n))
                     k_loop = argus.range(0, ktiles, carry=(acc0, i0), name="kt")
@@ -242,6 +264,8 @@ gemm_tma_store_ws = make_gemm_tma_ws(epilogue="tma_store", name="gemm_tma_store_
 gemm_tma_store_ws_bias_gelu = make_gemm_tma_ws(epilogue="tma_store", bias=True,
                                                activation="gelu",
                                                name="gemm_tma_store_ws_bias_gelu")
+gemm_tma_store_ws_grouped = make_gemm_tma_ws(epilogue="tma_store", group_m=8,
+                                             name="gemm_tma_store_ws_grouped")
 gemm_tf32_tma_ws = make_gemm_tma_ws(dtype="tf32", name="gemm_tf32_tma_ws")
 gemm_tma_cluster_ws = make_gemm_tma_ws(epilogue="tma_store", cluster=2,
                                        name="gemm_tma_cluster_ws")

@@ -126,6 +126,51 @@ std::optional<std::pair<z3::expr, uint64_t>> scaledRadix(const z3::expr &d) {
   return std::make_pair(d, uint64_t(1));
 }
 
+/// At most this value for a factor whose products are read case by case
+/// (L16).
+constexpr uint64_t kSmallFactor = 16;
+
+/// An upper bound of `e`'s value read off its form: a constant, a remainder
+/// by one, the minimum with one (a group's tile rows, min(rows left, 8)).
+std::optional<uint64_t> formBound(const z3::expr &e, unsigned depth = 0) {
+  if (e.is_numeral()) {
+    uint64_t v;
+    if (e.is_numeral_u64(v))
+      return v;
+    return std::nullopt;
+  }
+  if (!e.is_app() || depth > 4)
+    return std::nullopt;
+  auto sub = [&](const z3::expr &x) { return formBound(x, depth + 1); };
+  switch (e.decl().decl_kind()) {
+  case Z3_OP_BUREM:
+  case Z3_OP_BUREM_I: {
+    uint64_t k;
+    if (e.arg(1).is_numeral_u64(k) && k > 0)
+      return k - 1;
+    return sub(e.arg(0));
+  }
+  case Z3_OP_BUDIV:
+  case Z3_OP_BUDIV_I:
+    return sub(e.arg(0));
+  case Z3_OP_ITE: {
+    std::optional<uint64_t> a = sub(e.arg(1)), b = sub(e.arg(2));
+    if (a && b)
+      return std::max(*a, *b);
+    // ite(x < y, x, y) and ite(x <= y, x, y): the minimum, bounded by
+    // either operand's bound.
+    z3::expr c = e.arg(0);
+    Z3_decl_kind k = c.decl().decl_kind();
+    if ((k == Z3_OP_ULT || k == Z3_OP_ULEQ) && z3::eq(c.arg(0), e.arg(1)) &&
+        z3::eq(c.arg(1), e.arg(2)))
+      return a ? a : b;
+    return std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
 struct Collector {
   Groups<Dividend> dividends;                     // by divisor
   Groups<std::pair<z3::expr, z3::expr>> products; // by factor: (other, a*d)
@@ -135,6 +180,21 @@ struct Collector {
   std::set<unsigned> seen;
   /// (dividend, divisor) ids -> the entry in `dividends`.
   std::map<std::pair<unsigned, unsigned>, Dividend *> divisions;
+  /// Ids of the quotients by constants (x / 8).
+  std::set<unsigned> constantQuotients;
+
+  /// One entry per (dividend, divisor): x / d and x % d share it.
+  void addDivision(const z3::expr &x, const z3::expr &d, bool remainder) {
+    auto key = std::make_pair(x.id(), d.id());
+    auto it = divisions.find(key);
+    if (it == divisions.end()) {
+      Dividend *entry = dividends.add(d, {x});
+      if (!entry)
+        return;
+      it = divisions.emplace(key, entry).first;
+    }
+    (remainder ? it->second->remainder : it->second->quotient) = true;
+  }
 
   void visit(const z3::expr &root) {
     forEachSubterm({root}, seen, [&](const z3::expr &e) { record(e); });
@@ -142,20 +202,12 @@ struct Collector {
 
   void record(const z3::expr &e) {
     Z3_decl_kind k = e.decl().decl_kind();
+    if (k == Z3_OP_BUDIV && e.arg(1).is_numeral())
+      constantQuotients.insert(e.id());
     if ((k == Z3_OP_BUDIV || k == Z3_OP_BUDIV_I || k == Z3_OP_BUREM ||
          k == Z3_OP_BUREM_I) &&
         !e.arg(1).is_numeral()) {
-      // One entry per (dividend, divisor): x / d and x % d share it.
-      bool rem = k == Z3_OP_BUREM || k == Z3_OP_BUREM_I;
-      auto key = std::make_pair(e.arg(0).id(), e.arg(1).id());
-      auto it = divisions.find(key);
-      if (it == divisions.end()) {
-        Dividend *entry = dividends.add(e.arg(1), {e.arg(0)});
-        if (!entry)
-          return;
-        it = divisions.emplace(key, entry).first;
-      }
-      (rem ? it->second->remainder : it->second->quotient) = true;
+      addDivision(e.arg(0), e.arg(1), k == Z3_OP_BUREM || k == Z3_OP_BUREM_I);
       return;
     }
     if (isSymbolicProduct(e)) {
@@ -261,6 +313,53 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
   for (unsigned i = roots.size(); i-- > 0;)
     c.visit(roots[i]);
   std::vector<z3::expr> out;
+
+  // (L15) x / (C * k) == (x / k) / C and x % (C * k) == ((x / k) % C) * k
+  // + x % k (k a constant) where the query has x / k: a grouped raster
+  // reads a tile's group off t / (G * n) and its column off (t / G) % n.
+  // The divisions of x / k by C join the others (for L2 and the rest).
+  std::vector<std::pair<z3::expr, z3::expr>> nested; // (x / k, C)
+  for (auto &[id, entry] : c.dividends.byKey) {
+    const z3::expr &d = entry.first;
+    std::optional<std::pair<z3::expr, uint64_t>> ck = scaledRadix(d);
+    if (!ck || ck->second < 2)
+      continue;
+    unsigned w = d.get_sort().bv_size();
+    z3::expr C = ck->first, k = ctx.bv_val(ck->second, w);
+    for (const Dividend &x : entry.second) {
+      z3::expr xk = z3::udiv(x.x, k);
+      if (!c.constantQuotients.count(xk.id()))
+        continue;
+      z3::expr pre =
+          C != ctx.bv_val(0, w) && z3::bvmul_no_overflow(C, k, false);
+      if (x.quotient)
+        out.push_back(z3::implies(pre, z3::udiv(x.x, d) == z3::udiv(xk, C)));
+      if (x.remainder)
+        out.push_back(z3::implies(
+            pre, z3::urem(x.x, d) == z3::urem(xk, C) * k + z3::urem(x.x, k)));
+      nested.push_back({xk, C});
+    }
+  }
+  for (auto &[xk, C] : nested) {
+    c.addDivision(xk, C, false);
+    c.addDivision(xk, C, true);
+  }
+  // (L18) Euclid's division against the query's multiples a * d of the
+  // divisor: x / d == a means x == a * d + x % d (the remainder of a tile
+  // index in the last, partial group of a grouped raster is the index less
+  // the full groups' tiles). Only with products already in the query: a
+  // new product (x / d) * d is a new variable in every query with x % d.
+  for (auto &[id, entry] : c.dividends.byKey) {
+    auto prods = c.products.byKey.find(id);
+    if (prods == c.products.byKey.end())
+      continue;
+    const z3::expr &d = entry.first;
+    for (const Dividend &x : entry.second)
+      if (x.quotient && x.remainder)
+        for (auto &[a, p] : prods->second.second)
+          out.push_back(
+              z3::implies(z3::udiv(x.x, d) == a, x.x == p + z3::urem(x.x, d)));
+  }
 
   for (auto &[id, entry] : c.dividends.byKey) {
     const z3::expr &d = entry.first;
@@ -378,6 +477,26 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
       }
   }
 
+  // (L19) two divisions with equal divisors of different terms (a group's
+  // rows read by two instances): equal quotients and remainders mean
+  // equal dividends (x % 0 == x makes it hold for d == 0 too).
+  std::vector<std::pair<z3::expr, const Dividend *>> whole;
+  for (auto &[id, entry] : c.dividends.byKey)
+    for (const Dividend &x : entry.second)
+      if (x.quotient && x.remainder)
+        whole.push_back({entry.first, &x});
+  for (size_t i = 0; i < whole.size(); ++i)
+    for (size_t j = i + 1; j < whole.size(); ++j) {
+      auto &[d1, x] = whole[i];
+      auto &[d2, y] = whole[j];
+      if (z3::eq(d1, d2))
+        continue;
+      out.push_back(z3::implies(d1 == d2 &&
+                                    z3::udiv(x->x, d1) == z3::udiv(y->x, d2) &&
+                                    z3::urem(x->x, d1) == z3::urem(y->x, d2),
+                                x->x == y->x));
+    }
+
   // (L9) monotonicity of products with a shared factor: a1 < a2 means
   // a1 * d + d <= a2 * d (a block's rows end where the next block's
   // begin, when both are products of a symbolic size).
@@ -404,6 +523,44 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
         // variables (KernelVerifier::abstractNonlinear) forgets.
         if (i < j)
           out.push_back(z3::implies(a1 == a2, p1 == p2));
+      }
+  }
+
+  // (L16) a product with a factor of small range, case by case: d == j
+  // means a * d == a * j, which is linear (a group's tile rows times a
+  // column index; a product of two unbounded factors has no such reading).
+  for (auto &[id, entry] : c.products.byKey) {
+    const z3::expr &d = entry.first;
+    std::optional<uint64_t> bound = formBound(d);
+    if (!bound || *bound > kSmallFactor)
+      continue;
+    unsigned w = d.get_sort().bv_size();
+    for (auto &[a, p] : entry.second)
+      for (uint64_t j = 0; j <= *bound; ++j) {
+        z3::expr jv = ctx.bv_val(j, w);
+        out.push_back(z3::implies(
+            d == jv, p == a * jv && z3::bvmul_no_overflow(a, d, false) ==
+                                        z3::bvmul_no_overflow(a, jv, false)));
+      }
+  }
+
+  // (L17) likewise a quotient or remainder by a divisor of small range:
+  // d == j means x / d == x / j and x % d == x % j, divisions by constants.
+  for (auto &[id, entry] : c.dividends.byKey) {
+    const z3::expr &d = entry.first;
+    std::optional<uint64_t> bound = formBound(d);
+    if (!bound || *bound > kSmallFactor)
+      continue;
+    unsigned w = d.get_sort().bv_size();
+    for (const Dividend &x : entry.second)
+      for (uint64_t j = 0; j <= *bound; ++j) {
+        z3::expr jv = ctx.bv_val(j, w);
+        z3::expr same = ctx.bool_val(true);
+        if (x.quotient)
+          same = same && z3::udiv(x.x, d) == z3::udiv(x.x, jv);
+        if (x.remainder)
+          same = same && z3::urem(x.x, d) == z3::urem(x.x, jv);
+        out.push_back(z3::implies(d == jv, same));
       }
   }
 

@@ -45,6 +45,16 @@ namespace argus::verify::detail {
 ///   (L10) d != 0, a < x / d  =>  a * d + d does not wrap and is <= x
 ///   (L11) a1 == a2  =>  a1 * d == a2 * d
 ///   (L12) d != 0  =>  (x / d) * d <= x && x - (x / d) * d < d
+///   (L13) d != 0  =>  x / d <= x
+///   (L14) a or d a multiple of 2^j  =>  so is a * d (narrow products)
+///   (L15) C != 0, C * k does not wrap (k constant, x / k in the query)
+///                  =>  x / (C * k) == (x / k) / C &&
+///                      x % (C * k) == ((x / k) % C) * k + x % k
+///   (L16) d == j (d's form bounds it by a small constant, j up to it)
+///                  =>  a * d == a * j, and a * d wraps iff a * j does
+///   (L17) d == j (as in L16)  =>  x / d == x / j && x % d == x % j
+///   (L18) x / d == a  =>  x == a * d + x % d
+///   (L19) d1 == d2, x / d1 == y / d2, x % d1 == y % d2  =>  x == y
 /// Instances are capped per divisor or radix, so the lemmas stay small.
 std::vector<z3::expr> arithmeticLemmas(z3::context &ctx,
                                        const z3::expr_vector &roots);

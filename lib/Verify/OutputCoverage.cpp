@@ -49,6 +49,7 @@
 #include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace mlir;
@@ -97,10 +98,9 @@ z3::expr substituted(const z3::expr &e, const z3::expr &x, const z3::expr &v) {
   return z3::expr(e).substitute(f, t);
 }
 
-/// The quotient or remainder subterm `kind` of `x` in `e` (x / d or x % d),
-/// with its divisor.
-std::optional<std::pair<z3::expr, z3::expr>>
-findDivision(const z3::expr &e, const z3::expr &x, bool remainder) {
+/// The subterms u / D and u % D of `e` whose divisor D does not mention u.
+void collectDivisions(const z3::expr &e, const z3::expr &u,
+                      std::vector<z3::expr> &out) {
   std::set<unsigned> seen;
   std::vector<z3::expr> todo{e};
   while (!todo.empty()) {
@@ -109,64 +109,153 @@ findDivision(const z3::expr &e, const z3::expr &x, bool remainder) {
     if (!t.is_app() || !seen.insert(t.id()).second)
       continue;
     Z3_decl_kind k = t.decl().decl_kind();
-    bool isRem = k == Z3_OP_BUREM || k == Z3_OP_BUREM_I;
-    bool isDiv = k == Z3_OP_BUDIV || k == Z3_OP_BUDIV_I;
-    if ((remainder ? isRem : isDiv) && z3::eq(t.arg(0), x))
-      return std::make_pair(t, t.arg(1));
+    if ((k == Z3_OP_BUREM || k == Z3_OP_BUREM_I || k == Z3_OP_BUDIV ||
+         k == Z3_OP_BUDIV_I) &&
+        z3::eq(t.arg(0), u) && !mentions(t.arg(1), u)) {
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const z3::expr &o) { return z3::eq(o, t); }))
+        out.push_back(t);
+      continue;
+    }
     for (unsigned i = 0; i < t.num_args(); ++i)
       todo.push_back(t.arg(i));
+  }
+}
+
+bool isRemainder(const z3::expr &t) {
+  Z3_decl_kind k = t.decl().decl_kind();
+  return k == Z3_OP_BUREM || k == Z3_OP_BUREM_I;
+}
+
+/// k with `big` = `d` * k: a product with `d` among its factors, or two
+/// constants.
+std::optional<z3::expr> cofactor(const z3::expr &big, const z3::expr &d) {
+  if (big.is_numeral() && d.is_numeral()) {
+    uint64_t b = big.get_numeral_uint64(), v = d.get_numeral_uint64();
+    if (v != 0 && b % v == 0)
+      return big.ctx().bv_val(b / v, big.get_sort().bv_size());
+    return std::nullopt;
+  }
+  if (!big.is_app() || big.decl().decl_kind() != Z3_OP_BMUL)
+    return std::nullopt;
+  for (unsigned i = 0; i < big.num_args(); ++i) {
+    if (!z3::eq(big.arg(i), d))
+      continue;
+    std::optional<z3::expr> k;
+    for (unsigned j = 0; j < big.num_args(); ++j)
+      if (j != i)
+        k = k ? *k * big.arg(j) : big.arg(j);
+    return k;
   }
   return std::nullopt;
 }
 
-/// The value of `x` that puts a write at element `e`, when the offsets hold
-/// x only through x / d (in one dimension) and x % d (in another), each
-/// linearly: x = q * d + r with q and r solved from their offsets. A guess
-/// that the coverage query checks.
-std::optional<z3::expr>
-splitIndex(const std::vector<std::optional<z3::expr>> &offsets,
-           const std::vector<z3::expr> &e, const z3::expr &x) {
-  z3::context &ctx = x.ctx();
-  for (size_t kq = 0; kq < offsets.size(); ++kq) {
-    if (!offsets[kq])
-      continue;
-    auto div = findDivision(*offsets[kq], x, false);
-    if (!div)
-      continue;
-    z3::expr d = div->second;
-    z3::expr rem = z3::urem(x, d);
-    z3::expr Q = ctx.bv_const("split.quotient", x.get_sort().bv_size());
-    z3::expr R = ctx.bv_const("split.remainder", x.get_sort().bv_size());
-    z3::expr_vector from(ctx), to(ctx);
-    from.push_back(div->first);
-    from.push_back(rem);
-    to.push_back(Q);
-    to.push_back(R);
-    // One unknown, linearly: (e_k - f(0)) / (f(1) - f(0)).
-    auto solveFor = [&](const z3::expr &u,
-                        const z3::expr &other) -> std::optional<z3::expr> {
-      for (size_t k = 0; k < offsets.size(); ++k) {
-        if (!offsets[k])
-          continue;
-        z3::expr f = z3::expr(*offsets[k]).substitute(from, to);
-        if (!mentions(f, u) || mentions(f, other) || mentions(f, x))
-          continue;
-        z3::expr f0 =
-            substituted(f, u, ctx.bv_val(0, u.get_sort().bv_size())).simplify();
-        z3::expr a =
-            (substituted(f, u, ctx.bv_val(1, u.get_sort().bv_size())) - f0)
-                .simplify();
-        if (a.is_numeral() && a.get_numeral_uint64() == 0)
-          continue;
-        return z3::udiv(e[k] - f0, a);
-      }
-      return std::nullopt;
-    };
-    auto q = solveFor(Q, R), r = solveFor(R, Q);
-    if (q && r)
-      return *q * d + *r;
+/// A mixed-radix reading of a loop index (a persistent tile loop's tile
+/// number, split into row and column, possibly in groups of rows): the
+/// index's quotients and remainders by a divisor D, and by multiples D * k
+/// (u / (D * k) = q / k, u % (D * k) = (q % k) * D + r), replaced by two
+/// digits u = q * D + r, each split again where the terms divide it. The
+/// leaf digits are solved from the offsets like any unknown.
+struct RadixSplit {
+  struct Level {
+    z3::expr u, d, q, r;
+    /// The division terms of u and what replaces them.
+    std::vector<z3::expr> from, to;
+    /// Divisors D * k rewritten through D: their products must not wrap.
+    std::vector<z3::expr> multiples;
+  };
+  std::string name;          // of the digits' variables
+  std::vector<Level> levels; // outermost first
+  std::vector<z3::expr> leaves;
+
+  /// `e` with the index's divisions replaced by digits.
+  z3::expr digitized(z3::expr e) const {
+    for (const Level &l : levels)
+      e = substituted(e, l.from, l.to);
+    return e;
   }
-  return std::nullopt;
+  /// `e` with every split digit replaced by its value in leaf digits.
+  z3::expr value(z3::expr e) const {
+    std::vector<z3::expr> from, to;
+    for (const Level &l : levels) {
+      from.push_back(l.u);
+      to.push_back(l.q * l.d + l.r);
+    }
+    for (size_t pass = 0; pass <= levels.size(); ++pass)
+      e = substituted(e, from, to);
+    return e;
+  }
+  /// What makes the digits those of the index: at each level, u / D and
+  /// u % D are the digits (D non-zero, its multiples not wrapping). Under
+  /// it the digitized terms equal the original ones.
+  z3::expr consistent() const {
+    z3::expr c = levels.front().u.ctx().bool_val(true);
+    for (const Level &l : levels) {
+      z3::expr u = value(l.u), d = value(l.d);
+      unsigned w = d.get_sort().bv_size();
+      c = c && d != d.ctx().bv_val(0, w) && z3::udiv(u, d) == value(l.q) &&
+          z3::urem(u, d) == value(l.r);
+      for (const z3::expr &k : l.multiples)
+        c = c && z3::bvmul_no_overflow(d, value(k), false);
+    }
+    return c;
+  }
+};
+
+/// Splits `u` in `terms` (appending to `split`); false (and nothing
+/// changed) when u also occurs other than through one divisor's quotients
+/// and remainders.
+bool splitRadix(std::vector<z3::expr> &terms, const z3::expr &u,
+                RadixSplit &split, unsigned depth) {
+  if (depth > 3)
+    return false;
+  z3::context &ctx = u.ctx();
+  std::vector<z3::expr> divs;
+  for (auto &t : terms)
+    collectDivisions(t, u, divs);
+  for (const z3::expr &div : divs) {
+    z3::expr d = div.arg(1);
+    unsigned w = u.get_sort().bv_size();
+    std::string n = split.name + std::to_string(split.levels.size());
+    RadixSplit::Level l{u,
+                        d,
+                        ctx.bv_const((n + ".quotient").c_str(), w),
+                        ctx.bv_const((n + ".remainder").c_str(), w),
+                        {},
+                        {},
+                        {}};
+    for (const z3::expr &t : divs) {
+      z3::expr dt = t.arg(1);
+      bool same = z3::eq(dt, d);
+      std::optional<z3::expr> k = same ? std::nullopt : cofactor(dt, d);
+      if (!same && !k)
+        continue;
+      l.from.push_back(t);
+      if (same)
+        l.to.push_back(isRemainder(t) ? l.r : l.q);
+      else
+        l.to.push_back(isRemainder(t) ? z3::urem(l.q, *k) * d + l.r
+                                      : z3::udiv(l.q, *k));
+      if (k)
+        l.multiples.push_back(*k);
+    }
+    std::vector<z3::expr> rewritten;
+    bool left = false;
+    for (auto &t : terms) {
+      rewritten.push_back(substituted(t, l.from, l.to));
+      left |= mentions(rewritten.back(), u);
+    }
+    if (left)
+      continue;
+    terms = std::move(rewritten);
+    z3::expr q = l.q, r = l.r;
+    split.levels.push_back(std::move(l));
+    for (const z3::expr &v : {q, r})
+      if (!splitRadix(terms, v, split, depth + 1))
+        split.leaves.push_back(v);
+    return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -801,6 +890,44 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           for (auto &l : wi.loops)
             xs.push_back(
                 {l.iv, l.lb, l.step, ctx.bool_val(true), &l, std::nullopt});
+          // A loop index the offsets hold only through quotients and
+          // remainders (a persistent loop over tiles: row t / n, column
+          // t % n, or rows in groups) is read as digits, each solved from
+          // the offset that holds it; the index is their reconstruction.
+          // The instance with digits for the split indices' divisions, valid
+          // where the digits are consistent (RadixSplit::consistent).
+          struct Radix {
+            size_t index;
+            RadixSplit split;
+            std::vector<size_t> digits;
+          };
+          std::vector<Radix> radix;
+          WriteInstance dwi = wi;
+          size_t radixFrom = xs.size();
+          for (size_t i = 0; i < radixFrom; ++i) {
+            if (!xs[i].loop)
+              continue;
+            std::vector<z3::expr> terms;
+            for (auto &o : dwi.offsets)
+              if (o)
+                terms.push_back(*o);
+            RadixSplit split;
+            split.name = xs[i].x.to_string() + ".digit";
+            if (!splitRadix(terms, xs[i].x, split, 0))
+              continue;
+            for (auto *ts : {&dwi.offsets, &dwi.bounds})
+              for (auto &t : *ts)
+                if (t)
+                  t = split.digitized(*t);
+            dwi.in.guard = split.digitized(dwi.in.guard);
+            radix.push_back({i, std::move(split), {}});
+            for (const z3::expr &d : radix.back().split.leaves) {
+              radix.back().digits.push_back(xs.size());
+              xs.push_back(
+                  {d, bv(0), 1, ctx.bool_val(true), nullptr, std::nullopt});
+            }
+          }
+          const std::vector<std::optional<z3::expr>> &offs = dwi.offsets;
           std::vector<z3::expr> from, to;
           std::vector<bool> done(xs.size(), false);
           auto solved = [&](const z3::expr &t) {
@@ -825,9 +952,9 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
           };
           auto trySolve = [&](size_t i, int64_t k,
                               bool othersFirst) -> std::optional<Solution> {
-            if (!wi.offsets[k])
+            if (!offs[k])
               return std::nullopt;
-            z3::expr f = solved(*wi.offsets[k]), lb = solved(xs[i].lb);
+            z3::expr f = solved(*offs[k]), lb = solved(xs[i].lb);
             if (!mentions(f, xs[i].x) || blocked(lb, i))
               return std::nullopt;
             for (size_t j = 0; othersFirst && j < xs.size(); ++j)
@@ -881,26 +1008,35 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
             to.push_back(symbolicFirst ? cand.simplify() : cand);
             done[i] = true;
           };
-          // A tile index split by a tile count (a persistent loop over
-          // tiles: row t / n, column t % n): t = q * n + r, q and r each
-          // solved from the offset that holds it. The loop's first value, when
-          // that is a block id (a grid-stride loop), is then t % step.
+          // A split index once its digits are solved; the loop's first
+          // value, when that is a block id (a grid-stride loop), is then the
+          // index % step.
+          auto finishRadix = [&] {
+            for (const Radix &r : radix) {
+              if (done[r.index] ||
+                  !llvm::all_of(r.digits, [&](size_t d) { return done[d]; }))
+                continue;
+              z3::expr t = solved(r.split.value(xs[r.index].x));
+              resolveAs(r.index, t);
+              const LoopVar *l = xs[r.index].loop;
+              for (size_t j = 0; j < xs.size(); ++j)
+                if (!done[j] && !xs[j].loop && z3::eq(xs[j].x, l->lb))
+                  resolveAs(j, z3::urem(t, l->stepTerm));
+            }
+          };
+          auto isSplit = [&](size_t i) {
+            return llvm::any_of(radix,
+                                [&](const Radix &r) { return r.index == i; });
+          };
           for (size_t i = 0; i < xs.size(); ++i)
-            if (xs[i].loop && !done[i])
-              if (auto t = splitIndex(wi.offsets, e, xs[i].x)) {
-                resolveAs(i, *t);
-                for (size_t j = 0; j < xs.size(); ++j)
-                  if (!done[j] && !xs[j].loop && z3::eq(xs[j].x, xs[i].lb))
-                    resolveAs(j, z3::urem(*t, xs[i].loop->stepTerm));
-              }
-          for (size_t i = 0; i < xs.size(); ++i)
-            if (xs[i].loop && xs[i].step == 0 && !done[i])
+            if (xs[i].loop && xs[i].step == 0 && !done[i] && !isSplit(i))
               unsupported(
                   "the writing loop at " + locStr(xs[i].loop->loop->getLoc()) +
                   " has a symbolic step (a grid-stride loop) and its "
                   "index is not split into tile coordinates by / and %");
           for (bool progress = true; progress;) {
             progress = false;
+            finishRadix();
             for (size_t i = 0; i < xs.size(); ++i)
               for (int64_t k = 0; k < rank && !done[i]; ++k)
                 if (auto sol = trySolve(i, k, false)) {
@@ -929,11 +1065,15 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
             }
           }
           // What no offset depends on takes its first value; an entangled one
-          // (a product of two block ids) is not solved.
-          for (size_t i = 0; i < xs.size(); ++i) {
+          // (a product of two block ids) is not solved. Digits go first: a
+          // split index (and the block id it starts from) is their value.
+          for (size_t n = xs.size(), k = 0; k < n; ++k) {
+            size_t i = (k + radixFrom) % n;
+            if (i < radixFrom)
+              finishRadix();
             if (done[i])
               continue;
-            for (auto &o : wi.offsets)
+            for (auto &o : offs)
               if (o && mentions(solved(*o), xs[i].x) && weak.empty())
                 weak = opDesc(w.op) + ": " + xs[i].x.to_string() +
                        " is not solvable from one offset";
@@ -946,7 +1086,9 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
                     opDesc(w.op) +
                     ": its offsets depend on values loaded from memory, "
                     "which may differ between blocks");
-          z3::expr c = wi.in.guard && byRank(writesElement(w, wi, e));
+          z3::expr c = dwi.in.guard && byRank(writesElement(w, dwi, e));
+          for (const Radix &r : radix)
+            c = c && r.split.consistent();
           for (auto &x : xs)
             c = c && x.range;
           covered = covered || solved(c);
