@@ -4,8 +4,10 @@
 # gemm_tma_store_ws: C through shared memory and a bulk tensor store), bf16
 # as written and fp16 with the element type replaced, each verified first;
 # the DSL's bulk-store GEMM walking the tiles in groups of 8 tile rows
-# (gemm_tma_store_ws_grouped, bf16 and fp16, for an A/B against the
-# row-major gemm_tma_store_ws with gemm_bench.py --ptx); and the fp32 GEMM
+# (gemm_tma_store_ws_grouped) and in clusters of 4 blocks sharing B through
+# multicast (gemm_tma_cluster4_ws), bf16 and fp16, for A/Bs against
+# gemm_tma_store_ws and gemm_tma_cluster_ws with gemm_bench.py --ptx; and
+# the fp32 GEMM
 # on the tensor cores (gemm_tf32_tma_ws of examples/python/gemm_tma_ws.py,
 # traced by the DSL) for tf32_bench.py.
 # Runs on the development machine (needs argus-opt); prints ptxas -v.
@@ -33,10 +35,13 @@ dsl_ir() { # python expression of a kernel of gemm_tma_ws.py, output file
   PYTHONPATH="$root/build/python:$root/python:$root/examples/python" /usr/bin/python3 -c \
     'import sys, gemm_tma_ws as g; open(sys.argv[2], "w").write(eval(sys.argv[1]).ir())' "$1" "$2"
 }
-for dt in bf16 f16; do
-  suffix=""; [ "$dt" = f16 ] && suffix="_f16"
-  dsl_ir "g.make_gemm_tma_ws(epilogue='tma_store', group_m=8, dtype='$dt', name='gemm_tma_store_ws_grouped')" "$f16"
-  compile_verified_ptx "$opt" "$f16" "$here/gemm_tma_store_ws_grouped$suffix.ptx" "gemm_tma_store_ws_grouped $dt"
+for v in "gemm_tma_store_ws_grouped:group_m=8" "gemm_tma_cluster4_ws:cluster=4"; do
+  name="${v%%:*}"; knob="${v#*:}"
+  for dt in bf16 f16; do
+    suffix=""; [ "$dt" = f16 ] && suffix="_f16"
+    dsl_ir "g.make_gemm_tma_ws(epilogue='tma_store', $knob, dtype='$dt', name='$name')" "$f16"
+    compile_verified_ptx "$opt" "$f16" "$here/$name$suffix.ptx" "$name $dt"
+  done
 done
 dsl_ir g.gemm_tf32_tma_ws "$tf32"
 compile_verified_ptx "$opt" "$tf32" "$here/gemm_tf32_tma_ws.ptx" "gemm_tf32_tma_ws tf32"

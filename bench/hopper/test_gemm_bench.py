@@ -131,15 +131,21 @@ META = {"kernels": {"gemm_tma_ws": {"dynamic_smem": 196672, "tensor_maps": [
 
 class PurePython(unittest.TestCase):
     def test_grouped_twin_has_the_gemm_signature(self):
-        # gemm_bench.py launches the DSL's grouped-raster GEMM as it launches
-        # the IR kernel: the same parameters and tensor maps in the same slots.
+        # gemm_bench.py launches the DSL's grouped-raster and 4-block-cluster
+        # GEMMs as it launches the IR kernels: the same parameters and tensor
+        # maps in the same slots (the cluster's size from the JSON).
         def launch_abi(name):
             with open(os.path.join(HERE, name + ".ptx.json")) as f:
                 (info,) = json.load(f)["kernels"].values()
             return (info["params"], info["tensor_maps"], info["block"], info["grid"])
+        with open(os.path.join(HERE, "gemm_tma_cluster4_ws.ptx.json")) as f:
+            (info,) = json.load(f)["kernels"].values()
+        self.assertEqual(info["cluster"], [4, 1, 1])
         for suffix in ("", "_f16"):
             self.assertEqual(launch_abi("gemm_tma_store_ws_grouped" + suffix),
                              launch_abi("gemm_tma_store_ws" + suffix))
+            self.assertEqual(launch_abi("gemm_tma_cluster4_ws" + suffix),
+                             launch_abi("gemm_tma_cluster_ws" + suffix))
 
     def test_parse_shapes(self):
         self.assertEqual(gb.parse_shapes(None), gb.DEFAULT_SHAPES)

@@ -255,6 +255,23 @@ def test_cluster_gemm_proves_every_check_and_lowers_to_multicast(need_verifier):
         assert ".reqnctapercluster 2, 1, 1" in c.asm
 
 
+def test_cluster_of_four_blocks_proves_and_multicasts_b_in_quarters(need_verifier):
+    # Four vertically adjacent tiles share B's slab: each block issues one
+    # of its four 64-column boxes to all four (every block's empty barrier
+    # counts the 4 x 256 consumers that release a stage).
+    k = gemm_tma_ws.make_gemm_tma_ws(epilogue="tma_store", cluster=4,
+                                     name="gemm_tma_cluster4_ws")
+    src = k.source()
+    assert 'cluster = [4]>' in src and '"empty" arrivals 1024' in src
+    r = k.verify(strict=True)
+    assert r.proved, r.summary()
+    if argus.has_pass("argus-to-nvptx"):
+        c = k.compile()
+        assert c.launch["cluster"] == [4, 1, 1]
+        assert ".reqnctapercluster 4, 1, 1" in c.asm
+        assert c.asm.count(".multicast::cluster") == 4
+
+
 def test_cluster_gemm_with_one_blocks_arrival_count_is_violated(need_verifier):
     # 256 arrivals expected where both blocks' 256 consumers arrive.
     k = gemm_tma_ws.make_gemm_tma_ws(epilogue="tma_store", cluster=2, empty_arrivals=128,
