@@ -915,11 +915,14 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
             split.name = xs[i].x.to_string() + ".digit";
             if (!splitRadix(terms, xs[i].x, split, 0))
               continue;
+            // The offsets hold leaf digits only; a guard or bound may keep
+            // a digit that was split again (a condition on t / 8 itself),
+            // which is its value in leaf digits.
             for (auto *ts : {&dwi.offsets, &dwi.bounds})
               for (auto &t : *ts)
                 if (t)
-                  t = split.digitized(*t);
-            dwi.in.guard = split.digitized(dwi.in.guard);
+                  t = split.value(split.digitized(*t));
+            dwi.in.guard = split.value(split.digitized(dwi.in.guard));
             radix.push_back({i, std::move(split), {}});
             for (const z3::expr &d : radix.back().split.leaves) {
               radix.back().digits.push_back(xs.size());
