@@ -46,6 +46,26 @@ SCALAR_CTYPES = {"f32": ctypes.c_float, "f64": ctypes.c_double, "i32": ctypes.c_
                  "i8": ctypes.c_int8}
 
 
+def variant_name(kernel) -> str:
+    """The file name (without extension) of ``kernel``'s export: its name, and
+    for a variant with ``argus.constexpr`` values a digest of them with the
+    target, block and ``min_blocks_per_sm`` (variants share the name)."""
+    if not kernel.constexprs:
+        return kernel.name
+    return kernel.name + "-" + _digest(_variant_key(kernel))
+
+
+def _variant_key(kernel) -> dict:
+    return {"constexprs": {k: repr(v) for k, v in sorted(kernel.constexprs.items())},
+            "target": kernel.target, "block": list(kernel.block),
+            "min_blocks_per_sm": kernel.min_blocks_per_sm}
+
+
+def _digest(key: dict) -> str:
+    import hashlib
+    return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:10]
+
+
 def _annotation(ann) -> dict:
     if hasattr(ann, "shape"):
         return {"shape": list(ann.shape), "dtype": ann.dtype}
@@ -58,13 +78,14 @@ def export(kernel, directory: str, target: Optional[str] = None) -> str:
     ``<name>.json`` into ``directory``. Returns the JSON's path. Verification
     is the caller's (``kernel.verify()``): export ships what it is given."""
     ck = kernel.compile(target=target)
+    file = variant_name(kernel)
     if ck.format != "ptx":
         raise ArgusError(f"argus.aot exports PTX kernels (sm_*), not {ck.target}",
                          hint="run gfx942 kernels through argus.compile.run_kernel")
     abi = ck.abi
     launch = ck.launch
     os.makedirs(directory, exist_ok=True)
-    ptx = ck.name + ".ptx"
+    ptx = file + ".ptx"
     with open(os.path.join(directory, ptx), "w") as f:
         f.write(ck.asm)
     meta = {
@@ -82,11 +103,41 @@ def export(kernel, directory: str, target: Optional[str] = None) -> str:
         "grid": launch["grid"],
         "indices": launch["indices"],
         "cluster": launch["cluster"],
+        "variant": _variant_key(kernel),
     }
-    path = os.path.join(directory, ck.name + ".json")
+    path = os.path.join(directory, file + ".json")
     with open(path, "w") as f:
         json.dump(meta, f, indent=1)
     return path
+
+
+def find(kernel, path: Optional[str] = None) -> Optional[str]:
+    """The export of ``kernel`` (a variant's, for its constexpr values) in
+    the directories of ``path`` (default ``$ARGUS_AOT_PATH``, separated by
+    ``os.pathsep``), or None."""
+    path = os.environ.get("ARGUS_AOT_PATH", "") if path is None else path
+    for d in filter(None, path.split(os.pathsep)):
+        f = os.path.join(d, variant_name(kernel) + ".json")
+        if os.path.exists(f):
+            with open(f) as fh:
+                got = json.load(fh).get("variant")
+            if got != _variant_key(kernel):
+                raise ArgusError(f"{f} was exported for {got}, not for {_variant_key(kernel)}",
+                                 hint="export this variant: argus.aot.export("
+                                 "kernel.specialize(...), dir)")
+            return f
+    return None
+
+
+_LOADED: dict = {}
+
+
+def loaded(path: str) -> "AotKernel":
+    """``load(path)`` once per path and process (the module stays loaded)."""
+    k = _LOADED.get(path)
+    if k is None:
+        k = _LOADED[path] = load(path)
+    return k
 
 
 def load(path: str, driver=None) -> "AotKernel":
@@ -118,7 +169,7 @@ class AotKernel:
         from . import cuda_driver as cd
         self.meta = meta
         self.name = meta["name"]
-        self.drv = driver or cd.CudaDriver()
+        self.drv = driver or default_driver()
         self._cd = cd
         self.drv.check(self.drv.cuInit(0), "cuInit")
         self.device = self.drv.device(0)
@@ -259,6 +310,13 @@ class AotKernel:
                                                    self.smem, ctypes.c_void_p(stream),
                                                    params.array, None), "cuLaunchKernel")
         return g
+
+
+def default_driver():
+    """The driver ``load`` uses when given none: libcuda.so.1 (tests replace
+    this function)."""
+    from .cuda_driver import CudaDriver
+    return CudaDriver()
 
 
 def _current_stream() -> int:

@@ -16,6 +16,11 @@ distinct key, measures it through the runtime (``RunResult.time_ms``), keeps
 the fastest, caches the choice and launches it; configurations that fail to
 trace, verify, compile or run are skipped with the reason recorded.
 
+With an export of the launched variant on ``$ARGUS_AOT_PATH`` (argus.aot),
+``kernel[grid]`` launches it on the device tensors in place instead of
+compiling and running through argus-run (the way to launch on a GPU host
+without MLIR).
+
 Nothing here needs torch: tensors are recognised by their type's module.
 """
 
@@ -192,6 +197,44 @@ def _run(b: BoundLaunch, grid, variant: Kernel, copies: bool, repetitions: int,
     return res, hosts
 
 
+def _exported(variant: Kernel) -> Optional[str]:
+    """The export of ``variant`` on ``$ARGUS_AOT_PATH`` (argus.aot), which
+    is launched instead of compiling; without the ``_argus`` extension (a
+    GPU host without MLIR) an export is the only way to run."""
+    from . import aot
+    from .ir import _argus
+    found = aot.find(variant)
+    if found is None and _argus is None:
+        code = variant.fn.__code__
+        raise ArgusError(f"{variant.name} cannot be compiled here (no _argus extension) and "
+                         f"no export of it is on ARGUS_AOT_PATH", code.co_filename,
+                         code.co_firstlineno, hint="on a machine with argus built: "
+                         f"argus.aot.export(kernel.specialize(...), dir); here: "
+                         f"ARGUS_AOT_PATH=dir (looked for {aot.variant_name(variant)}.json)")
+    return found
+
+
+def _launch_exported(path: str, b: BoundLaunch, grid, variant: Kernel) -> RunResult:
+    """The launch through argus.aot: device tensors in place, asynchronous on
+    PyTorch's current stream (no timing, no check: options that need argus-run
+    are refused)."""
+    from . import aot
+    needs_run = [k for k in ("check", "probes", "outputs", "repetitions", "warmup")
+                 if b.options.get(k)]
+    if needs_run:
+        code = variant.fn.__code__
+        raise ArgusError(f"{', '.join(needs_run)} need a run through argus-run; the "
+                         f"exported {variant.name} ({path}) launches once, asynchronously",
+                         code.co_filename, code.co_firstlineno,
+                         hint="unset ARGUS_AOT_PATH to compile and run through argus-run")
+    k = aot.loaded(path)
+    values = [val for _, _, val in b.values]
+    k(*values, grid=_grid(grid, dict(b.meta, block=variant.block), variant))
+    written = {s["arg"] for s in k.meta["slots"] if s["kind"] == "buffer" and s["written"]}
+    outputs = {name: val for i, (name, _, val) in enumerate(b.values) if i in written}
+    return RunResult({"launch": "argus.aot", "module": path}, None, None, [], outputs)
+
+
 def launch(kernel: Kernel, grid, args: Sequence[Any], kwargs: Dict[str, Any],
            defaults: Optional[Dict[str, Any]] = None) -> RunResult:
     """``kernel[grid](*args, **kwargs)``: see the module docstring. Launch
@@ -203,6 +246,9 @@ def launch(kernel: Kernel, grid, args: Sequence[Any], kwargs: Dict[str, Any],
     o = b.options
     variant = kernel.specialize(target=o.get("target"), block=o.get("block"),
                                 min_blocks_per_sm=o.get("min_blocks_per_sm"), **b.constexprs)
+    exported = _exported(variant)
+    if exported is not None:
+        return _launch_exported(exported, b, grid, variant)
     res, hosts = _run(b, grid, variant, False, o.get("repetitions", 1), o.get("warmup", 0))
     by_name = {}
     for (name, ann, val), h in zip([v for v in b.values if isinstance(v[1], TensorSpec)], hosts):

@@ -255,3 +255,53 @@ def test_load_refuses_other_files(tmp_path):
     p.write_text(json.dumps({"kernels": {}}))
     with pytest.raises(argus.ArgusError, match="not an argus.aot kernel"):
         aot.load(str(p))
+
+
+def make_add1():
+    @argus.kernel(target="sm_90a", block=128)
+    def add1(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"],
+             BLOCK: argus.constexpr):
+        argus.assume(X.dim("N").eq(argus.grid_dim("x") * BLOCK), "N = BLOCK * grid")
+        n0 = argus.block_id("x") * BLOCK
+        gx = argus.tag(argus.view(X, (n0,), (BLOCK,)), lambda i: n0 + i)
+        gy = argus.tag(argus.view(Y, (n0,), (BLOCK,)), lambda i: n0 + i)
+        argus.store(argus.load(gx) + 1.0, gy)
+    return add1
+
+
+@needs_lowering
+def test_kernel_grid_launches_the_export_on_argus_aot_path(fake, tmp_path, monkeypatch):
+    # kernel[grid](...) with an export of the launched variant on
+    # ARGUS_AOT_PATH launches it through argus.aot (device tensors in place);
+    # another variant's export is a different file, and a file of another
+    # variant under this variant's name is refused.
+    lib, so = fake
+    add1 = make_add1()
+    path = aot.export(add1.specialize(BLOCK=256), str(tmp_path))
+    assert os.path.basename(path).startswith("add1-")
+    meta = json.load(open(path))
+    sizes = slot_sizes(meta)
+    lib.fake_expect(len(sizes), (ctypes.c_int * len(sizes))(*sizes))
+    monkeypatch.setattr(aot, "default_driver", lambda: cd.CudaDriver(so))
+    monkeypatch.setenv("ARGUS_AOT_PATH", str(tmp_path))
+    x, y = FakeTensor((1024,), "float32", ptr=0x1000), FakeTensor((1024,), "float32", ptr=0x2000)
+    res = add1[None](x, y, BLOCK=256)
+    assert res.outputs == {"Y": y} and res.time_ms is None
+    params, launch, _, _ = launch_record(lib, meta)
+    assert launch[:4] == [4, 1, 1, 128]  # N / BLOCK blocks, from the grid rule
+    assert [struct.unpack("<Q", p)[0] for p in params] == [0x1000, 1024, 0x2000, 1024]
+    with pytest.raises(argus.ArgusError, match="need a run through argus-run"):
+        add1[None](x, y, BLOCK=256, check={"Y": "finite"})
+    assert aot.find(add1.specialize(BLOCK=128)) is None
+    os.rename(path, os.path.join(tmp_path, aot.variant_name(add1.specialize(BLOCK=128)) + ".json"))
+    with pytest.raises(argus.ArgusError, match="was exported for"):
+        add1[None](x, y, BLOCK=128)
+
+
+def test_without_the_extension_a_launch_needs_an_export(monkeypatch, tmp_path):
+    import argus.ir
+    monkeypatch.setattr(argus.ir, "_argus", None)
+    monkeypatch.setenv("ARGUS_AOT_PATH", str(tmp_path))
+    add1 = make_add1()
+    with pytest.raises(argus.ArgusError, match="no export of it is on ARGUS_AOT_PATH"):
+        add1[None](FakeTensor((256,), "float32"), FakeTensor((256,), "float32"), BLOCK=256)
