@@ -838,16 +838,23 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
     for (unsigned d = 0; d < 3; ++d)
       if (params.count(blockIdKey(d)))
         ranks *= cluster[d];
-    auto construct = [&](bool symbolicFirst, std::string &weak) {
+    // With `rankUnknown`, the rank is one more unknown solved from the
+    // offsets (a cluster's blocks take adjacent tiles: one instance instead
+    // of one per rank).
+    auto construct = [&](bool symbolicFirst, std::string &weak,
+                         bool rankUnknown) {
       z3::expr covered = ctx.bool_val(false);
       for (const OutputWrite &w : ws)
-        for (int64_t which = 0; which < ranks; ++which) {
+        for (int64_t which = 0; which < (rankUnknown ? 1 : ranks); ++which) {
           WriteInstance wi = writeInstance(w, true);
           std::vector<z3::expr> cf, ct;
+          std::vector<std::pair<unsigned, z3::expr>> rankVars;
           for (int64_t d = 0, rest = which; d < 3; rest /= cluster[d], ++d) {
             if (!clusteredDim(d))
               continue;
-            z3::expr r = bv(rest % cluster[d]);
+            z3::expr r = rankUnknown ? var("rank") : bv(rest % cluster[d]);
+            if (rankUnknown)
+              rankVars.push_back({unsigned(d), r});
             cf.insert(cf.end(),
                       {params.at(clusterRankKey(d)), params.at(blockIdKey(d))});
             ct.insert(ct.end(), {r, peerBlockId(d, r)});
@@ -887,6 +894,9 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
                    z3::ult(params.at(blockIdKey(d)), params.at(gridDimKey(d))),
                    nullptr, params.at(gridDimKey(d)) - bv(1)});
             }
+          for (auto &[d, r] : rankVars)
+            xs.push_back({r, bv(0), 1, z3::ult(r, bv(cluster[d])), nullptr,
+                          bv(cluster[d] - 1)});
           for (auto &l : wi.loops)
             xs.push_back(
                 {l.iv, l.lb, l.step, ctx.bool_val(true), &l, std::nullopt});
@@ -1099,7 +1109,7 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       return covered;
     };
     std::string weak;
-    z3::expr covered = construct(false, weak);
+    z3::expr covered = construct(false, weak, false);
     {
       // Unsat for either order of the entangled unknowns is the proof. The
       // order that proved the kernel's previous store is tried first (the
@@ -1110,7 +1120,7 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
       std::string weak2;
       auto proves = [&](bool symbolicFirst) {
         if (symbolicFirst && !other)
-          other = construct(true, weak2);
+          other = construct(true, weak2, false);
         // Only a proof is acted on (a miss tries the other order, then the
         // witness search): no model is lifted.
         llvm::SaveAndRestore<bool> any(anyModel, true),
@@ -1119,6 +1129,16 @@ CheckResult KernelVerifier::checkCoverage(std::vector<OutputWrite> &ws,
                z3::unsat;
       };
       bool first = symbolicOrderFirst;
+      if (ranks > 1) {
+        std::string weak3;
+        z3::expr one = construct(first, weak3, true);
+        llvm::SaveAndRestore<bool> any(anyModel, true),
+            proofOnly(unsatOnly, true);
+        if (solve({inside, !one}, probe) == z3::unsat) {
+          res.status = Status::Proved;
+          return;
+        }
+      }
       for (bool order : {first, !first})
         if (proves(order)) {
           symbolicOrderFirst = order;
