@@ -212,8 +212,6 @@ def test_grouped_raster_knob_is_checked():
         gemm_tma_ws.make_gemm_tma_ws(group_m=0)
     with pytest.raises(ValueError, match="group_m is a positive number"):
         gemm_tma_ws.make_gemm_tma_ws(group_m=2.5)
-    with pytest.raises(ValueError, match="with cluster > 1 is not supported"):
-        gemm_tma_ws.make_gemm_tma_ws(epilogue="tma_store", cluster=2, group_m=8)
 
 
 STORE_BUGS = [
