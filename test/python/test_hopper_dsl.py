@@ -207,6 +207,14 @@ def test_grouped_raster_twin_proves_every_check(need_verifier):
     assert kinds["output-coverage"] == 1 and kinds["output-once"] == 1, kinds
 
 
+def test_grouped_raster_over_clusters_proves(need_verifier):
+    # Groups of cluster-tall tile rows: the rank is solved with the digits.
+    k = gemm_tma_ws.make_gemm_tma_ws(epilogue="tma_store", cluster=2, group_m=8,
+                                     name="gemm_tma_cluster_ws_grouped")
+    r = k.verify(strict=True)
+    assert r.proved, r.summary()
+
+
 def test_grouped_raster_knob_is_checked():
     with pytest.raises(ValueError, match="group_m is a positive number"):
         gemm_tma_ws.make_gemm_tma_ws(group_m=0)
