@@ -144,14 +144,58 @@ def load(path: str, driver=None) -> "AotKernel":
     """The kernel exported to ``path`` (its JSON), loaded into the current
     CUDA context through ``driver`` (default: ``cuda_driver.CudaDriver()``
     over libcuda.so.1)."""
-    with open(path) as f:
-        meta = json.load(f)
-    if meta.get("format") != FORMAT:
-        raise ArgusError(f"{path}: not an argus.aot kernel (format {meta.get('format')!r}, "
-                         f"expected {FORMAT!r})", hint="write it with argus.aot.export")
-    with open(os.path.join(os.path.dirname(path), meta["module"]), "rb") as f:
-        image = f.read()
+    try:
+        with open(path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ArgusError(f"{path}: cannot read the exported kernel: {e}",
+                         hint="write it with argus.aot.export") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise ArgusError(f"{path}: not an argus.aot kernel (format {got!r}, expected "
+                         f"{FORMAT!r})", hint="write it with argus.aot.export")
+    _check_meta(path, meta)
+    module = os.path.join(os.path.dirname(path), meta["module"])
+    try:
+        with open(module, "rb") as f:
+            image = f.read()
+    except OSError as e:
+        raise ArgusError(f"{path}: its module {module} cannot be read: {e}",
+                         hint="keep the .ptx beside the .json") from None
     return AotKernel(meta, image, driver)
+
+
+# What load needs of an export, by key: the type each value must have.
+_META_TYPES = {"name": str, "entry": str, "module": str, "block": list, "arguments": list,
+               "slots": list, "dynamic_smem": int, "tensor_maps": list, "grid": list}
+_SLOT_KINDS = ("buffer", "size", "index", "scalar", "tensor_map")
+
+
+def _check_meta(path: str, meta: dict) -> None:
+    """ArgusError naming the first field of an export that load cannot use."""
+    def bad(what):
+        raise ArgusError(f"{path}: {what}", hint="re-export it with argus.aot.export")
+    for key, ty in _META_TYPES.items():
+        if not isinstance(meta.get(key), ty):
+            bad(f"'{key}' is missing or not a {ty.__name__}")
+    if len(meta["block"]) != 3 or not all(isinstance(b, int) and b > 0 for b in meta["block"]):
+        bad(f"'block' must be 3 positive ints, got {meta['block']!r}")
+    n = len(meta["arguments"])
+    for i, a in enumerate(meta["arguments"]):
+        if not isinstance(a, dict) or not isinstance(a.get("name"), str) or \
+                not isinstance(a.get("dtype"), str):
+            bad(f"argument {i} must have a name and a dtype, got {a!r}")
+    maps = {m.get("param") for m in meta["tensor_maps"] if isinstance(m, dict)}
+    for i, sl in enumerate(meta["slots"]):
+        if not isinstance(sl, dict) or sl.get("kind") not in _SLOT_KINDS or \
+                not isinstance(sl.get("arg"), int) or not 0 <= sl["arg"] < n:
+            bad(f"slot {i} must have a kind of {_SLOT_KINDS} and an argument below {n}, "
+                f"got {sl!r}")
+        rank = len(meta["arguments"][sl["arg"]].get("shape", ()))
+        if sl["kind"] == "size" and sl.get("dim") not in range(rank):
+            bad(f"slot {i}: size of dimension {sl.get('dim')!r} of a tensor without it")
+        if sl["kind"] == "tensor_map" and i not in maps:
+            bad(f"slot {i} is a tensor map without an entry in 'tensor_maps'")
 
 
 def _is_tensor(x) -> bool:

@@ -250,10 +250,33 @@ def test_grid_rule_and_float_scalars_of_a_row_kernel(fake, tmp_path):
             assert n == 4 and struct.unpack("<f", p)[0] == pytest.approx(1e-5)
 
 
-def test_load_refuses_other_files(tmp_path):
+def test_load_refuses_other_and_damaged_files(tmp_path):
     p = tmp_path / "k.json"
     p.write_text(json.dumps({"kernels": {}}))
     with pytest.raises(argus.ArgusError, match="not an argus.aot kernel"):
+        aot.load(str(p))
+    p.write_text("{not json")
+    with pytest.raises(argus.ArgusError, match="cannot read the exported kernel"):
+        aot.load(str(p))
+    good = {"format": aot.FORMAT, "name": "k", "entry": "k", "module": "k.ptx",
+            "block": [128, 1, 1], "arguments": [{"name": "X", "shape": ["N"], "dtype": "f32"}],
+            "slots": [{"kind": "buffer", "arg": 0, "dim": -1, "dtype": "f32", "written": True},
+                      {"kind": "size", "arg": 0, "dim": 0, "dtype": "i64", "written": False}],
+            "dynamic_smem": 0, "tensor_maps": [], "grid": [{"extent": 1}] * 3}
+    damaged = [
+        ({"block": [128, 1]}, "'block' must be 3 positive ints"),
+        ({"slots": [{"kind": "buffer", "arg": 3}]}, "slot 0 must have a kind"),
+        ({"slots": [{"kind": "size", "arg": 0, "dim": 1}]}, "size of dimension 1"),
+        ({"slots": [{"kind": "tensor_map", "arg": 0}]}, "tensor map without an entry"),
+        ({"dynamic_smem": "lots"}, "'dynamic_smem' is missing or not a int"),
+        ({"arguments": [{"shape": ["N"]}]}, "argument 0 must have a name"),
+    ]
+    for change, text in damaged:
+        p.write_text(json.dumps(dict(good, **change)))
+        with pytest.raises(argus.ArgusError, match=text):
+            aot.load(str(p))
+    p.write_text(json.dumps(good))
+    with pytest.raises(argus.ArgusError, match="its module .* cannot be read"):
         aot.load(str(p))
 
 
