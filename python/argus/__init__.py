@@ -32,6 +32,7 @@ from .verify import (Check, Counterexample, Element, VerificationResult,  # noqa
 from .compile import CompiledKernel, RunResult, gpu_available  # noqa: F401
 from .tools import find_tool  # noqa: F401
 from .launch import Autotuner, TuneRecord, autotune  # noqa: F401
+from . import aot  # noqa: F401  (argus.aot.export / load without importing it)
 
 # `range` and `abs` are left out of `from argus import *` so the builtins are
 # not shadowed.
