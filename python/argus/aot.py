@@ -360,7 +360,12 @@ def default_driver():
     """The driver ``load`` uses when given none: libcuda.so.1 (tests replace
     this function)."""
     from .cuda_driver import CudaDriver
-    return CudaDriver()
+    from .errors import NoGPU
+    try:
+        return CudaDriver()
+    except OSError as e:
+        raise NoGPU(f"no CUDA driver on this machine ({e}): argus.aot launches on a GPU "
+                    "host") from None
 
 
 def _current_stream() -> int:
