@@ -479,12 +479,17 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
 
   // (L19) two divisions with equal divisors of different terms (a group's
   // rows read by two instances): equal quotients and remainders mean
-  // equal dividends (x % 0 == x makes it hold for d == 0 too).
+  // equal dividends (x % 0 == x makes it hold for d == 0 too). Only
+  // divisors of small range (as L16): the pairs grow quadratically.
   std::vector<std::pair<z3::expr, const Dividend *>> whole;
-  for (auto &[id, entry] : c.dividends.byKey)
+  for (auto &[id, entry] : c.dividends.byKey) {
+    std::optional<uint64_t> bound = formBound(entry.first);
+    if (!bound || *bound > kSmallFactor)
+      continue;
     for (const Dividend &x : entry.second)
       if (x.quotient && x.remainder)
         whole.push_back({entry.first, &x});
+  }
   for (size_t i = 0; i < whole.size(); ++i)
     for (size_t j = i + 1; j < whole.size(); ++j) {
       auto &[d1, x] = whole[i];
