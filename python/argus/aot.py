@@ -77,7 +77,9 @@ def export(kernel, directory: str, target: Optional[str] = None) -> str:
     for ``target`` (default: the kernel's) and writes ``<name>.ptx`` and
     ``<name>.json`` into ``directory``. Returns the JSON's path. Verification
     is the caller's (``kernel.verify()``): export ships what it is given."""
-    ck = kernel.compile(target=target)
+    if target is not None and target != kernel.target:
+        kernel = kernel.specialize(target=target)  # the export records its target
+    ck = kernel.compile()
     file = variant_name(kernel)
     if ck.format != "ptx":
         raise ArgusError(f"argus.aot exports PTX kernels (sm_*), not {ck.target}",
@@ -119,8 +121,12 @@ def find(kernel, path: Optional[str] = None) -> Optional[str]:
     for d in filter(None, path.split(os.pathsep)):
         f = os.path.join(d, variant_name(kernel) + ".json")
         if os.path.exists(f):
-            with open(f) as fh:
-                got = json.load(fh).get("variant")
+            try:
+                with open(f) as fh:
+                    got = json.load(fh).get("variant")
+            except (OSError, ValueError, AttributeError) as e:
+                raise ArgusError(f"{f}: cannot read the exported kernel: {e}",
+                                 hint="re-export it with argus.aot.export") from None
             if got != _variant_key(kernel):
                 raise ArgusError(f"{f} was exported for {got}, not for {_variant_key(kernel)}",
                                  hint="export this variant: argus.aot.export("

@@ -343,3 +343,11 @@ def test_a_host_without_the_driver_gets_no_gpu(monkeypatch, tmp_path):
                             OSError(f"{libname}: cannot open shared object file")))
     with pytest.raises(argus.NoGPU, match="no CUDA driver on this machine"):
         aot.default_driver()
+
+
+def test_a_damaged_export_on_the_path_is_named(monkeypatch, tmp_path):
+    add1 = make_add1()
+    (tmp_path / (aot.variant_name(add1.specialize(BLOCK=256)) + ".json")).write_text("{oops")
+    monkeypatch.setenv("ARGUS_AOT_PATH", str(tmp_path))
+    with pytest.raises(argus.ArgusError, match="cannot read the exported kernel"):
+        add1[None](FakeTensor((256,), "float32"), FakeTensor((256,), "float32"), BLOCK=256)
