@@ -19,6 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "hopper"))
+
+import gemm_bench  # noqa: E402  (its CUDA-event timer; torch only when timing)
 
 OUT = os.path.join(HERE, "aot")
 
@@ -46,19 +49,8 @@ def export():
 
 
 def time_ms(fn, warmup=10, iters=50):
-    import torch
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2]
+    """Median ms of `iters` event-timed calls (gemm_bench's timer)."""
+    return gemm_bench.time_ms(fn, warmup, iters)[0]
 
 
 def run():

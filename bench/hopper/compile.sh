@@ -7,9 +7,8 @@
 # (gemm_tma_store_ws_grouped) and in clusters of 4 blocks sharing B through
 # multicast (gemm_tma_cluster4_ws), bf16 and fp16, for A/Bs against
 # gemm_tma_store_ws and gemm_tma_cluster_ws with gemm_bench.py --ptx; and
-# the fp32 GEMM
-# on the tensor cores (gemm_tf32_tma_ws of examples/python/gemm_tma_ws.py,
-# traced by the DSL) for tf32_bench.py.
+# the fp32 GEMM on the tensor cores (gemm_tf32_tma_ws of
+# examples/python/gemm_tma_ws.py, traced by the DSL) for tf32_bench.py.
 # Runs on the development machine (needs argus-opt); prints ptxas -v.
 #
 #   bench/hopper/compile.sh [path/to/argus-opt]

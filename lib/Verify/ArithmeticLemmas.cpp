@@ -171,6 +171,15 @@ std::optional<uint64_t> formBound(const z3::expr &e, unsigned depth = 0) {
   }
 }
 
+/// formBound(d) when it is at most kSmallFactor: a factor or divisor whose
+/// values the lemmas read case by case (L16, L17, L19).
+std::optional<uint64_t> smallRange(const z3::expr &d) {
+  std::optional<uint64_t> bound = formBound(d);
+  if (bound && *bound <= kSmallFactor)
+    return bound;
+  return std::nullopt;
+}
+
 struct Collector {
   Groups<Dividend> dividends;                     // by divisor
   Groups<std::pair<z3::expr, z3::expr>> products; // by factor: (other, a*d)
@@ -483,8 +492,7 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
   // divisors of small range (as L16): the pairs grow quadratically.
   std::vector<std::pair<z3::expr, const Dividend *>> whole;
   for (auto &[id, entry] : c.dividends.byKey) {
-    std::optional<uint64_t> bound = formBound(entry.first);
-    if (!bound || *bound > kSmallFactor)
+    if (!smallRange(entry.first))
       continue;
     for (const Dividend &x : entry.second)
       if (x.quotient && x.remainder)
@@ -536,8 +544,8 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
   // column index; a product of two unbounded factors has no such reading).
   for (auto &[id, entry] : c.products.byKey) {
     const z3::expr &d = entry.first;
-    std::optional<uint64_t> bound = formBound(d);
-    if (!bound || *bound > kSmallFactor)
+    std::optional<uint64_t> bound = smallRange(d);
+    if (!bound)
       continue;
     unsigned w = d.get_sort().bv_size();
     for (auto &[a, p] : entry.second)
@@ -553,8 +561,8 @@ argus::verify::detail::arithmeticLemmas(z3::context &ctx,
   // d == j means x / d == x / j and x % d == x % j, divisions by constants.
   for (auto &[id, entry] : c.dividends.byKey) {
     const z3::expr &d = entry.first;
-    std::optional<uint64_t> bound = formBound(d);
-    if (!bound || *bound > kSmallFactor)
+    std::optional<uint64_t> bound = smallRange(d);
+    if (!bound)
       continue;
     unsigned w = d.get_sort().bv_size();
     for (const Dividend &x : entry.second)

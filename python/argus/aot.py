@@ -120,18 +120,22 @@ def find(kernel, path: Optional[str] = None) -> Optional[str]:
     path = os.environ.get("ARGUS_AOT_PATH", "") if path is None else path
     for d in filter(None, path.split(os.pathsep)):
         f = os.path.join(d, variant_name(kernel) + ".json")
-        if os.path.exists(f):
+        if f in _LOADED:  # a launch's lookup reads no file once loaded
+            got = _LOADED[f].meta.get("variant")
+        elif os.path.exists(f):
             try:
                 with open(f) as fh:
                     got = json.load(fh).get("variant")
             except (OSError, ValueError, AttributeError) as e:
                 raise ArgusError(f"{f}: cannot read the exported kernel: {e}",
                                  hint="re-export it with argus.aot.export") from None
-            if got != _variant_key(kernel):
-                raise ArgusError(f"{f} was exported for {got}, not for {_variant_key(kernel)}",
-                                 hint="export this variant: argus.aot.export("
-                                 "kernel.specialize(...), dir)")
-            return f
+        else:
+            continue
+        if got != _variant_key(kernel):
+            raise ArgusError(f"{f} was exported for {got}, not for {_variant_key(kernel)}",
+                             hint="export this variant: argus.aot.export("
+                             "kernel.specialize(...), dir)")
+        return f
     return None
 
 
@@ -231,6 +235,7 @@ class AotKernel:
             self.drv.check(self.drv.cuFuncSetAttribute(
                 self.func, cd.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.smem),
                 "cuFuncSetAttribute(max dynamic shared memory)")
+        self._sms = None  # the device's SM count, once a persistent launch needs it
         self.cluster = list(meta.get("cluster") or [1, 1, 1])
         self.cluster += [1] * (3 - len(self.cluster))
 
@@ -314,31 +319,31 @@ class AotKernel:
                                  "argus.aot (compile without probes)")
         return cd.KernelParams(values)
 
-    def grid_for(self, args: Sequence[Any], grid=None) -> tuple:
+    def grid_for(self, args: Sequence[Any], grid=None, sizes: Optional[dict] = None) -> tuple:
         """The launch grid: ``grid`` as given (a tuple, or a callable of the
-        symbolic sizes), else the kernel's grid rule, where a dimension the
-        rule leaves to the host (a persistent kernel) is as many blocks as
-        the GPU has SMs in x (whole clusters) and 1 in y and z."""
+        symbolic sizes, ``sizes`` when the caller bound them), else the
+        kernel's grid rule, where a dimension the rule leaves to the host (a
+        persistent kernel) is as many blocks as the GPU has SMs in x (whole
+        clusters) and 1 in y and z."""
         if callable(grid):
-            grid = grid(self._bind(args))
+            grid = grid(self._bind(args) if sizes is None else sizes)
         if grid is not None:
             g = tuple(int(v) for v in (grid if isinstance(grid, (tuple, list)) else (grid,)))
             return g + (1,) * (3 - len(g))
         rule = [dict(e) for e in self.meta["grid"]]
-        sms = None
         for d, e in enumerate(rule):
             if e["extent"] == "free":
-                if sms is None:
-                    sms = self.drv.device_attr(
+                if self._sms is None:  # asked once: it is on every persistent launch's path
+                    self._sms = self.drv.device_attr(
                         self._cd.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.device)
-                n = sms - sms % self.cluster[0] if d == 0 else 1
+                n = self._sms - self._sms % self.cluster[0] if d == 0 else 1
                 rule[d] = {"extent": max(n, self.cluster[d])}
         return launch_grid(rule, args)
 
     def __call__(self, *args, grid=None, stream=None):
-        self._bind(args)
+        sizes = self._bind(args)
         check_indices(self.meta.get("indices"), args)
-        g = self.grid_for(args, grid)
+        g = self.grid_for(args, grid, sizes)
         for d in range(3):
             if g[d] % self.cluster[d]:
                 raise ArgusError(f"grid.{'xyz'[d]} = {g[d]} is not a multiple of the "
