@@ -10,6 +10,7 @@ both are built, else copies a canned report."""
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -60,10 +61,13 @@ def real_argus_run():
     return (run, lib) if os.path.exists(lib) else (None, None)
 
 
-def stand_in(tmp_path, sleep=0.0, canned=None, real=True):
+def stand_in(tmp_path, sleep=0.0, canned=None, real=True, hold=False):
     """An argus-run stand-in: appends "start DIR" / "end DIR CODE" to
     log.txt, sleeps, then runs argus-run on the fake driver (or copies
-    ``canned`` to --report)."""
+    ``canned`` to --report). Killed (its sleep killed), it exits with the
+    sleep's status and writes no "end", as a real tool would not finish.
+    ``hold``: the first run that ends creates the file ``hold``, which keeps
+    the runs that start after it waiting (running) until the test removes it."""
     log = tmp_path / "log.txt"
     run, lib = real_argus_run() if real else (None, None)
     if run:
@@ -71,9 +75,15 @@ def stand_in(tmp_path, sleep=0.0, canned=None, real=True):
     else:
         body = ('rep=""; while [ $# -gt 0 ]; do [ "$1" = --report ] && rep=$2; shift; done\n'
                 f'cp "{canned}" "$rep"; r=$?')
+    wait = arm = ""
+    if hold:
+        (tmp_path / "arm").write_text("")
+        h, a = shlex.quote(str(tmp_path / "hold")), shlex.quote(str(tmp_path / "arm"))
+        wait = f"while [ -f {h} ]; do sleep 0.05 || exit $?; done\n"
+        arm = f"if [ -f {a} ]; then rm -f {a}; touch {h}; fi\n"
     p = tmp_path / "argus-run"
-    p.write_text(f"#!/bin/sh\necho \"start $PWD\" >> {log}\nsleep {sleep}\n{body}\n"
-                 f"echo \"end $PWD $r\" >> {log}\nexit $r\n")
+    p.write_text(f"#!/bin/sh\necho \"start $PWD\" >> {log}\n{wait}sleep {sleep} || exit $?\n"
+                 f"{body}\necho \"end $PWD $r\" >> {log}\n{arm}exit $r\n")
     p.chmod(0o755)
     return str(p), log
 
@@ -111,8 +121,31 @@ def events(ex, kind):
 
 # --- a measurement plan: job arrays, one batched GPU job, kill, resubmit, resume -----
 
-def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path):
-    run, log = stand_in(tmp_path, sleep=1.0, canned=canned_report(tmp_path), real=False)
+# BASH_ENV of the jobs' shells in the "late" runs: the GPU job's script takes
+# Slurm's SIGTERM only once it has recorded the status (143) of the command
+# that the same scancel killed, then dies of it. Slurm signals a job's
+# processes one by one, children first, so a real job's script can do that
+# too when it gets the CPU between the two signals (it did under load: the
+# killed collection then counted as failed and was retried in a job of its
+# own besides the resubmitted rest). Here it happens every time.
+LATE_SHELL = """\
+trap 'late=1' TERM
+mv() {
+  command mv "$@"
+  if [ -n "$late" ]; then
+    echo "$PWD $(cat exit)" >> %s
+    trap - TERM
+    kill -TERM $$
+  fi
+}
+"""
+
+
+@pytest.mark.parametrize("shell", ["plain", "late"])
+def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path, shell):
+    late = shell == "late"
+    run, log = stand_in(tmp_path, sleep=1.0, canned=canned_report(tmp_path), real=False,
+                        hold=True)
     store = ArtifactStore(str(tmp_path / "art"))
     plan = Planner(isolate_below_ns=None).plan(query())
     collects = [t.id for t in plan.tasks.values() if t.device]
@@ -121,21 +154,33 @@ def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path):
     # array's elements finish, which under load can be seconds apart; the
     # executor submits as soon as no planned collection is left, so this
     # costs nothing when they are quick.
-    ex_ = SlurmExecutor(store, config(batch_wait=60.0),
-                        progress_stream=open(tmp_path / "progress.txt", "w"))
+    cfg = config(batch_wait=60.0)
+    if late:
+        (tmp_path / "late.bash").write_text(LATE_SHELL % shlex.quote(str(tmp_path / "late.txt")))
+        cfg.env["BASH_ENV"] = str(tmp_path / "late.bash")
+    ex_ = SlurmExecutor(store, cfg, progress_stream=open(tmp_path / "progress.txt", "w"))
 
     killed = {}
 
+    def gpu_jobs():
+        return [j for j in list(ex_.jobs.values()) if j.kind == "gpu"]
+
     def killer():
-        # scancel the GPU job once its first collection has finished
+        # scancel the GPU job while its second collection runs (held: the
+        # first one's end created the hold, so its result is in), then let
+        # the collections run once the executor has resubmitted the rest
         end = time.time() + 60
-        while time.time() < end and not killed:
-            gpu = [j for j in list(ex_.jobs.values()) if j.kind == "gpu"]
-            if gpu and len(lines(log, "end")) >= 1:
-                subprocess.run(["scancel", gpu[0].id], env=cluster.env, check=True)
-                killed["job"] = gpu[0].id
-                return
-            time.sleep(0.05)
+        try:
+            while time.time() < end and not killed:
+                gpu = gpu_jobs()
+                if gpu and len(lines(log, "start")) >= 2:
+                    subprocess.run(["scancel", gpu[0].id], env=cluster.env, check=True)
+                    killed["job"] = gpu[0].id
+                time.sleep(0.05)
+            while time.time() < end and len(gpu_jobs()) < 2:
+                time.sleep(0.05)
+        finally:
+            (tmp_path / "hold").unlink(missing_ok=True)
     th = threading.Thread(target=killer)
     th.start()
     ex = ex_.execute(plan, measure_ref(run))
@@ -157,10 +202,18 @@ def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path):
     assert len(gpu) == 2 and sorted(gpu[1]["tasks"]) == ended[0]["missing"]
     resub = [t for t in collects if any("resubmitted (1/3)" in e for e in ex.outcomes[t].errors)]
     assert sorted(resub) == ended[0]["missing"]
+    # a collection killed with its job is resubmitted, not counted as a failed attempt
+    assert all(ex.outcomes[t].attempts == 1 for t in collects), ex.to_json()
+    if late:
+        # the killed collection's 143 was recorded before its job's script died
+        rec = [l.split() for l in open(tmp_path / "late.txt").read().splitlines()]
+        assert [code for _, code in rec] == ["143"], rec
+        assert os.path.realpath(rec[0][0]) in {
+            os.path.realpath(store.staging(ex.outcomes[t].key)) for t in ended[0]["missing"]}
     ends = lines(log, "end")
     assert len(ends) == len(set(ends)) == 4        # every collection finished exactly once
     starts = lines(log, "start")
-    assert len(starts) in (4, 5)                   # + the one killed mid-run, if any
+    assert len(starts) == 5                        # + the one killed mid-run
     for t in collects:
         assert store.has(ex.outcomes[t].key)
     # the job scripts: GPU jobs call the tool directly, no Python
@@ -180,13 +233,15 @@ def test_plan_on_slurm_kill_resubmit_and_resume(cluster, tmp_path):
     assert len(lines(log, "start")) == n
 
 
-def test_failed_collection_retried_then_reported(cluster, tmp_path):
-    """A collection whose tool exits non-zero runs once more (retries=1) and
-    is then reported failed; the report names it as missing."""
+@pytest.mark.parametrize("fail, why", [("exit 3", "exited 3"), ("kill -TERM $$", "exited 143")])
+def test_failed_collection_retried_then_reported(cluster, tmp_path, fail, why):
+    """A collection whose tool exits non-zero (or dies of SIGTERM while its
+    job runs on: a failure of its own, not its job's end) runs once more
+    (retries=1) and is then reported failed; the report names it as missing."""
     store = ArtifactStore(str(tmp_path / "art"))
     bad = tmp_path / "argus-run"
     bad.write_text(f"#!/bin/sh\necho \"start $PWD\" >> {tmp_path}/log.txt\n"
-                   "echo 'no GPU driver found' >&2\nexit 3\n")
+                   f"echo 'no GPU driver found' >&2\n{fail}\n")
     bad.chmod(0o755)
     plan = Planner(isolate_below_ns=None).plan(query(asks=[("wait", "duration")]))
     ex = SlurmExecutor(store, config(), progress_stream=open(os.devnull, "w")).execute(
@@ -195,7 +250,8 @@ def test_failed_collection_retried_then_reported(cluster, tmp_path):
     for c in cols:
         o = ex.outcomes[c]
         assert o.status == "failed" and o.attempts == 2
-        assert "exited 3" in o.errors[0] and "no GPU driver" in o.errors[0]
+        assert why in o.errors[0] and "no GPU driver" in o.errors[0], o.errors
+        assert not any("resubmitted" in e for e in o.errors)
     assert ex.status(plan.by_op("report")[0].id) == "done"
     assert len(lines(tmp_path / "log.txt", "start")) == 2 * len(cols)
 

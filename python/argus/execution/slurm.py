@@ -27,7 +27,10 @@
   whose result did not arrive is resubmitted with just those tasks, up to
   ``max_resubmits`` times per task, and every resubmission is recorded in
   the task's errors; a task that ran and failed (a non-zero exit) follows
-  the executor's rule (collections retried ``retries`` times).
+  the executor's rule (collections retried ``retries`` times). A collection
+  whose command died of the signal that ended its job (the script may record
+  that 143 before it is signalled itself) is one without a result, not a
+  failure: which it was waits for the job's state (``_killed_with_job``).
 * Results are never lost or recomputed: CPU results are committed by the
   worker; a collection's ``exit`` file stays in its staging directory until
   the driver takes it, so a resumed episode (same plan, same store) finds
@@ -45,6 +48,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -60,6 +64,21 @@ from .plan import Plan
 LIVE_STATES = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED",
                "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED",
                "PREEMPTED_REQUEUE"}
+
+#: A command's exit status (bash's 128 + signal) when a signal Slurm ends
+#: jobs with killed it: SIGTERM then SIGKILL (scancel, time limit,
+#: preemption), SIGINT / SIGHUP. Slurm signals a job's processes one by one,
+#: children before the batch shell (proctrack/linuxproc: deepest first), so
+#: the GPU job's script can still record such a status in ``exit`` before
+#: it is signalled itself: whether the collection failed or its job was
+#: ended is known only from the job's state (``SlurmExecutor._killed_with_job``).
+KILL_STATUSES = frozenset(128 + s for s in (signal.SIGHUP, signal.SIGINT, signal.SIGKILL,
+                                            signal.SIGTERM))
+
+#: Final states of a job that ran to its end (its script's own exit, or an
+#: out-of-memory kill of one of its commands): a command killed in such a
+#: job failed by itself. Any other final state means the job was ended.
+RAN_TO_END_STATES = {"COMPLETED", "OUT_OF_MEMORY"}
 
 
 @dataclasses.dataclass
@@ -194,6 +213,9 @@ class Job:
     submitted: float
     state: str = "PENDING"
     pending_tids: set = dataclasses.field(default_factory=set)
+    #: collections whose ``exit`` holds a KILL_STATUSES status seen while the
+    #: job was alive: a failure of their own, or killed by the job's end?
+    suspect_tids: set = dataclasses.field(default_factory=set)
 
     def markers(self) -> Dict[str, str]:
         return {tid: os.path.join(self.dir, f"marker-{i}.json") for i, tid in enumerate(self.tids)}
@@ -282,9 +304,12 @@ class SlurmExecutor(DagExecutor):
     def _gpu_block(self, tid: str, staging: str, cmds: List[Command], ok_codes) -> str:
         q = shlex.quote
         ok = " ".join(str(c) for c in ok_codes)
+        # outputs start empty (a run again after its job was killed appends nothing
+        # to the killed run's)
+        outs = " ".join(q(o) for o in sorted({c.stdout or "stdout" for c in cmds}))
         lines = [f"# {tid}",
                  f"if cd {q(staging)} 2>/dev/null && [ ! -f exit ]; then",
-                 "  rm -f codes stderr; ok=1; r=0"]
+                 f"  rm -f codes stderr {outs}; ok=1; r=0"]
         for c in cmds:
             argv = " ".join(q(a) for a in c.argv)
             if self.c.collect_timeout:
@@ -542,6 +567,45 @@ class SlurmExecutor(DagExecutor):
             return True
         return self._out[tid].status in ("done", "cached")
 
+    def _killed_with_job(self, job: Job, tid: str, st: str, alive: bool) -> Optional[bool]:
+        """A collection's ``exit`` exists: True when its command was killed
+        by the end of its job (scancel, time limit, preemption; then it has
+        no result and is resubmitted like the job's other missing tasks, not
+        retried as a failure), False when it is the collection's own
+        outcome, None while that is not known yet.
+
+        Slurm signals the job's processes one by one, children first, so a
+        command's ``128 + SIGTERM`` status (KILL_STATUSES) may be recorded by
+        the script just before the script itself is killed. Slurm marks a job
+        COMPLETING (or final) before it signals any of its processes, so the
+        command died of a signal of its own (False) when a status round after
+        its ``exit`` was first seen finds the job RUNNING, or when the job
+        ran to its end (RAN_TO_END_STATES); a job that ended otherwise
+        killed it (True). ``alive`` and ``job.state`` are this round's
+        squeue, asked before the file was looked at."""
+        code = self._read_exit(st)
+        if code not in KILL_STATUSES or code in self._ops[self._plan.tasks[tid].op].ok_codes:
+            return False
+        if not alive:
+            job.suspect_tids.discard(tid)
+            return job.state not in RAN_TO_END_STATES
+        if tid in job.suspect_tids and job.state == "RUNNING":
+            job.suspect_tids.discard(tid)
+            return False
+        job.suspect_tids.add(tid)
+        return None
+
+    @staticmethod
+    def _clear_exit(st: str) -> None:
+        """Forget the recorded status of a collection killed with its job,
+        so that the resubmitted job runs it again (its script skips a
+        collection whose ``exit`` exists)."""
+        for name in ("exit", "exit.tmp", "codes"):
+            try:
+                os.remove(os.path.join(st, name))
+            except FileNotFoundError:
+                pass
+
     def _take_cpu(self, tid: str, job: Job, marker: str) -> None:
         plan, out = self._plan, self._out
         t, o = plan.tasks[tid], out[tid]
@@ -595,7 +659,16 @@ class SlurmExecutor(DagExecutor):
                 if tid not in job.pending_tids:
                     continue
                 if job.kind == "gpu":
-                    if os.path.isfile(os.path.join(self.store.staging(self._out[tid].key), "exit")):
+                    st = self.store.staging(self._out[tid].key)
+                    if os.path.isfile(os.path.join(st, "exit")):
+                        killed = self._killed_with_job(job, tid, st, alive)
+                        if killed is None:
+                            continue          # known once the job's state says
+                        if killed:
+                            # no result: missing, resubmitted with the job's others
+                            self._clear_exit(st)
+                            changed = True
+                            continue
                         job.pending_tids.discard(tid)
                         self._take_gpu(tid, job)
                         changed = True
