@@ -5,11 +5,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConcreteSim.h"
+#include "HappensBefore.h"
+#include "SimAgents.h"
 
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Dialect/ReplicaUniformity.h"
 #include "argus/Dialect/TagFields.h"
 #include "argus/Dialect/TagPredicate.h"
 #include "argus/Dialect/TileLayouts.h"
+#include "argus/Layout/Replication.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,6 +22,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <deque>
+#include <functional>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -29,7 +35,50 @@ namespace L = ::argus::layout;
 namespace argus::sim {
 namespace {
 
-using Tags = std::map<std::string, int64_t>;
+/// Tag fields and their values: a map kept as one sorted vector (an
+/// element's tags are copied at every step; one allocation instead of a node
+/// per field).
+class Tags {
+public:
+  using Entry = std::pair<std::string, int64_t>;
+  using iterator = std::vector<Entry>::iterator;
+  using const_iterator = std::vector<Entry>::const_iterator;
+
+  int64_t &operator[](const std::string &k) {
+    auto it = lower(k);
+    if (it == v.end() || it->first != k)
+      it = v.insert(it, {k, 0});
+    return it->second;
+  }
+  size_t count(const std::string &k) const { return find(k) != v.end(); }
+  int64_t at(const std::string &k) const {
+    auto it = find(k);
+    if (it == v.end())
+      throw std::out_of_range("no tag field " + k);
+    return it->second;
+  }
+  const_iterator find(const std::string &k) const {
+    auto it = std::lower_bound(
+        v.begin(), v.end(), k,
+        [](const Entry &e, const std::string &x) { return e.first < x; });
+    return it != v.end() && it->first == k ? it : v.end();
+  }
+  iterator erase(const_iterator it) { return v.erase(it); }
+  iterator begin() { return v.begin(); }
+  iterator end() { return v.end(); }
+  const_iterator begin() const { return v.begin(); }
+  const_iterator end() const { return v.end(); }
+  bool operator==(const Tags &o) const { return v == o.v; }
+  bool operator!=(const Tags &o) const { return v != o.v; }
+
+private:
+  std::vector<Entry> v;
+  iterator lower(const std::string &k) {
+    return std::lower_bound(
+        v.begin(), v.end(), k,
+        [](const Entry &e, const std::string &x) { return e.first < x; });
+  }
+};
 
 struct Fail : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -104,6 +153,17 @@ struct Reg {
   /// An accumulator's reduction so far: reduced field -> row -> the last
   /// index accumulated into that row (none: nothing accumulated yet).
   std::map<std::string, std::map<int64_t, int64_t>> reduced;
+  /// The result of an asynchronous wgmma: written until its group retires.
+  /// Once carried through a loop or a branch it is readable only through
+  /// a wgmma_wait's result (the lowering orders the reads by that value).
+  std::shared_ptr<Completion> pending;
+  bool carried = false;
+  /// The element values of an integer or mask tile where known (iota,
+  /// splat, constants and what is computed from them): masks pick branches.
+  std::vector<std::optional<int64_t>> val;
+  /// With a declared range (argus.reduced): each row's reduced indices so
+  /// far, sorted, in any order of accumulation.
+  std::map<std::string, std::map<int64_t, std::vector<int64_t>>> seen;
 };
 
 struct Mem {
@@ -119,7 +179,12 @@ struct Mem {
   std::vector<unsigned> perm; // root coordinate k = tile coordinate perm[k]
   int64_t tensor = -1;        // function-argument number of the root
   std::vector<int64_t> sizes; // the root tensor's sizes (global views)
-  int64_t col = 0;            // a gather's column offset
+  /// A clipped view's end per dimension: the size, or its `to` bound.
+  std::vector<int64_t> clipAt;
+  int64_t col = 0; // a gather's column offset
+  /// A gather's rows: the position of each row's index in the index
+  /// tensor (-1 where not known), which names the row of a gathered output.
+  std::vector<int64_t> rowPositions;
   struct Direct {
     TagOp op;
     std::vector<int64_t> syms;
@@ -168,6 +233,77 @@ L::SwizzledLayout memLayoutOf(TileType t) {
   return L::SwizzledLayout(L::Layout::compactRowMajor(L::IntTuple::tuple(el)));
 }
 
+/// A shared-memory cell of the asynchronous model: its tags, the access that
+/// wrote it and the reads since.
+struct AsyncCell {
+  std::shared_ptr<const Tags> tags;
+  std::shared_ptr<Access> write;
+  std::vector<std::shared_ptr<Access>> reads;
+  /// For a bulk copy's data: the slot its issuer waited on last before it
+  /// (the ring whose release let it overwrite the cell); when it was written.
+  const MBarrierSlot *guard = nullptr;
+  uint64_t writtenAt = 0;
+};
+
+std::string describe(Operation *op, const std::vector<int64_t> &ivs) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << (op ? op->getName().getStringRef() : "kernel");
+  if (op)
+    os << " at " << op->getLoc();
+  if (!ivs.empty()) {
+    os << " (iteration";
+    for (int64_t i : ivs)
+      os << " " << i;
+    os << ")";
+  }
+  return s;
+}
+
+/// The shared state of a run of the asynchronous model (sm_90a): the
+/// blocks' shared memory and mbarriers, what the run found, and the agents
+/// (one per role of each block, plus each block's entry code).
+class World {
+public:
+  explicit World(int schedule)
+      : agents(schedule, [this](const std::string &where) {
+          record("deadlock", where);
+        }) {}
+
+  Agents agents;
+  SimResult res;
+  int64_t blockThreads = 0, clusterSize = 1, requestedRank = 0;
+  std::map<std::pair<int64_t, const void *>, std::vector<AsyncCell>> buffers;
+  std::map<std::tuple<int64_t, const void *, int64_t>, MBarrierSlot> barriers;
+  size_t nextComponent = 0;
+  /// For each slot that guards cells: the agents that read them in the
+  /// phase in progress and the agents that arrived in it.
+  struct PhaseUse {
+    std::set<size_t> readers, arrivers;
+  };
+  std::map<const MBarrierSlot *, PhaseUse> phaseUse;
+  /// Whether an agent read cells a slot guards since it last arrived on it.
+  std::map<std::pair<const MBarrierSlot *, size_t>, bool> readSinceArrive;
+  /// Ops run so far by all agents: the order of events across agents.
+  uint64_t tick = 0;
+
+  static constexpr size_t kShown = 8;
+  void record(const std::string &kind, const std::string &where) {
+    ++res.counts[kind];
+    if (res.hazards.size() < kShown)
+      res.hazards.push_back(kind + ": " + where);
+  }
+
+  /// Runs the agents; an agent's failure ends the run.
+  void run() {
+    agents.run();
+    if (!agents.error().empty()) {
+      res.ok = false;
+      res.error = agents.error();
+    }
+  }
+};
+
 class Sim {
 public:
   Sim(func::FuncOp f, const std::map<std::string, int64_t> &p,
@@ -178,17 +314,33 @@ public:
 
   SimResult run() {
     try {
-      for (BlockArgument a : func.getArguments()) {
-        auto it = params.find("arg" + std::to_string(a.getArgNumber()));
-        if (it != params.end())
-          ints[a.getAsOpaquePointer()] = it->second;
-      }
-      exec(func.getBody().front());
+      runEntry();
     } catch (Fail &f) {
       res.ok = false;
       res.error = f.what();
     }
     return res;
+  }
+
+  /// Runs as an agent of `w`: the threads [lo, hi) (clock components) of
+  /// the block of rank `r` in its cluster.
+  void join(World *w, size_t id, int64_t r, int64_t lo, int64_t hi) {
+    world = w;
+    agentId = id;
+    rank = r;
+    sink = &w->res;
+    clock.lo = lo;
+    clock.hi = hi;
+  }
+
+  /// The kernel's body with its arguments bound.
+  void runEntry() {
+    for (BlockArgument a : func.getArguments()) {
+      auto it = params.find("arg" + std::to_string(a.getArgNumber()));
+      if (it != params.end())
+        ints[a.getAsOpaquePointer()] = it->second;
+    }
+    exec(func.getBody().front());
   }
 
 private:
@@ -199,6 +351,7 @@ private:
   int samples;
   int64_t maxSteps, steps = 0;
   SimResult res;
+  SimResult *sink = &res;
   std::map<const void *, int64_t> ints;
   std::map<const void *, Reg> regs;
   std::map<const void *, Mem> mems;
@@ -216,6 +369,36 @@ private:
   std::vector<Running> loops;
   std::mt19937_64 rng{12345};
 
+  // The asynchronous model: the agent this interpreter runs as, its clock,
+  // its fences and its groups of asynchronous operations in flight.
+  World *world = nullptr;
+  size_t agentId = 0;
+  int64_t rank = 0;
+  AgentClock clock;
+  std::shared_ptr<std::vector<uint64_t>> fences =
+      std::make_shared<std::vector<uint64_t>>();
+  std::vector<std::shared_ptr<Completion>> wgmmaOpen;
+  std::deque<std::vector<std::shared_ptr<Completion>>> wgmmaGroups;
+  std::deque<std::shared_ptr<Completion>> bulkGroups, cpGroups;
+  std::shared_ptr<Completion> cpOpen;
+  Operation *current = nullptr;
+  /// The slot this agent waited on last, and when it last arrived on each.
+  const MBarrierSlot *lastWait = nullptr;
+  std::map<const MBarrierSlot *, uint64_t> lastArrive;
+  /// Its asynchronous reads in flight (wgmma operands, bulk store sources)
+  /// with the slots that guard the cells they read.
+  std::vector<
+      std::pair<std::shared_ptr<Completion>, std::set<const MBarrierSlot *>>>
+      readsInFlight;
+  /// Register tiles a wgmma reads as its A operand until its group retires:
+  /// their registers must not be written again before (the next
+  /// iteration's fragment, a loop-carried value rebound).
+  std::map<const void *, std::shared_ptr<Completion>> registersInFlight;
+  /// Per op instance: the accesses of each thread (and whether it writes)
+  /// and the orderings already decided.
+  std::map<std::pair<int64_t, bool>, std::shared_ptr<Access>> opAccesses;
+  std::map<std::tuple<const Access *, int64_t, bool>, bool> orderCache;
+
   int64_t blockThreads() {
     return func->getAttrOfType<KernelAttr>("argus.kernel").getNumThreads();
   }
@@ -226,7 +409,17 @@ private:
       throw Fail("no integer value");
     return it->second;
   }
+  /// A register value as the current op reads it: a wgmma result still in
+  /// flight is a hazard.
   Reg &R(Value v) {
+    Reg &r = rawR(v);
+    if (r.pending && (r.carried || r.pending->time == kInFlight))
+      event("wgmma-pending-read", current, -1, {});
+    return r;
+  }
+  /// A register value's tags, without reading it (assertions, the
+  /// accumulator a wgmma chains to, a wgmma_wait's operands).
+  Reg &rawR(Value v) {
     auto it = regs.find(v.getAsOpaquePointer());
     if (it == regs.end())
       throw Fail("no register value");
@@ -316,13 +509,18 @@ private:
 
   void event(const char *kind, Operation *op, int64_t t,
              const std::vector<int64_t> &c) {
-    ++res.counts[kind];
+    if (world)
+      world->record(kind, world->res.hazards.size() < World::kShown
+                              ? describe(op, ivStack)
+                              : std::string());
+    else
+      ++sink->counts[kind];
     for (size_t i = 0; i < watches.size(); ++i) {
       const Event &w = watches[i];
       if (w.kind == kind && w.op == op && w.ivs == ivStack &&
           (w.thread < 0 || w.thread == t) &&
           (w.coords.empty() || w.coords == c))
-        res.watchHits.insert(i);
+        sink->watchHits.insert(i);
     }
   }
 
@@ -366,14 +564,26 @@ private:
       for (size_t k = 0; k < m.perm.size() && k < m.sizes.size(); ++k) {
         if (m.gather && k == 0)
           continue;
-        t["@" + std::to_string(k)] =
-            (m.gather ? m.col : m.offsets[k]) + c[m.perm[k]];
-        t["@size" + std::to_string(k)] = m.sizes[k];
+        static const std::vector<std::string> coord = {"@0", "@1", "@2", "@3"},
+                                              size = {"@size0", "@size1",
+                                                      "@size2", "@size3"};
+        if (k >= coord.size())
+          throw Fail("a view of rank above 4");
+        t[coord[k]] = (m.gather ? m.col : m.offsets[k]) + c[m.perm[k]];
+        t[size[k]] = m.sizes[k];
       }
       return t;
     }
     if (!m.direct.empty())
       return directTags(m, c);
+    if (world) {
+      AsyncCell &cell = cellAt(rank, m.root, addr(m, c));
+      if (t >= 0)
+        asyncRead(cell, op, t, c, false, threadAccess(t, false));
+      if (!cell.tags)
+        return std::nullopt;
+      return *cell.tags;
+    }
     auto it = smem.find({m.root, addr(m, c)});
     if (it == smem.end()) {
       if (t >= 0)
@@ -401,9 +611,17 @@ private:
         bool async) {
     int64_t s0 = tv.mode(0).size();
     std::set<std::vector<int64_t>> seen;
-    bool collide = false;
+    // A replicated tile whose replicas are equal is stored from each
+    // element's first holder only (as lowered).
+    std::optional<std::vector<int64_t>> holders;
+    auto st = dyn_cast<StoreOp>(op);
+    if (st && !d.shared && L::isReplicated(tv) &&
+        isReplicaUniform(st.getValue()))
+      holders = L::firstHolderMasks(tv);
     for (int64_t i = 0; i < tv.size(); ++i) {
       int64_t t = i % s0;
+      if (holders && (t & (*holders)[i / s0]) != 0)
+        continue;
       std::vector<int64_t> c = coordsOf(tv(i), d.shape);
       std::vector<int64_t> key;
       if (d.shared)
@@ -413,21 +631,20 @@ private:
       }
       bounds(op, d, c, t);
       bool again = !seen.insert(key).second;
-      if (again) {
-        collide = true;
+      if (again)
         event("non-injective-write", op, t, c);
-      }
       std::optional<Tags> v = value(c, t);
-      if (!d.shared && t < blockThreads()) {
-        // A gather's row comes from data: recorded as -1.
-        std::vector<int64_t> g(c.size(), -1);
-        for (size_t k = 0; k < d.perm.size(); ++k)
-          if (!d.gather || k == 1)
-            g[k] = (d.gather ? d.col : d.offsets[k]) + c[d.perm[k]];
-        res.globalWrites[{d.tensor, g}].insert({op, ivStack});
-      }
+      if (!d.shared && t < blockThreads())
+        globalWrite(op, d, c);
       if (!d.shared)
         continue;
+      if (world) {
+        if (v)
+          asyncWrite(cellAt(rank, d.root, addr(d, c)), op, t, component(t), c,
+                     async ? cpAccess(t) : threadAccess(t, true),
+                     std::make_shared<const Tags>(*v));
+        continue;
+      }
       auto old = smem.find({d.root, addr(d, c)});
       // An earlier write of another op (or instance) not ordered before
       // this one: still in flight, or by another thread with no barrier
@@ -447,6 +664,445 @@ private:
         continue;
       smem[{d.root, addr(d, c)}] = Cell{*v, t, !async, committed, barriers};
     }
+  }
+
+  /// Element `c` of global tile `d` is written by the current instance
+  /// (recorded for the block whose run was asked for; a gather's row is
+  /// named by its index's position in the index tensor, -1 if unknown; an
+  /// element a clipped view cuts off is not written).
+  void globalWrite(Operation *op, const Mem &d, const std::vector<int64_t> &c) {
+    std::vector<int64_t> g(c.size(), -1);
+    if (d.gather && c[0] < static_cast<int64_t>(d.rowPositions.size()))
+      g[0] = d.rowPositions[c[0]];
+    for (size_t k = 0; k < d.perm.size(); ++k)
+      if (!d.gather || k == 1) {
+        g[k] = (d.gather ? d.col : d.offsets[k]) + c[d.perm[k]];
+        if (d.clipped && k < d.clipAt.size() && g[k] >= d.clipAt[k])
+          return;
+      }
+    if (!world || rank == world->requestedRank)
+      sink->globalWrites[{d.tensor, g}].insert({op, ivStack});
+  }
+
+  // --- The asynchronous model ------------------------------------------
+
+  int64_t component(int64_t t) const { return t < 0 ? -1 : clock.lo + t; }
+
+  AsyncCell &cellAt(int64_t r, const void *root, int64_t a) {
+    std::vector<AsyncCell> &v = world->buffers[{r, root}];
+    if (static_cast<int64_t>(v.size()) <= a)
+      v.resize(a + 1);
+    return v[a];
+  }
+
+  bool ordered(const Access &a, int64_t comp, bool fenced) {
+    auto k = std::make_tuple(&a, comp, fenced);
+    auto it = orderCache.find(k);
+    if (it != orderCache.end())
+      return it->second;
+    return orderCache[k] = orderedBefore(a, clock, comp, fenced);
+  }
+
+  /// The access of role thread `t` in the current op (a write by the
+  /// generic proxy records the agent's fences).
+  std::shared_ptr<Access> threadAccess(int64_t t, bool write) {
+    std::shared_ptr<Access> &a = opAccesses[{t, write}];
+    if (!a) {
+      a = std::make_shared<Access>();
+      a->lo = component(t);
+      a->hi = a->lo + 1;
+      a->done = std::make_shared<Completion>(Completion{clock.now});
+      a->generic = write;
+      a->fences = fences;
+    }
+    return a;
+  }
+
+  /// A cp.async write of role thread `t`: complete when a wait_group
+  /// retires its group.
+  std::shared_ptr<Access> cpAccess(int64_t t) {
+    if (!cpOpen)
+      cpOpen = std::make_shared<Completion>();
+    auto a = threadAccess(t, true);
+    a->done = cpOpen;
+    return a;
+  }
+
+  /// A read of `cell` by role thread `t` (t < 0: by the agent's threads
+  /// together, a wgmma); through the async proxy, the generic writes it
+  /// sees must have been fenced.
+  void asyncRead(AsyncCell &cell, Operation *op, int64_t t,
+                 const std::vector<int64_t> &c, bool asyncProxy,
+                 const std::shared_ptr<Access> &rec) {
+    if (!cell.write)
+      event("unwritten-read", op, t, c);
+    else if (!ordered(*cell.write, component(t), false))
+      event("unsynchronized-read", op, t, c);
+    else if (asyncProxy && !ordered(*cell.write, component(t), true))
+      event("proxy-fence", op, t, c);
+    // This agent already handed back the slot that lets the cell be
+    // overwritten, after these data were written: it reads released data.
+    auto released = lastArrive.find(cell.guard);
+    if (cell.guard && released != lastArrive.end() &&
+        released->second > cell.writtenAt)
+      event("read-after-release", op, t, c);
+    if (asyncProxy && cell.guard && !readsInFlight.empty())
+      readsInFlight.back().second.insert(cell.guard);
+    if (cell.guard) {
+      world->phaseUse[cell.guard].readers.insert(agentId);
+      world->readSinceArrive[{cell.guard, agentId}] = true;
+    }
+    if (rec)
+      cell.reads.push_back(rec);
+  }
+
+  /// A write of `cell` ordered after what clock component `comp` knows:
+  /// the earlier write and every read since must be ordered before it.
+  void asyncWrite(AsyncCell &cell, Operation *op, int64_t t, int64_t comp,
+                  const std::vector<int64_t> &c, std::shared_ptr<Access> w,
+                  std::shared_ptr<const Tags> tags,
+                  const MBarrierSlot *guard = nullptr) {
+    if (cell.write && !ordered(*cell.write, comp, false))
+      event("write-after-write", op, t, c);
+    for (const std::shared_ptr<Access> &r : cell.reads)
+      if (!ordered(*r, comp, false)) {
+        event("unsynchronized-write", op, t, c);
+        break;
+      }
+    cell.tags = std::move(tags);
+    cell.write = std::move(w);
+    cell.reads.clear();
+    cell.guard = guard;
+    cell.writtenAt = world->tick;
+  }
+
+  /// Arrivals of this agent on `slot`: a read in flight of a cell the slot
+  /// guards is released before it retires; one arrive completing a phase and
+  /// more (or going past the count while bytes are pending) breaks the
+  /// phase accounting.
+  void arrivals(MBarrierSlot &slot, Operation *op, int64_t from, int64_t to) {
+    for (auto &[done, guards] : readsInFlight)
+      if (done->time == kInFlight && guards.count(&slot))
+        event("release-before-retire", op, -1, {});
+    // A release of a slot guarding cells, again, with nothing read since.
+    auto read = world->readSinceArrive.find({&slot, agentId});
+    if (read != world->readSinceArrive.end()) {
+      if (!read->second && lastArrive.count(&slot))
+        event("release-without-read", op, -1, {});
+      read->second = false;
+    }
+    // A phase must not complete before every agent that read the cells it
+    // guards has arrived (a count too small for the readers).
+    auto use = world->phaseUse.find(&slot);
+    uint64_t before = slot.completed;
+    for (int64_t u = from; u < to; ++u) {
+      uint64_t was = slot.completed;
+      if (use != world->phaseUse.end())
+        use->second.arrivers.insert(agentId);
+      slot.arrive(clock.release(u));
+      if (slot.completed == was || use == world->phaseUse.end())
+        continue;
+      for (size_t r : use->second.readers)
+        if (!use->second.arrivers.count(r))
+          event("phase-without-reader", op, -1, {});
+      use->second = World::PhaseUse();
+    }
+    if (slot.completed > before + 1 || slot.pending < 0 ||
+        (slot.completed > before && slot.pending != slot.count))
+      event("mbarrier-overrun", op, -1, {});
+    lastArrive[&slot] = world->tick;
+  }
+
+  /// Starts tracking an asynchronous read that `done` retires.
+  void readInFlight(const std::shared_ptr<Completion> &done) {
+    readsInFlight.erase(
+        std::remove_if(readsInFlight.begin(), readsInFlight.end(),
+                       [](auto &r) { return r.first->time != kInFlight; }),
+        readsInFlight.end());
+    readsInFlight.push_back({done, {}});
+  }
+
+  /// The values defined in a loop body die at the end of its iteration
+  /// (their registers are free for the next): not while a wgmma reads them.
+  void endOfIteration(Block &body) {
+    for (auto it = registersInFlight.begin(); it != registersInFlight.end();) {
+      Value v = Value::getFromOpaquePointer(it->first);
+      if (v.getParentBlock() != &body) {
+        ++it;
+        continue;
+      }
+      if (it->second->time == kInFlight)
+        event("register-reused-in-flight", body.getTerminator(), -1, {});
+      it = registersInFlight.erase(it);
+    }
+  }
+
+  /// Register tile `v` is written again: not while a wgmma reads it.
+  void redefine(Value v) {
+    auto it = registersInFlight.find(v.getAsOpaquePointer());
+    if (it == registersInFlight.end())
+      return;
+    if (it->second->time == kInFlight)
+      event("register-reused-in-flight", current, -1, {});
+    registersInFlight.erase(it);
+  }
+
+  void syncPoint() {
+    if (world)
+      world->agents.yield(agentId);
+  }
+
+  /// Slot `stage` of mbarrier ring `bar` in the block of rank `r`.
+  MBarrierSlot &slotOf(int64_t r, Value bar, Value stage, Operation *op) {
+    int64_t s = I(stage);
+    auto it = world->barriers.find({r, bar.getAsOpaquePointer(), s});
+    if (it == world->barriers.end()) {
+      event("stage-out-of-range", op, -1, {s});
+      throw Fail("mbarrier slot " + std::to_string(s) + " does not exist");
+    }
+    return it->second;
+  }
+
+  /// The blocks of the cluster an op with `cluster` reaches (else this one).
+  std::vector<int64_t> reached(bool cluster) {
+    std::vector<int64_t> r;
+    for (int64_t b = 0; b < (cluster ? world->clusterSize : 1); ++b)
+      r.push_back(cluster ? b : rank);
+    return r;
+  }
+
+  /// Retires every group but the `keep` most recent at the current time.
+  template <typename Group>
+  void retire(std::deque<Group> &groups, uint64_t keep) {
+    auto done = [&](std::shared_ptr<Completion> &c) { c->time = clock.now; };
+    while (groups.size() > keep) {
+      if constexpr (std::is_same_v<Group, std::shared_ptr<Completion>>)
+        done(groups.front());
+      else
+        for (auto &c : groups.front())
+          done(c);
+      groups.pop_front();
+    }
+  }
+
+  /// The ops of the asynchronous model; false when `op` is not one.
+  bool stepAsync(Operation *op) {
+    auto key = [&](Value v) { return v.getAsOpaquePointer(); };
+    if (auto r = dyn_cast<RoleOp>(op)) {
+      // A role runs as an agent of its own, from what this one knows.
+      auto child = std::make_shared<Sim>(*this);
+      int64_t base = clock.lo - (clock.lo % world->blockThreads),
+              ws =
+                  func->getAttrOfType<KernelAttr>("argus.kernel").getWarpSize();
+      child->clock.lo = base + r.getFirstWarp() * ws;
+      child->clock.hi = base + r.getEndWarp() * ws;
+      child->fences = std::make_shared<std::vector<uint64_t>>();
+      child->agentId = world->agents.spawn(
+          [child, r]() mutable {
+            child->exec(r.getBody().front());
+            if (!child->bulkGroups.empty() &&
+                child->bulkGroups.back()->time == kInFlight)
+              child->event("tma-store-drained", r, -1, {});
+          },
+          false);
+      return true;
+    }
+    if (auto a = dyn_cast<MBarrierAllocOp>(op)) {
+      int64_t stages = cast<MBarrierType>(a.getType()).getStages();
+      for (int64_t s = 0; s < stages; ++s)
+        world->barriers.emplace(
+            std::make_tuple(rank, key(a.getResult()), s),
+            MBarrierSlot(a.getArrivals(), world->nextComponent++));
+      return true;
+    }
+    if (isa<TensorMapOp, NamedBarrierSyncOp, NamedBarrierArriveOp>(op))
+      return true; // named barriers order issue only, no data
+    if (auto w = dyn_cast<MBarrierWaitOp>(op)) {
+      MBarrierSlot &slot = slotOf(rank, w.getBarrier(), w.getStage(), op);
+      int64_t parity = I(w.getParity());
+      world->agents.block(
+          agentId, [&slot, parity] { return slot.passes(parity); },
+          describe(op, ivStack));
+      clock.know.join(slot.last);
+      lastWait = &slot;
+      syncPoint();
+      return true;
+    }
+    if (auto a = dyn_cast<MBarrierArriveOp>(op)) {
+      for (int64_t b : reached(a.getCluster())) {
+        arrivals(slotOf(b, a.getBarrier(), a.getStage(), op), op, clock.lo,
+                 clock.hi);
+      }
+      syncPoint();
+      return true;
+    }
+    if (auto a = dyn_cast<MBarrierArriveExpectTxOp>(op)) {
+      MBarrierSlot &slot = slotOf(rank, a.getBarrier(), a.getStage(), op);
+      slot.expect(a.getBytes());
+      arrivals(slot, op, clock.lo, clock.lo + 1);
+      syncPoint();
+      return true;
+    }
+    if (auto t = dyn_cast<TmaLoadOp>(op)) {
+      tmaLoad(t);
+      syncPoint();
+      return true;
+    }
+    if (auto m = dyn_cast<MmaAsyncOp>(op)) {
+      // The warpgroups read shared operands through the async proxy until
+      // the group retires.
+      auto rec = std::make_shared<Access>();
+      rec->lo = clock.lo;
+      rec->hi = clock.hi;
+      rec->done = std::make_shared<Completion>();
+      readInFlight(rec->done);
+      for (Value v : {m.getA(), m.getB()}) {
+        auto ty = cast<TileType>(v.getType());
+        if (!ty.isMemory()) {
+          R(v);
+          registersInFlight[key(v)] = rec->done;
+          continue;
+        }
+        Mem &mm = M(v);
+        for (int64_t i = 0; i < numel(mm.shape); ++i) {
+          std::vector<int64_t> c = coordsOf(i, mm.shape);
+          asyncRead(cellAt(rank, mm.root, addr(mm, c)), op, -1, c, true, rec);
+        }
+      }
+      Reg acc = rawR(m.getAcc());
+      accumulate(op, m.getA(), m.getB(), acc);
+      acc.pending = rec->done;
+      wgmmaOpen.push_back(rec->done);
+      regs[key(m.getResult())] = acc;
+      syncPoint();
+      return true;
+    }
+    if (isa<WgmmaCommitOp>(op)) {
+      wgmmaGroups.push_back(std::move(wgmmaOpen));
+      wgmmaOpen.clear();
+      return true;
+    }
+    if (auto w = dyn_cast<WgmmaWaitOp>(op)) {
+      retire(wgmmaGroups, w.getPending());
+      for (unsigned i = 0; i < w.getNumResults(); ++i) {
+        // The wait's result is what the lowering orders reads by; a value
+        // whose group it leaves in flight stays pending.
+        Reg r = rawR(w->getOperand(i));
+        if (r.pending && r.pending->time != kInFlight)
+          r.pending.reset();
+        r.carried = false;
+        regs[key(w.getResult(i))] = r;
+      }
+      syncPoint();
+      return true;
+    }
+    if (auto s = dyn_cast<TmaStoreOp>(op)) {
+      // One thread issues it; it reads the source through the async proxy
+      // until a tma_store_wait retires its group.
+      Mem &src = M(s.getSource());
+      Mem &dst = M(s.getDest());
+      auto rec = std::make_shared<Access>();
+      rec->lo = clock.lo;
+      rec->hi = clock.lo + 1;
+      rec->done = std::make_shared<Completion>();
+      readInFlight(rec->done);
+      for (int64_t i = 0; i < numel(src.shape); ++i) {
+        std::vector<int64_t> c = coordsOf(i, src.shape);
+        asyncRead(cellAt(rank, src.root, addr(src, c)), op, 0, c, true, rec);
+        bounds(op, dst, c, 0);
+        globalWrite(op, dst, c);
+      }
+      bulkGroups.push_back(rec->done);
+      syncPoint();
+      return true;
+    }
+    if (auto w = dyn_cast<TmaStoreWaitOp>(op)) {
+      retire(bulkGroups, w.getPending());
+      syncPoint();
+      return true;
+    }
+    if (isa<FenceProxyAsyncOp>(op)) {
+      fences->push_back(clock.now);
+      return true;
+    }
+    if (isa<BarrierOp>(op)) {
+      clock.barrier();
+      syncPoint();
+      return true;
+    }
+    if (isa<CommitGroupOp>(op)) {
+      cpGroups.push_back(cpOpen ? cpOpen : std::make_shared<Completion>());
+      cpOpen.reset();
+      return true;
+    }
+    if (auto w = dyn_cast<WaitGroupOp>(op)) {
+      retire(cpGroups, w.getPending());
+      return true;
+    }
+    return false;
+  }
+
+  /// A bulk tensor copy: box j (row-major over the tile) lands in the
+  /// blocks it reaches (multicast: issued by rank j % n, delivered to every
+  /// block), its bytes counting on each block's slot; its data belong to the
+  /// phase they complete or join.
+  void tmaLoad(TmaLoadOp t) {
+    Mem &src = M(t.getSource());
+    Mem &dst = M(t.getDest());
+    auto map = cast<TensorMapType>(t.getMap().getType());
+    std::vector<int64_t> box(map.getBox().begin(), map.getBox().end()), grid;
+    if (box.size() != dst.shape.size())
+      throw Fail("tensor map box rank differs from the tile's");
+    for (size_t d = 0; d < box.size(); ++d)
+      grid.push_back((dst.shape[d] + box[d] - 1) / box[d]);
+    int64_t n = world->clusterSize;
+    for (int64_t j = 0; j < numel(grid); ++j) {
+      if (t.getMulticast() && j % n != rank)
+        continue;
+      std::vector<int64_t> origin(box.size());
+      for (int64_t d = box.size(), rest = j; d-- > 0; rest /= grid[d])
+        origin[d] = (rest % grid[d]) * box[d];
+      for (int64_t b : reached(t.getMulticast())) {
+        MBarrierSlot &slot = slotOf(b, t.getBarrier(), t.getStage(), t);
+        auto w = std::make_shared<Access>();
+        w->lo = slot.component;
+        w->hi = w->lo + 1;
+        w->done = std::make_shared<Completion>(
+            Completion{slot.land(map.getBoxBytes())});
+        for (int64_t i = 0; i < numel(box); ++i) {
+          std::vector<int64_t> c = coordsOf(i, box);
+          bool inside = true;
+          for (size_t d = 0; d < c.size(); ++d)
+            inside &= (c[d] += origin[d]) < dst.shape[d];
+          if (!inside)
+            continue;
+          bounds(t, src, c, 0);
+          auto tags = readMem(src, c, -1, t);
+          asyncWrite(cellAt(b, dst.root, addr(dst, c)), t, 0, clock.lo, c, w,
+                     tags ? std::make_shared<const Tags>(*tags) : nullptr,
+                     lastWait);
+        }
+      }
+    }
+  }
+
+  /// argus.cmp on integers (signed).
+  static int64_t compare(CmpPredicate p, int64_t a, int64_t b) {
+    switch (p) {
+    case CmpPredicate::Lt:
+      return a < b;
+    case CmpPredicate::Le:
+      return a <= b;
+    case CmpPredicate::Gt:
+      return a > b;
+    case CmpPredicate::Ge:
+      return a >= b;
+    case CmpPredicate::Eq:
+      return a == b;
+    case CmpPredicate::Ne:
+      return a != b;
+    }
+    return 0;
   }
 
   Tags merge(const Tags &l, const Tags &r) {
@@ -520,8 +1176,12 @@ private:
     auto ty = cast<TileType>(v.getType());
     if (ty.isMemory())
       return readMem(M(v), c, -1, nullptr);
-    Reg &r = R(v);
-    return r.e[linOf(c, r.shape)];
+    Reg &r = rawR(v);
+    int64_t i = linOf(c, r.shape);
+    std::optional<Tags> t = r.e[i];
+    if (t && i < static_cast<int64_t>(r.val.size()) && r.val[i])
+      (*t)["value"] = *r.val[i];
+    return t;
   }
 
   /// Evaluate an assertion at one pairing; nullopt when a tag is absent.
@@ -559,10 +1219,10 @@ private:
     for (const Probe &p : probes) {
       if (p.assertOp != a.getOperation() || p.ivs != ivStack)
         continue;
-      ++res.probeHits;
+      ++sink->probeHits;
       auto ok = check(a, p.coords);
       if (ok && !*ok)
-        ++res.probeViolations;
+        ++sink->probeViolations;
     }
     if (samples <= 0)
       return;
@@ -572,9 +1232,9 @@ private:
       auto pick = [&](int64_t n) {
         return static_cast<int64_t>(rng() % static_cast<uint64_t>(n));
       };
-      if (auto mma = dyn_cast<MmaOp>(site)) {
-        auto acc = cast<TileType>(mma.getAcc().getType());
-        auto at = cast<TileType>(mma.getA().getType());
+      if (isa<MmaOp, MmaAsyncOp>(site)) {
+        auto acc = cast<TileType>(site->getOperand(2).getType());
+        auto at = cast<TileType>(site->getOperand(0).getType());
         int64_t m = pick(acc.getShape()[0]), n = pick(acc.getShape()[1]),
                 k = pick(at.getShape()[1]);
         cs["a"] = {m, k};
@@ -603,10 +1263,10 @@ private:
         }
       }
       auto ok = check(a, cs);
-      ++res.sampled;
+      ++sink->sampled;
       if (ok && !*ok) {
-        ++res.sampledViolations;
-        res.lastViolation = a.getPredicate().str();
+        ++sink->sampledViolations;
+        sink->lastViolation = a.getPredicate().str();
       }
     }
   }
@@ -633,18 +1293,23 @@ private:
   /// (those the mma's assertions name on `a` when there are any), fixed at
   /// the first execution where one varies.
   std::map<Operation *, std::set<std::string>> reducedFields;
+  /// For each mma and reduced field: the dimension of the tensor the field
+  /// is the coordinate of, and whether it is B's rather than A's.
+  std::map<std::pair<Operation *, std::string>,
+           std::pair<std::optional<size_t>, bool>>
+      coordinateDims;
 
   /// Every index of the reduced dimension is accumulated exactly once: in
   /// each row of the accumulator, the reduced field of the A elements
   /// accumulated runs through 0, 1, 2, ... across k and executions.
-  void accumulate(MmaOp m, Reg &acc) {
-    auto at = cast<TileType>(m.getA().getType());
+  void accumulate(Operation *m, Value A, Value B, Reg &acc) {
+    auto at = cast<TileType>(A.getType());
     int64_t rows = at.getShape()[0], bk = at.getShape()[1];
-    std::set<std::string> &chosen = reducedFields[m.getOperation()];
+    std::set<std::string> &chosen = reducedFields[m];
     if (chosen.empty()) {
       std::set<std::string> asserted, varying;
       func.walk([&](TagAssertOp a) {
-        if (a.getSite() != m.getOperation())
+        if (a.getSite() != m)
           return;
         std::string err;
         auto pred = parseTagPredicate(a.getPredicate(), err);
@@ -656,11 +1321,11 @@ private:
             asserted.insert(r->field);
       });
       for (int64_t r = 0; r < rows; ++r) {
-        auto first = tagsOf(m.getA(), {r, 0});
+        auto first = tagsOf(A, {r, 0});
         if (!first)
           continue;
         for (int64_t k = 1; k < bk; ++k)
-          if (auto t = tagsOf(m.getA(), {r, k}))
+          if (auto t = tagsOf(A, {r, k}))
             for (auto &[f, v] : *first)
               if (f != "tensor" && f[0] != '@' && t->count(f) && t->at(f) != v)
                 varying.insert(f);
@@ -695,16 +1360,41 @@ private:
         }
         return std::nullopt;
       };
-      Value sized = m.getA();
-      std::optional<size_t> dim = coordinateDim(m.getA(), rows, bk, false);
-      int64_t bn = cast<TileType>(m.getB().getType()).getShape()[1];
-      if (!dim && (dim = coordinateDim(m.getB(), bn, bk, true)))
-        sized = m.getB();
+      Value sized = A;
+      // Found at the first execution (the tile's structure, not its data).
+      auto known = coordinateDims.find({m, f});
+      if (known == coordinateDims.end()) {
+        std::optional<size_t> d = coordinateDim(A, rows, bk, false);
+        int64_t bn = cast<TileType>(B.getType()).getShape()[1];
+        bool ofB = !d && (d = coordinateDim(B, bn, bk, true));
+        known = coordinateDims.insert({{m, f}, {d, ofB}}).first;
+      }
+      std::optional<size_t> dim = known->second.first;
+      if (known->second.second)
+        sized = B;
+      if (declaresRanges()) {
+        // Any order (a causal walk runs backwards): no index twice; the
+        // range is checked where argus.reduced declares it.
+        for (int64_t r = 0; r < rows; ++r) {
+          std::vector<int64_t> add, &have = acc.seen[f][r], all;
+          for (int64_t k = 0; k < bk; ++k)
+            if (auto t = tagsOf(A, {r, k}); t && t->count(f))
+              add.push_back(t->at(f));
+          std::sort(add.begin(), add.end());
+          std::merge(have.begin(), have.end(), add.begin(), add.end(),
+                     std::back_inserter(all));
+          if (std::adjacent_find(all.begin(), all.end()) != all.end())
+            event("reduction-coverage", m, -1, {r});
+          all.erase(std::unique(all.begin(), all.end()), all.end());
+          have = std::move(all);
+        }
+        continue;
+      }
       for (int64_t r = 0; r < rows; ++r) {
         auto &last = acc.reduced[f];
         int64_t prev = last.count(r) ? last[r] : -1;
         for (int64_t k = 0; k < bk; ++k) {
-          auto t = tagsOf(m.getA(), {r, k});
+          auto t = tagsOf(A, {r, k});
           if (!t || !t->count(f))
             continue;
           int64_t v = t->at(f);
@@ -716,19 +1406,30 @@ private:
         // The end: in the last iteration of the last loop that accumulates,
         // the last value reaches the size of the tensor dimension the field
         // is the global coordinate of.
-        auto t = tagsOf(m.getA(), {r, bk - 1});
+        auto t = tagsOf(A, {r, bk - 1});
         if (!t || !t->count(f) || !lastIteration(m) || accumulatedFurther(m))
           continue;
         std::string size = "@size" + std::to_string(dim ? *dim : 0);
-        auto ts = sized == m.getA() ? t : tagsOf(m.getB(), {bk - 1, 0});
+        auto ts = sized == A ? t : tagsOf(B, {bk - 1, 0});
         if (dim && ts && ts->count(size) && t->at(f) + 1 < ts->at(size))
           event("reduction-coverage", m, -1, {r, bk - 1});
       }
     }
   }
 
+  /// Whether the kernel declares what its reductions computed.
+  bool declaresRanges() {
+    if (!declared) {
+      bool any = false;
+      func.walk([&](ReducedOp) { any = true; });
+      declared = any;
+    }
+    return *declared;
+  }
+  std::optional<bool> declared;
+
   /// Whether the loop directly around `m` runs its last iteration now.
-  bool lastIteration(MmaOp m) {
+  bool lastIteration(Operation *m) {
     auto loop = dyn_cast<scf::ForOp>(m->getParentOp());
     if (!loop)
       return false;
@@ -740,20 +1441,47 @@ private:
 
   /// Whether the accumulator of the loop around `m` is accumulated further
   /// after it (a pipeline's drain loop, an mma after the loop).
-  static bool accumulatedFurther(MmaOp m) {
+  static bool accumulatedFurther(Operation *m) {
     std::vector<Value> work;
     if (auto loop = dyn_cast<scf::ForOp>(m->getParentOp()))
       for (Value r : loop.getResults())
-        work.push_back(r);
+        if (isa<TileType>(r.getType())) // not the slab counters beside it
+          work.push_back(r);
     for (size_t i = 0; i < work.size() && i < 64; ++i)
       for (OpOperand &use : work[i].getUses()) {
         Operation *u = use.getOwner();
-        if (isa<MmaOp, scf::ForOp, scf::YieldOp>(u))
+        if (isa<MmaOp, MmaAsyncOp, scf::ForOp, scf::YieldOp>(u))
           return true;
         if (isa<TagOp, ConvertOp, ConvertLayoutOp>(u))
           work.push_back(u->getResult(0));
+        if (isa<WgmmaWaitOp>(u))
+          work.push_back(u->getResult(use.getOperandNumber()));
       }
     return false;
+  }
+
+  /// Binds values `to` to the values of `from` (register tiles and
+  /// integers), read before any is written (a loop's yield may swap them).
+  void bindAll(ValueRange to, ValueRange from) {
+    std::vector<std::optional<Reg>> r(from.size());
+    std::vector<std::optional<int64_t>> n(from.size());
+    for (auto [i, v] : llvm::enumerate(from)) {
+      auto rt = regs.find(v.getAsOpaquePointer());
+      auto it = ints.find(v.getAsOpaquePointer());
+      if (rt != regs.end())
+        r[i] = rt->second;
+      else if (it != ints.end())
+        n[i] = it->second;
+    }
+    for (auto [i, v] : llvm::enumerate(to)) {
+      if (world)
+        redefine(v);
+      if (r[i]) {
+        r[i]->carried = r[i]->pending != nullptr;
+        regs[v.getAsOpaquePointer()] = *r[i];
+      } else if (n[i])
+        ints[v.getAsOpaquePointer()] = *n[i];
+    }
   }
 
   void exec(Block &b) {
@@ -762,6 +1490,17 @@ private:
   }
 
   void step(Operation *op) {
+    current = op;
+    if (world) {
+      ++clock.now;
+      ++world->tick;
+      for (Value r : op->getResults())
+        redefine(r);
+      opAccesses.clear();
+      orderCache.clear();
+      if (stepAsync(op))
+        return;
+    }
     auto setI = [&](int64_t v) {
       ints[op->getResult(0).getAsOpaquePointer()] = v;
     };
@@ -849,6 +1588,21 @@ private:
           params.find("grid_dim." + stringifyDimension(g.getDimension()).str());
       return setI(it == params.end() ? 1 : it->second);
     }
+    if (isa<gpu::ClusterIdOp, gpu::ClusterBlockIdOp, gpu::ClusterDimOp>(op)) {
+      // Clusters along x (KernelAttr): block id = cluster id * n + rank.
+      auto ka = func->getAttrOfType<KernelAttr>("argus.kernel");
+      int64_t n = ka.getClusterDim(0);
+      auto param = [&](const char *name, int64_t dflt) {
+        auto it = params.find(name);
+        return it == params.end() ? dflt : it->second;
+      };
+      int64_t b = param("block_id.x", 0), g = param("grid_dim.x", n);
+      if (isa<gpu::ClusterIdOp>(op))
+        return setI(b / n);
+      if (isa<gpu::ClusterBlockIdOp>(op))
+        return setI(b % n);
+      return setI(g / n);
+    }
     if (auto bid = dyn_cast<gpu::BlockIdOp>(op)) {
       auto it = params.find("block_id." +
                             stringifyDimension(bid.getDimension()).str());
@@ -903,6 +1657,10 @@ private:
           globalView(v.getTensor(), v.getName(), v.getType(), v.getOffsets());
       m.sizes = sizesOf(v.getTensor());
       m.clipped = v.getClipped();
+      m.clipAt = m.sizes;
+      for (auto [k, b] : llvm::enumerate(v.getBounds()))
+        if (k < m.clipAt.size())
+          m.clipAt[k] = std::min(m.clipAt[k], I(b));
       bindName(op, m.name, v.getTensor());
       mems[key(v.getResult())] = m;
       return;
@@ -920,7 +1678,7 @@ private:
         rows *= padded < span ? 0 : (padded - span) / v.getStride()[i] + 1;
         cols *= r;
       }
-      m.sizes = {rows, cols};
+      m.sizes = m.clipAt = {rows, cols};
       m.clipped = true;
       bindName(op, m.name, v.getTensor());
       mems[key(v.getResult())] = m;
@@ -938,6 +1696,11 @@ private:
       m.sizes = sizesOf(g.getTensor());
       m.col = I(g.getCol());
       m.perm = {0, 1};
+      Reg &idx = R(g.getIndices());
+      for (int64_t r = 0; r < m.shape[0]; ++r) {
+        const std::optional<Tags> &t = idx.e[r];
+        m.rowPositions.push_back(t && t->count("@0") ? t->at("@0") : -1);
+      }
       bindName(op, m.name, g.getTensor());
       mems[key(g.getResult())] = m;
       return;
@@ -1006,12 +1769,28 @@ private:
       }
       return;
     }
-    if (auto f = dyn_cast<FillOp>(op)) {
-      auto ty = cast<TileType>(f.getType());
+    if (isa<FillOp, SplatOp, IotaOp>(op)) {
+      // No tags; an integer tile's values where the op gives them.
+      auto ty = cast<TileType>(op->getResult(0).getType());
       Reg r;
       r.shape.assign(ty.getShape().begin(), ty.getShape().end());
       r.e.assign(numel(r.shape), Tags());
-      regs[key(f.getResult())] = r;
+      if (isa<IntegerType>(ty.getElementType())) {
+        r.val.assign(numel(r.shape), std::nullopt);
+        for (int64_t i = 0; i < numel(r.shape); ++i) {
+          if (auto io = dyn_cast<IotaOp>(op))
+            r.val[i] = coordsOf(i, r.shape)[io.getDim()];
+          else if (auto sp = dyn_cast<SplatOp>(op)) {
+            if (ints.count(key(sp.getValue())))
+              r.val[i] = I(sp.getValue());
+          } else {
+            double x = cast<FillOp>(op).getValue().convertToDouble();
+            if (x == double(int64_t(x)))
+              r.val[i] = int64_t(x);
+          }
+        }
+      }
+      regs[key(op->getResult(0))] = r;
       return;
     }
     if (auto l = dyn_cast<LoadOp>(op)) {
@@ -1067,23 +1846,78 @@ private:
           for (int64_t t = 0; t < threads; ++t)
             readMem(M(v), coordsOf(i, shape), t, op);
       }
-      Reg res = R(m.getAcc());
-      accumulate(m, res);
-      regs[key(m.getResult())] = res;
+      Reg acc = R(m.getAcc());
+      accumulate(m, m.getA(), m.getB(), acc);
+      regs[key(m.getResult())] = acc;
       return;
     }
-    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp>(op)) {
+    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, CmpOp>(op)) {
       Reg l = R(op->getOperand(0)), r = R(op->getOperand(1));
       Reg o = l;
-      for (size_t i = 0; i < o.e.size(); ++i)
+      o.pending.reset();
+      o.val.clear();
+      auto cmp = dyn_cast<CmpOp>(op);
+      for (size_t i = 0; i < o.e.size(); ++i) {
         o.e[i] = (l.e[i] && r.e[i])
                      ? std::optional<Tags>(merge(*l.e[i], *r.e[i]))
                      : std::nullopt;
+        if (i >= l.val.size() || i >= r.val.size() || !l.val[i] || !r.val[i])
+          continue;
+        o.val.resize(o.e.size());
+        int64_t a = *l.val[i], b = *r.val[i];
+        if (cmp)
+          o.val[i] = compare(cmp.getPredicate(), a, b);
+        else if (isa<AddOp>(op))
+          o.val[i] = a + b;
+        else if (isa<SubOp>(op))
+          o.val[i] = a - b;
+        else if (isa<MulOp>(op))
+          o.val[i] = a * b;
+        else if (isa<MaxOp, MinOp>(op))
+          o.val[i] = isa<MaxOp>(op) ? std::max(a, b) : std::min(a, b);
+      }
       regs[key(op->getResult(0))] = o;
       return;
     }
-    if (isa<ExpOp, Exp2Op, NegOp, ScaleOp, ConvertOp, ConvertLayoutOp>(op)) {
+    if (auto sel = dyn_cast<SelectOp>(op)) {
+      // The branch the mask picks; a field one branch lacks is kept, and
+      // the operands' fields under lhs., rhs., mask. (the verifier's view).
+      Reg &m = R(sel.getMask());
+      Reg l = R(sel.getLhs()), r = R(sel.getRhs());
+      Reg o = l;
+      o.pending.reset();
+      o.val.clear();
+      for (size_t i = 0; i < o.e.size(); ++i) {
+        if (i >= m.val.size() || !m.val[i])
+          throw Fail("a select whose mask values are not known");
+        if (!l.e[i] || !r.e[i] || !m.e[i]) {
+          o.e[i].reset();
+          continue;
+        }
+        bool pick = *m.val[i] != 0;
+        Tags t = *r.e[i];
+        for (auto &[k, v] : *l.e[i])
+          if (pick || !r.e[i]->count(k))
+            t[k] = v;
+        for (auto &[k, v] : *l.e[i])
+          t["lhs." + k] = v;
+        for (auto &[k, v] : *r.e[i])
+          t["rhs." + k] = v;
+        for (auto &[k, v] : *m.e[i])
+          t["mask." + k] = v;
+        t["mask.value"] = *m.val[i];
+        o.e[i] = t;
+      }
+      regs[key(op->getResult(0))] = o;
+      return;
+    }
+    if (isa<ExpOp, Exp2Op, NegOp, AbsOp, ReluOp, SqrtOp, RsqrtOp, LogOp, Log2Op,
+            TanhOp, SigmoidOp, GeluOp, ScaleOp, ConvertOp, ConvertLayoutOp>(
+            op)) {
       Reg r = R(op->getOperand(0));
+      r.pending.reset();
+      if (!isa<ConvertLayoutOp>(op))
+        r.val.clear();
       auto ty = cast<TileType>(op->getResult(0).getType());
       r.shape.assign(ty.getShape().begin(), ty.getShape().end());
       regs[key(op->getResult(0))] = r;
@@ -1139,20 +1973,35 @@ private:
       assertHere(a);
       return;
     }
+    if (auto decl = dyn_cast<ReducedOp>(op)) {
+      // Every row accumulated each index of [lo, hi) exactly once.
+      Reg &acc = R(decl.getAcc());
+      int64_t lo = I(decl.getLo()), hi = I(decl.getHi());
+      std::vector<int64_t> want;
+      for (int64_t v = lo; v < hi; ++v)
+        want.push_back(v);
+      auto &rows = acc.seen[decl.getField().str()];
+      for (int64_t r = 0; r < acc.shape[0]; ++r)
+        if (rows[r] != want)
+          event("reduction-range", op, -1, {r});
+      return;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      Region &r = I(branch.getCondition()) ? branch.getThenRegion()
+                                           : branch.getElseRegion();
+      if (r.empty())
+        return;
+      for (Operation &o : r.front().without_terminator())
+        step(&o);
+      auto y = cast<scf::YieldOp>(r.front().getTerminator());
+      bindAll(branch.getResults(), y.getOperands());
+      return;
+    }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       int64_t lb = I(loop.getLowerBound()), ub = I(loop.getUpperBound()),
               st = I(loop.getStep());
-      std::vector<Value> cur(loop.getInitArgs().begin(),
-                             loop.getInitArgs().end());
-      auto bind = [&](Value to, Value from) {
-        if (regs.count(key(from)))
-          regs[key(to)] = regs[key(from)];
-        else if (ints.count(key(from)))
-          ints[key(to)] = ints[key(from)];
-      };
       Block &body = *loop.getBody();
-      for (unsigned i = 0; i < cur.size(); ++i)
-        bind(body.getArgument(i + 1), cur[i]);
+      bindAll(body.getArguments().drop_front(), loop.getInitArgs());
       ivStack.push_back(0);
       loops.push_back({loop.getOperation(), ub, st});
       for (int64_t iv = lb; iv < ub; iv += st) {
@@ -1163,17 +2012,13 @@ private:
         for (Operation &o : body.without_terminator())
           step(&o);
         auto y = cast<scf::YieldOp>(body.getTerminator());
-        // Copy yielded values into the iteration arguments (via temps).
-        std::vector<Reg> tmp;
-        for (unsigned i = 0; i < y.getNumOperands(); ++i)
-          if (regs.count(key(y.getOperand(i))))
-            regs[key(body.getArgument(i + 1))] =
-                Reg(regs[key(y.getOperand(i))]);
+        if (world)
+          endOfIteration(body);
+        bindAll(body.getArguments().drop_front(), y.getOperands());
       }
       ivStack.pop_back();
       loops.pop_back();
-      for (unsigned i = 0; i < loop.getNumResults(); ++i)
-        bind(loop.getResult(i), body.getArgument(i + 1));
+      bindAll(loop.getResults(), body.getArguments().drop_front());
       return;
     }
     throw Fail("unsupported op " + op->getName().getStringRef().str());
@@ -1182,12 +2027,44 @@ private:
 
 } // namespace
 
+bool isAsyncKernel(func::FuncOp func) {
+  bool async = false;
+  func.walk([&](Operation *op) {
+    async |=
+        isa<RoleOp, MBarrierAllocOp, MmaAsyncOp, TmaLoadOp, TmaStoreOp>(op);
+  });
+  return async;
+}
+
 SimResult simulate(func::FuncOp func,
                    const std::map<std::string, int64_t> &params,
                    const std::vector<Probe> &probes,
                    const std::vector<Event> &watches, int samples,
-                   int64_t maxSteps) {
-  return Sim(func, params, probes, watches, samples, maxSteps).run();
+                   int64_t maxSteps, int schedule) {
+  if (!isAsyncKernel(func))
+    return Sim(func, params, probes, watches, samples, maxSteps).run();
+  // Every block of the cluster of the block asked for; probes, samples and
+  // global writes only for that one.
+  auto ka = func->getAttrOfType<KernelAttr>("argus.kernel");
+  World w(schedule);
+  w.blockThreads = ka.getNumThreads();
+  w.clusterSize = ka.getClusterSize();
+  auto it = params.find("block_id.x");
+  int64_t n = w.clusterSize, bid = it == params.end() ? 0 : it->second;
+  w.requestedRank = bid % n;
+  w.nextComponent = n * w.blockThreads;
+  for (int64_t r = 0; r < n; ++r) {
+    std::map<std::string, int64_t> p = params;
+    p["block_id.x"] = bid - bid % n + r;
+    bool asked = r == w.requestedRank;
+    auto sim =
+        std::make_shared<Sim>(func, p, asked ? probes : std::vector<Probe>{},
+                              watches, asked ? samples : 0, maxSteps);
+    size_t id = w.agents.spawn([sim] { sim->runEntry(); }, true);
+    sim->join(&w, id, r, r * w.blockThreads, (r + 1) * w.blockThreads);
+  }
+  w.run();
+  return w.res;
 }
 
 } // namespace argus::sim

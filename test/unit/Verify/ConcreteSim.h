@@ -52,6 +52,10 @@ struct SimResult {
   int probeViolations = 0;               // probes where the predicate was false
   int sampled = 0, sampledViolations = 0; // random assertion samples
   std::string lastViolation;
+  /// The first hazards of the asynchronous model (sm_90a), "kind: op at
+  /// location (iteration ...)": races, deadlocks, registers read while a
+  /// wgmma still writes them, bulk stores not drained.
+  std::vector<std::string> hazards;
   /// The instances (op, loop iterations) of this block that wrote each
   /// element of a tensor argument: (argument number, global coordinate).
   std::map<std::pair<int64_t, std::vector<int64_t>>,
@@ -65,11 +69,21 @@ struct SimResult {
 /// empty coords match any) is recorded in watchHits when it happens; with
 /// `samples` > 0 every assertion instance is also evaluated at that many random
 /// element pairings. Stops after `maxSteps` loop iterations in total.
+///
+/// A kernel with warp roles, mbarriers, bulk tensor copies or asynchronous
+/// wgmma (sm_90a) runs under a happens-before model (HappensBefore.h): every
+/// role of the block (of every block of its cluster) is an agent, the agents
+/// interleave at synchronisation points as `schedule` says (0: the first
+/// role first, 1: the last first, n >= 2: random, seeded by n), and a
+/// blocked wait with no agent able to run is a deadlock.
 SimResult simulate(mlir::func::FuncOp func,
                    const std::map<std::string, int64_t> &params,
                    const std::vector<Probe> &probes,
                    const std::vector<Event> &watches = {}, int samples = 0,
-                   int64_t maxSteps = 4096);
+                   int64_t maxSteps = 4096, int schedule = 0);
+
+/// Whether `func` needs the asynchronous model.
+bool isAsyncKernel(mlir::func::FuncOp func);
 
 } // namespace argus::sim
 
