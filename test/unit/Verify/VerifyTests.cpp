@@ -98,8 +98,9 @@ std::map<std::string, int64_t> paramsOf(const V::Counterexample &cx) {
 /// block per query tile).
 bool isAttention(const std::string &path) {
   std::string base = llvm::sys::path::filename(path).str();
-  return path.find("sm90a") != std::string::npos &&
-         (base.rfind("fa_", 0) == 0 || base.rfind("flash_attention", 0) == 0);
+  return base.rfind("fa_", 0) == 0 ||
+         (base.rfind("flash_attention", 0) == 0 &&
+          base.find("_ws") != std::string::npos);
 }
 
 /// The tile a store or copy writes (null for other ops).
@@ -123,6 +124,67 @@ int64_t replayBlocks(func::FuncOp f) {
   return ::argus::sim::isAsyncKernel(f) ? 16 : 64;
 }
 const char *kTooLarge = "the grid of the counterexample is too large to replay";
+
+/// Arguments and sizes satisfying each example's shape preconditions on
+/// a 4 x 4 grid: index arguments 256, dynamic sizes 256 unless the tiles
+/// need more.
+std::map<std::string, int64_t> exampleParams(const std::string &f,
+                                             func::FuncOp k) {
+  std::map<std::string, int64_t> params;
+  for (BlockArgument a : k.getArguments()) {
+    std::string n = "arg" + std::to_string(a.getArgNumber());
+    params[n] = 256;
+    if (auto mt = dyn_cast<MemRefType>(a.getType()))
+      for (int64_t d = 0; d < mt.getRank(); ++d)
+        params[n + ".dim" + std::to_string(d)] = 256;
+  }
+  // A mutant of an example (name@N.mlir) takes the example's arguments.
+  std::string base = llvm::sys::path::filename(f).str();
+  if (size_t at = base.find('@'); at != std::string::npos)
+    base = base.substr(0, at) + ".mlir";
+  std::map<std::string, std::map<std::string, int64_t>> sizes = {
+      {"gemm_mfma.mlir",
+       {{"arg0.dim0", 512},
+        {"arg1.dim1", 512},
+        {"arg2.dim0", 512},
+        {"arg2.dim1", 512}}},
+      {"gemm_wgmma.mlir", {{"arg1.dim1", 512}, {"arg2.dim1", 512}}},
+      {"flash_attention_fwd.mlir", {{"arg0.dim0", 512}, {"arg3.dim0", 512}}},
+      {"moe_grouped_gemm.mlir", {{"arg1.dim0", 4096}}},
+      {"moe_grouped_gemm_ws.mlir",
+       {{"arg1.dim0", 4096},
+        {"arg1.dim1", 1024},
+        {"arg2.dim1", 1024},
+        {"arg3.dim0", 512},
+        {"arg4.dim0", 512},
+        {"arg5.dim0", 512}}},
+      {"moe_grouped_gemm_persistent_ws.mlir",
+       {{"arg1.dim0", 4096}, {"arg6.dim0", 2}}}};
+  params["grid_dim.x"] = params["grid_dim.y"] = 4;
+  params["block_id.x"] = 1;
+  params["block_id.y"] = 2;
+  // Attention: two heads of S keys (300: a partial last tile where the
+  // kernel allows one), the block of the last query tile of head 1.
+  if (isAttention(f)) {
+    bool ragged = base.find("ragged") != std::string::npos,
+         causal = base.find("causal") != std::string::npos;
+    int64_t S = ragged ? 300 : 256, tiles = (S + 127) / 128;
+    std::string q = causal ? "y" : "x", h = causal ? "x" : "y";
+    params["arg5"] = S;
+    for (int a = 0; a < 4; ++a) {
+      params["arg" + std::to_string(a) + ".dim0"] = 2 * S;
+      params["arg" + std::to_string(a) + ".dim1"] = 128;
+    }
+    params["arg4.dim0"] = 2 * S;
+    params["grid_dim." + q] = tiles;
+    params["block_id." + q] = tiles - 1;
+    params["grid_dim." + h] = 2;
+    params["block_id." + h] = 1;
+  }
+  for (auto &[n, v] : sizes[base])
+    params[n] = v;
+  return params;
+}
 
 /// Replays an output-once or output-coverage counterexample: runs every
 /// block of the reported grid and counts the instances writing the element.
@@ -288,59 +350,7 @@ TEST_CASE("example kernels run clean concretely", "[verify][examples][sim]") {
     REQUIRE(m);
     func::FuncOp k = kernelOf(*m);
     REQUIRE(k);
-    // Arguments and sizes satisfying each example's shape preconditions on
-    // a 4 x 4 grid: index arguments 256, dynamic sizes 256 unless the tiles
-    // need more.
-    std::map<std::string, int64_t> params;
-    for (BlockArgument a : k.getArguments()) {
-      std::string n = "arg" + std::to_string(a.getArgNumber());
-      params[n] = 256;
-      if (auto mt = dyn_cast<MemRefType>(a.getType()))
-        for (int64_t d = 0; d < mt.getRank(); ++d)
-          params[n + ".dim" + std::to_string(d)] = 256;
-    }
-    std::string base = llvm::sys::path::filename(f).str();
-    std::map<std::string, std::map<std::string, int64_t>> sizes = {
-        {"gemm_mfma.mlir",
-         {{"arg0.dim0", 512},
-          {"arg1.dim1", 512},
-          {"arg2.dim0", 512},
-          {"arg2.dim1", 512}}},
-        {"gemm_wgmma.mlir", {{"arg1.dim1", 512}, {"arg2.dim1", 512}}},
-        {"flash_attention_fwd.mlir", {{"arg0.dim0", 512}, {"arg3.dim0", 512}}},
-        {"moe_grouped_gemm.mlir", {{"arg1.dim0", 4096}}},
-        {"moe_grouped_gemm_ws.mlir",
-         {{"arg1.dim0", 4096},
-          {"arg1.dim1", 1024},
-          {"arg2.dim1", 1024},
-          {"arg3.dim0", 512},
-          {"arg4.dim0", 512},
-          {"arg5.dim0", 512}}},
-        {"moe_grouped_gemm_persistent_ws.mlir",
-         {{"arg1.dim0", 4096}, {"arg6.dim0", 2}}}};
-    params["grid_dim.x"] = params["grid_dim.y"] = 4;
-    params["block_id.x"] = 1;
-    params["block_id.y"] = 2;
-    // Attention: two heads of S keys (300: a partial last tile where the
-    // kernel allows one), the block of the last query tile of head 1.
-    if (isAttention(f)) {
-      bool ragged = base.find("ragged") != std::string::npos,
-           causal = base.find("causal") != std::string::npos;
-      int64_t S = ragged ? 300 : 256, tiles = (S + 127) / 128;
-      std::string q = causal ? "y" : "x", h = causal ? "x" : "y";
-      params["arg5"] = S;
-      for (int a = 0; a < 4; ++a) {
-        params["arg" + std::to_string(a) + ".dim0"] = 2 * S;
-        params["arg" + std::to_string(a) + ".dim1"] = 128;
-      }
-      params["arg4.dim0"] = 2 * S;
-      params["grid_dim." + q] = tiles;
-      params["block_id." + q] = tiles - 1;
-      params["grid_dim." + h] = 2;
-      params["block_id." + h] = 1;
-    }
-    for (auto &[n, v] : sizes[base])
-      params[n] = v;
+    std::map<std::string, int64_t> params = exampleParams(f, k);
     // The asynchronous model under every schedule tried.
     int schedules = ::argus::sim::isAsyncKernel(k) ? kSchedules : 1;
     for (int s = 0; s < schedules; ++s) {
@@ -357,6 +367,47 @@ TEST_CASE("example kernels run clean concretely", "[verify][examples][sim]") {
       INFO(r.lastViolation);
       CHECK(r.sampledViolations == 0);
     }
+  }
+}
+
+// Not run by default: the verifier against the concrete model on mutants
+// of the examples (files name@N.mlir in $ARGUS_MUTANTS, made by
+// test/fuzz/mutate_sm90a.py). A mutant the verifier proves must run clean;
+// one that shows a hazard is a false proof. Prints one line per mutant.
+TEST_CASE("mutants: no proof of a kernel that shows a hazard", "[.mutants]") {
+  const char *dir = getenv("ARGUS_MUTANTS");
+  REQUIRE(dir);
+  for (const std::string &f : mlirFiles(dir)) {
+    INFO(f);
+    auto m = load(f);
+    if (!m) {
+      llvm::errs() << llvm::sys::path::filename(f) << " invalid\n";
+      continue;
+    }
+    func::FuncOp k = kernelOf(*m);
+    auto reports = V::verifyModule(*m, {});
+    std::string verdict = "proved";
+    for (auto &rep : reports)
+      for (auto &c : rep.checks)
+        if (c.status == V::Status::Violated)
+          verdict = "violated";
+        else if (c.status == V::Status::Unknown && verdict == "proved")
+          verdict = "unknown";
+    std::string shown = "clean";
+    for (int s = 0; s < kSchedules && shown == "clean"; ++s) {
+      auto r = ::argus::sim::simulate(k, exampleParams(f, k), {}, {}, 16,
+                                      1 << 12, s);
+      if (!r.ok)
+        shown = "not run: " + r.error;
+      else if (!r.hazards.empty())
+        shown = r.hazards.front();
+      else if (r.sampledViolations)
+        shown = "assertion: " + r.lastViolation;
+    }
+    llvm::errs() << llvm::sys::path::filename(f) << " " << verdict << " | "
+                 << shown << "\n";
+    CHECK(!(verdict == "proved" && shown != "clean" &&
+            shown.rfind("not run", 0) != 0));
   }
 }
 
