@@ -441,6 +441,49 @@ CheckResult KernelVerifier::checkArrivals(MBarrierAllocOp ring) {
         res.counterexamples.push_back(cx);
         return;
       }
+    // Every phase waited for receives its arrivals. Where every arrival is
+    // outside loops (a fixed set of slots per block), a wait instance for a
+    // slot none of them names never returns: a release left out of a loop.
+    // (Arrivals in loops are not matched against the waits: liveness is not
+    // checked there.)
+    for (const Arrival &a : arrivals)
+      if (a.op->getParentOfType<scf::ForOp>() ||
+          a.op->getParentOfType<scf::WhileOp>())
+        return;
+    int64_t S = ringStages(ring);
+    for (Operation *user : ring->getUsers()) {
+      auto w = dyn_cast<MBarrierWaitOp>(user);
+      if (!w)
+        continue;
+      Inst in = freshInst(w);
+      z3::expr j = ringSlot(w, ring, w.getStage(), in);
+      z3::expr p = evalIndex(w.getParity(), in);
+      // The phase waited for: slot j itself, or slot j - S with the parity
+      // one round back (which a fresh barrier passes for j < S).
+      z3::expr back = p == parityOf(j, S, 1);
+      z3::expr k = z3::ite(back, j - bv(S), j);
+      std::vector<z3::expr> conds = {!(back && z3::ult(j, bv(S)))};
+      for (const Arrival &a : arrivals) {
+        Inst ia = freshInst(a.op);
+        conds.push_back(!ia.guard || ringSlot(a.op, ring, a.stage, ia) != k);
+      }
+      std::optional<z3::model> m = findWitness(res, conds, in);
+      if (!m) {
+        if (res.status != Status::Proved)
+          return;
+        continue;
+      }
+      Counterexample cx;
+      fillCommon(cx, *m, in);
+      cx.notes.push_back(
+          "the wait at " + locStr(w.getLoc()) +
+          " waits for the phase of slot " + std::to_string(uval(*m, k)) +
+          " of '" + ring.getName().str() +
+          "', but every arrival on it is outside loops and none names that "
+          "slot: the phase never completes (deadlock)");
+      res.counterexamples.push_back(cx);
+      return;
+    }
   });
   return res;
 }

@@ -98,9 +98,8 @@ std::map<std::string, int64_t> paramsOf(const V::Counterexample &cx) {
 /// block per query tile).
 bool isAttention(const std::string &path) {
   std::string base = llvm::sys::path::filename(path).str();
-  return base.rfind("fa_", 0) == 0 ||
-         (base.rfind("flash_attention", 0) == 0 &&
-          base.find("_ws") != std::string::npos);
+  return base.rfind("fa_", 0) == 0 || (base.rfind("flash_attention", 0) == 0 &&
+                                       base.find("_ws") != std::string::npos);
 }
 
 /// The tile a store or copy writes (null for other ops).
@@ -372,7 +371,8 @@ TEST_CASE("example kernels run clean concretely", "[verify][examples][sim]") {
 
 // Not run by default: the verifier against the concrete model on mutants
 // of the examples (files name@N.mlir in $ARGUS_MUTANTS, made by
-// test/fuzz/mutate_sm90a.py). A mutant the verifier proves must run clean;
+// test/fuzz/mutate_sm90a.py) at the examples' arguments, or those
+// $ARGUS_MUTANT_PARAMS sets. A mutant the verifier proves must run clean;
 // one that shows a hazard is a false proof. Prints one line per mutant.
 TEST_CASE("mutants: no proof of a kernel that shows a hazard", "[.mutants]") {
   const char *dir = getenv("ARGUS_MUTANTS");
@@ -393,10 +393,19 @@ TEST_CASE("mutants: no proof of a kernel that shows a hazard", "[.mutants]") {
           verdict = "violated";
         else if (c.status == V::Status::Unknown && verdict == "proved")
           verdict = "unknown";
+    // $ARGUS_MUTANT_PARAMS (name=value,...) overrides the arguments.
+    std::map<std::string, int64_t> params = exampleParams(f, k);
+    if (const char *over = getenv("ARGUS_MUTANT_PARAMS")) {
+      llvm::SmallVector<llvm::StringRef> items;
+      llvm::StringRef(over).split(items, ',', -1, false);
+      for (llvm::StringRef item : items) {
+        auto [name, value] = item.split('=');
+        params[name.str()] = std::stoll(value.str());
+      }
+    }
     std::string shown = "clean";
     for (int s = 0; s < kSchedules && shown == "clean"; ++s) {
-      auto r = ::argus::sim::simulate(k, exampleParams(f, k), {}, {}, 16,
-                                      1 << 12, s);
+      auto r = ::argus::sim::simulate(k, params, {}, {}, 16, 1 << 12, s);
       if (!r.ok)
         shown = "not run: " + r.error;
       else if (!r.hazards.empty())
