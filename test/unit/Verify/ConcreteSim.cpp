@@ -44,8 +44,18 @@ public:
   using iterator = std::vector<Entry>::iterator;
   using const_iterator = std::vector<Entry>::const_iterator;
 
+private:
+  // First entry not below `k`, of the vector or of a const view of it.
+  template <typename Vector>
+  static auto lowerBound(Vector &v, const std::string &k) {
+    return std::lower_bound(
+        v.begin(), v.end(), k,
+        [](const Entry &e, const std::string &x) { return e.first < x; });
+  }
+
+public:
   int64_t &operator[](const std::string &k) {
-    auto it = lower(k);
+    auto it = lowerBound(v, k);
     if (it == v.end() || it->first != k)
       it = v.insert(it, {k, 0});
     return it->second;
@@ -58,9 +68,7 @@ public:
     return it->second;
   }
   const_iterator find(const std::string &k) const {
-    auto it = std::lower_bound(
-        v.begin(), v.end(), k,
-        [](const Entry &e, const std::string &x) { return e.first < x; });
+    auto it = lowerBound(v, k);
     return it != v.end() && it->first == k ? it : v.end();
   }
   iterator erase(const_iterator it) { return v.erase(it); }
@@ -73,11 +81,6 @@ public:
 
 private:
   std::vector<Entry> v;
-  iterator lower(const std::string &k) {
-    return std::lower_bound(
-        v.begin(), v.end(), k,
-        [](const Entry &e, const std::string &x) { return e.first < x; });
-  }
 };
 
 struct Fail : std::runtime_error {

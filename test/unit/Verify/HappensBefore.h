@@ -75,15 +75,10 @@ struct AgentClock {
   uint64_t now = 1;
   VectorClock know;
 
-  uint64_t of(int64_t thread, int64_t component) const {
-    return thread == component ? now : know.get(component);
-  }
-  /// The clock thread `t` (or, for t < 0, every thread of the agent) would
-  /// release: what it knows and its own time.
+  /// The clock thread `t` releases: what it knows and its own time.
   VectorClock release(int64_t t) const {
     VectorClock r = know;
-    for (int64_t u = t < 0 ? lo : t; u < (t < 0 ? hi : t + 1); ++u)
-      r.raise(u, now);
+    r.raise(t, now);
     return r;
   }
   /// A barrier of the agent's threads: each knows every other's time.
