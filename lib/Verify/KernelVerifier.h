@@ -549,6 +549,58 @@ private:
   CheckResult checkWaitParity(mlir::argus::MBarrierWaitOp w);
   CheckResult checkExpectTx(mlir::argus::MBarrierArriveExpectTxOp e);
   CheckResult checkArrivals(mlir::argus::MBarrierAllocOp ring);
+  // ---- liveness of rings (PhaseLiveness.cpp) -------------------------------
+  /// The liveness part of checkArrivals: every phase a wait on `ring` waits
+  /// for is completed by arrival instances that wait for nothing behind
+  /// the wait. Returns what was not shown (empty when it is proved, or when
+  /// a deadlock is confirmed: `res` is then violated).
+  std::string checkPhasesArrive(mlir::argus::MBarrierAllocOp ring,
+                                CheckResult &res);
+  /// A wait whose phase no arrival names, confirmed by counting the arrival
+  /// instances of the model's launch: `res` violated (true), or nothing.
+  bool confirmMissingArrival(mlir::argus::MBarrierAllocOp ring,
+                             CheckResult &res);
+  /// Candidate instances of arrival `op` naming slot `x` of `ring`: the
+  /// outer loops at the iterations of `near`'s loops of the same depth (the
+  /// innermost of them also 1..S+1 earlier), the innermost solved from x.
+  /// Each with whether it executes and names x.
+  struct ArrivalInstance {
+    z3::expr valid;
+    Inst in;
+  };
+  std::vector<ArrivalInstance> arrivalNaming(mlir::Operation *op,
+                                             mlir::Value ring,
+                                             const z3::expr &x,
+                                             const Inst &near);
+  /// Whether some arrival instance on `ring` (in `role`, when given) names
+  /// slot x, among the candidates near `near`; with `before`, also whether
+  /// it precedes instance `beforeIn` of op `before` in program order.
+  z3::expr namedBy(mlir::Operation *ring, const z3::expr &x, const Inst &near,
+                   mlir::Operation *role = nullptr,
+                   mlir::Operation *before = nullptr,
+                   const Inst *beforeIn = nullptr);
+  /// The stage a wait instance waits on and how many phase completions of
+  /// it (arrival instances) it waits for.
+  struct PhaseNeed {
+    z3::expr stage, count;
+  };
+  PhaseNeed phaseNeed(mlir::argus::MBarrierWaitOp w, const Inst &in);
+  /// The slot naming the last completion `need` waits for, with arrivals
+  /// naming completion t of stage s as s + offset + t S.
+  z3::expr lastNeeded(const PhaseNeed &need, int64_t offset, int64_t stages);
+  /// How arrival instances on a ring name the phases of its waits: slots
+  /// stage + offset + t S, offset 0 or S, proved for every wait (and names
+  /// growing along the program, every round of a stage named); `why` says
+  /// what failed when no offset is.
+  struct PhaseNaming {
+    std::optional<int64_t> offset;
+    std::string why;
+  };
+  PhaseNaming phaseNaming(mlir::argus::MBarrierAllocOp ring);
+  std::map<mlir::Operation *, PhaseNaming> ringNaming;
+  /// Whether `conds()`, built on a fresh query of the launch's constraints,
+  /// is unsatisfiable (the current query is left as it was).
+  bool provedUnsat(const std::function<std::vector<z3::expr>()> &conds);
   CheckResult checkTmaSlot(mlir::argus::TmaLoadOp t);
   /// `reader` reads `source`, a stage that bulk copies fill.
   CheckResult checkAsyncReadOrder(mlir::Operation *reader, mlir::Value source);

@@ -43,6 +43,7 @@
 #include "ConcreteIndex.h"
 #include "KernelVerifier.h"
 #include "OpNames.h"
+#include "Subterms.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -78,17 +79,7 @@ bool mentions(const z3::expr &e, const z3::expr &x) {
   return false;
 }
 
-z3::expr substituted(const z3::expr &e, const std::vector<z3::expr> &from,
-                     const std::vector<z3::expr> &to) {
-  if (from.empty())
-    return e;
-  z3::expr_vector f(e.ctx()), t(e.ctx());
-  for (size_t i = 0; i < from.size(); ++i) {
-    f.push_back(from[i]);
-    t.push_back(to[i]);
-  }
-  return z3::expr(e).substitute(f, t);
-}
+using ::argus::verify::detail::substituted;
 
 /// `e` with the constant `x` replaced by `v`.
 z3::expr substituted(const z3::expr &e, const z3::expr &x, const z3::expr &v) {

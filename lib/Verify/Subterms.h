@@ -5,7 +5,8 @@
 // A query's terms are shared (a tile index occurs in hundreds of
 // constraints), so its DAG is far smaller than its tree: the passes over a
 // query (nonlinear abstraction, constant quotients, arithmetic lemmas) visit
-// each distinct application once.
+// each distinct application once. Constructions of witnesses (an
+// instance solved from another's values) substitute terms for constants.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +44,21 @@ template <typename F> void forEachSubterm(const z3::expr_vector &roots, F &&f) {
     stack.push_back(roots[i]);
   std::set<unsigned> seen;
   forEachSubterm(std::move(stack), seen, f);
+}
+
+/// `e` with each constant of `from` replaced by the term of `to` at the
+/// same position (simultaneously).
+inline z3::expr substituted(const z3::expr &e,
+                            const std::vector<z3::expr> &from,
+                            const std::vector<z3::expr> &to) {
+  if (from.empty())
+    return e;
+  z3::expr_vector f(e.ctx()), t(e.ctx());
+  for (size_t i = 0; i < from.size(); ++i) {
+    f.push_back(from[i]);
+    t.push_back(to[i]);
+  }
+  return z3::expr(e).substitute(f, t);
 }
 
 } // namespace argus::verify::detail

@@ -1,9 +1,9 @@
 // Bug corpus (sm_90a): fa_k_release_left_out (edit of examples/sm90a/flash_attention_ws.mlir).
-// the consumers' release of each K stage inside the key loop is left out (only the prologue's release of slot 0 remains): from the fourth key tile on, the producer waits for a release that never comes (deadlock). Proved before the waits were matched against arrivals outside loops; found by test/fuzz/mutate_sm90a.py and the concrete model.
+// the consumers' release of each K stage inside the key loop is left out (only the prologue's release of slot 0 remains): from the fourth key tile on, the producer waits for a release that never comes (deadlock). Proved before the waits were matched against arrivals; found by test/fuzz/mutate_sm90a.py and the concrete model.
 // RUN: not argus-opt %s --argus-verify-tags="timeout-ms=5000 report=%t.json" -o /dev/null 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // CHECK: error: mbarrier-arrivals violated
-// CHECK: note: {{.*}}none names that slot: the phase never completes (deadlock)
+// CHECK: note: {{.*}}waits for completion {{[0-9]+}} of stage {{[0-9]+}} of 'kempty', but in this launch only {{[0-9]+}} arrival instance(s) name slots of that stage: the phase never completes (deadlock)
 // JSON: "kind": "mbarrier-arrivals"
 // JSON: "replay": "confirmed"
 // Flash-attention forward for NVIDIA Hopper (sm_90a), FlashAttention-3
