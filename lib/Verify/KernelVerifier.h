@@ -546,6 +546,9 @@ private:
                     const Inst &in);
   /// (slot / S + delta) % 2.
   z3::expr parityOf(const z3::expr &slot, int64_t stages, int64_t delta);
+  /// mbarrier-index: the stage operand of a ring op (wait, arrive,
+  /// arrive_expect_tx, tma_load) is below the ring's stage count.
+  CheckResult checkRingIndex(mlir::Operation *op);
   CheckResult checkWaitParity(mlir::argus::MBarrierWaitOp w);
   CheckResult checkExpectTx(mlir::argus::MBarrierArriveExpectTxOp e);
   CheckResult checkArrivals(mlir::argus::MBarrierAllocOp ring);

@@ -23,7 +23,8 @@
 //   async-read-order    a read of a stage the bulk copies fill follows a
 //                       wait for the slot whose stage it reads;
 //   stage-release       an arrive releasing slot j comes after every read
-//                       of stage j % S by the thread (wgmma groups retired).
+//                       of stage j % S by the thread (wgmma groups retired);
+//   mbarrier-index      every index into a ring is below its stage count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,6 +141,19 @@ static Value ringStageOf(Operation *op) {
       .Default([](Operation *) { return Value(); });
 }
 
+/// The position of the ring operand of an op ringStageOf names a stage of.
+static unsigned ringOperandIndex(Operation *op) {
+  Value barrier =
+      llvm::TypeSwitch<Operation *, Value>(op)
+          .Case<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp,
+                TmaLoadOp>([](auto o) { return o.getBarrier(); })
+          .Default([](Operation *) { return Value(); });
+  for (OpOperand &o : op->getOpOperands())
+    if (o.get() == barrier)
+      return o.getOperandNumber();
+  return 0;
+}
+
 /// Whether no op of `op`'s kind in `op`'s role (or, outside roles, in the
 /// kernel) uses the same stage of ring `barrier` before `op`: the first
 /// wait, arrival, announcement or copy of that barrier by the role.
@@ -198,7 +212,34 @@ z3::expr KernelVerifier::parityOf(const z3::expr &slot, int64_t stages,
   return z3::urem(z3::udiv(slot, bv(stages)) + bv(delta), bv(2));
 }
 
+CheckResult KernelVerifier::checkRingIndex(Operation *op) {
+  CheckResult res = newCheck("mbarrier-index", op, op);
+  Value barrier = op->getOperand(ringOperandIndex(op));
+  int64_t S = ringStages(barrier);
+  res.predicate = "the index into ring '" + ringName(barrier) + "' is in [0, " +
+                  std::to_string(S) + ")";
+  runCheck({&res}, [&](Query &Q) {
+    Inst in = freshInst(op);
+    z3::expr idx = evalIndex(ringStageOf(op), in);
+    std::optional<z3::model> m = findWitness(res, {z3::uge(idx, bv(S))}, in);
+    if (!m)
+      return;
+    Counterexample cx;
+    fillCommon(cx, *m, in);
+    cx.notes.push_back(
+        opDesc(op) + " uses mbarrier " + std::to_string(uval(*m, idx)) +
+        " of '" + ringName(barrier) + "', which has " + std::to_string(S) +
+        " (a slot modulo " + std::to_string(S) + " is probably intended)");
+    res.counterexamples.push_back(cx);
+  });
+  return res;
+}
+
 void KernelVerifier::checkMBarriers(std::vector<CheckResult> &out) {
+  func.walk([&](Operation *op) {
+    if (ringStageOf(op))
+      out.push_back(checkRingIndex(op));
+  });
   func.walk([&](Operation *op) {
     if (auto w = dyn_cast<MBarrierWaitOp>(op))
       out.push_back(checkWaitParity(w));

@@ -309,13 +309,15 @@ std::string replayAsync(func::FuncOp f, const V::CheckResult &c,
     }
     auto r =
         ::argus::sim::simulate(f, paramsOf(cx), {}, {}, 8, replaySteps(f), s);
-    if (!r.ok)
-      return "interpreter failed: " + r.error;
+    // A hazard the run recorded is shown, also when it ended the run (an
+    // mbarrier outside its ring).
     if (!r.counts.empty() || r.sampledViolations) {
       shown = r.hazards.empty() ? "assertion: " + r.lastViolation
                                 : r.hazards.front();
       return "";
     }
+    if (!r.ok)
+      return "interpreter failed: " + r.error;
   }
   return why;
 }
