@@ -49,6 +49,11 @@ namespace argus::verify::detail {
 /// solver's first glance alone (unknown when it does not decide).
 inline constexpr unsigned kGlanceMs = 2;
 
+/// The stage operand of an op that names a slot of an mbarrier ring (wait,
+/// arrive, arrive_expect_tx, tma_load); null for other ops
+/// (MBarrierProtocol.cpp).
+mlir::Value ringStageOf(mlir::Operation *op);
+
 class KernelVerifier : SymbolicTerms {
 public:
   KernelVerifier(mlir::func::FuncOp func, mlir::argus::KernelAttr kernel,

@@ -132,9 +132,7 @@ static MBarrierWaitOp releaseWaitOf(TmaLoadOp t) {
   return {};
 }
 
-/// The stage operand of an op that names a slot of an mbarrier ring (wait,
-/// arrive, arrive_expect_tx, tma_load); null for other ops.
-static Value ringStageOf(Operation *op) {
+Value ringStageOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp,
             TmaLoadOp>([](auto o) { return o.getStage(); })

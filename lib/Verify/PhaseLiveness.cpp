@@ -12,25 +12,29 @@
 //
 //   existence  for some offset d of the ring (0, or S: kernels name a
 //              release by the slot it completes, or by the refill it
-//              enables), every wait's slots s + d + t S (t < m) are named
-//              by executed arrival instances;
-//   order      no cycle: every wait W' that precedes such an arrival
-//              instance A in A's thread has its own arrival instances
-//              before W in W's thread. Then a state where every thread
-//              waits is impossible: take W as early as any waiting thread
-//              of its role; an A it lacks is behind some W' of A's role,
+//              enables), the slot of the last completion a wait needs,
+//              s + d + (m - 1) S, is named by an arrival instance; below
+//              every named slot x >= d + S, x - S is named too; and names
+//              grow along each thread's program, so the m arrivals are
+//              there and precede the last one;
+//   order      no cycle: every wait W' that precedes that arrival instance
+//              A in A's thread has its own last arrival made before W in
+//              W's thread. Then a state where every thread waits is
+//              impossible: take W as early as any waiting thread of its
+//              role; an arrival it lacks is behind some W' of A's role,
 //              whose arrivals W's role has all made.
 //
 // "For every wait instance some arrival instance names the slot" is a
 // quantifier alternation, so the arrival instance is constructed instead,
-// as output-coverage constructs writers: the arrival's slot is a counter
-// over its loops' iteration numbers n_1..n_d (outermost first), slot =
-// base + sum c_l n_l with c_l the slot's step when n_l alone advances, and
-// the candidate reads the slot in that mixed radix. A proof holds whatever
-// the candidate was. A missing arrival is confirmed by counting the
-// arrival instances on the stage in the model's launch (a weak candidate
-// gives unknown, never a false alarm); an order that is not shown is
-// unknown (the arrivals the construction picked may not be the first).
+// as output-coverage constructs writers: its loops at the iterations of the
+// wait's loops of the same depth (the deepest matched one also up to S + 1
+// iterations earlier), an innermost loop whose slot step is a constant
+// solved from the slot. A proof holds whatever the candidate was. A missing
+// arrival is confirmed by counting the arrival instances on the stage in
+// the model's launch (a weak candidate never gives a false alarm); what is
+// not shown is said in the check's predicate. Rings used in grid-stride
+// loops are not followed (their counters' products of symbolic values put
+// these queries beyond their budget).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,14 +60,6 @@ constexpr size_t kCountedArrivals = 64;
 /// loops make some of them nonlinear, and a proof not found quickly is
 /// rarely found later.
 constexpr unsigned kLivenessMs = 300;
-
-/// The stage operand of an arrival (arrive or arrive_expect_tx).
-Value arrivalStage(Operation *op) {
-  return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case<MBarrierArriveOp, MBarrierArriveExpectTxOp>(
-          [](auto a) { return a.getStage(); })
-      .Default([](Operation *) { return Value(); });
-}
 
 bool isArrival(Operation *op) {
   return isa<MBarrierArriveOp, MBarrierArriveExpectTxOp>(op);
@@ -98,7 +94,7 @@ KernelVerifier::arrivalNaming(Operation *op, Value ring, const z3::expr &x,
   z3::expr slot = bv(0);
   try {
     in = freshInst(op, /*guardOnly=*/true, &loops);
-    slot = ringSlot(op, ring, arrivalStage(op), in);
+    slot = ringSlot(op, ring, ringStageOf(op), in);
   } catch (...) {
     q = main;
     throw;
@@ -280,8 +276,8 @@ KernelVerifier::PhaseNaming KernelVerifier::phaseNaming(MBarrierAllocOp ring) {
         Inst i1 = freshInst(a1), i2 = freshInst(a2);
         return std::vector<z3::expr>{
             executesBefore(a1, i1, a2, i2),
-            z3::uge(ringSlot(a1, ring, arrivalStage(a1), i1),
-                    ringSlot(a2, ring, arrivalStage(a2), i2))};
+            z3::uge(ringSlot(a1, ring, ringStageOf(a1), i1),
+                    ringSlot(a2, ring, ringStageOf(a2), i2))};
       });
       if (!grows) {
         res.why = "the slots that " + opDesc(a1) + " and " + opDesc(a2) +
@@ -311,7 +307,7 @@ KernelVerifier::PhaseNaming KernelVerifier::phaseNaming(MBarrierAllocOp ring) {
     for (Operation *a : arrivals)
       if (why.empty() && !provedUnsat([&] {
             Inst in = freshInst(a);
-            z3::expr y = ringSlot(a, ring, arrivalStage(a), in);
+            z3::expr y = ringSlot(a, ring, ringStageOf(a), in);
             return std::vector<z3::expr>{z3::uge(y, bv(d + S)),
                                          !namedBy(ring, y - bv(S), in)};
           }))
@@ -437,7 +433,7 @@ bool KernelVerifier::confirmMissingArrival(MBarrierAllocOp ring,
       z3::expr any = ctx.bool_val(false);
       for (Operation *a : arrivals) {
         Inst ia = freshInst(a, /*guardOnly=*/true);
-        any = any || (ia.guard && ringSlot(a, ring, arrivalStage(a), ia) == x);
+        any = any || (ia.guard && ringSlot(a, ring, ringStageOf(a), ia) == x);
       }
       C.cons.push_back(any);
       C.cons.push_back(z3::urem(x, bv(S)) == bv(stage));
