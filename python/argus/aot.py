@@ -236,6 +236,7 @@ class AotKernel:
                 self.func, cd.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.smem),
                 "cuFuncSetAttribute(max dynamic shared memory)")
         self._sms = None  # the device's SM count, once a persistent launch needs it
+        self._active = None  # clusters resident at once, likewise
         self.cluster = list(meta.get("cluster") or [1, 1, 1])
         self.cluster += [1] * (3 - len(self.cluster))
 
@@ -337,8 +338,36 @@ class AotKernel:
                     self._sms = self.drv.device_attr(
                         self._cd.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.device)
                 n = self._sms - self._sms % self.cluster[0] if d == 0 else 1
+                if d == 0 and self.cluster != [1, 1, 1]:
+                    # Only the clusters that fit at once: a persistent
+                    # cluster beyond them would run its whole share after
+                    # the others (a second wave, twice the time).
+                    n = min(n, self._resident_clusters(n) * self.cluster[0])
                 rule[d] = {"extent": max(n, self.cluster[d])}
         return launch_grid(rule, args)
+
+    def _cluster_config(self, g, stream):
+        """The launch configuration of a cluster kernel on grid ``g``; the
+        attribute it points at is kept on the config."""
+        cd = self._cd
+        attr = cd.CUlaunchAttribute(id=cd.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                                    x=self.cluster[0], y=self.cluster[1], z=self.cluster[2])
+        b = self.meta["block"]
+        cfg = cd.CUlaunchConfig(g[0], g[1], g[2], b[0], b[1], b[2], self.smem,
+                                ctypes.c_void_p(stream), ctypes.pointer(attr), 1)
+        cfg._attr = attr
+        return cfg
+
+    def _resident_clusters(self, n):
+        """How many clusters of this kernel the GPU runs at once (asked once)."""
+        if self._active is None:
+            active = ctypes.c_int(0)
+            cfg = self._cluster_config((n, self.cluster[1], self.cluster[2]), 0)
+            self.drv.check(self.drv.cuOccupancyMaxActiveClusters(
+                ctypes.byref(active), self.func, ctypes.byref(cfg)),
+                "cuOccupancyMaxActiveClusters")
+            self._active = max(1, active.value)
+        return self._active
 
     def __call__(self, *args, grid=None, stream=None):
         sizes = self._bind(args)
@@ -352,12 +381,8 @@ class AotKernel:
         if stream is None:
             stream = _current_stream()
         b = self.meta["block"]
-        cd = self._cd
         if self.cluster != [1, 1, 1]:
-            attr = cd.CUlaunchAttribute(id=cd.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-                                        x=self.cluster[0], y=self.cluster[1], z=self.cluster[2])
-            cfg = cd.CUlaunchConfig(g[0], g[1], g[2], b[0], b[1], b[2], self.smem,
-                                    ctypes.c_void_p(stream), ctypes.pointer(attr), 1)
+            cfg = self._cluster_config(g, stream)
             self.drv.check(self.drv.cuLaunchKernelEx(ctypes.byref(cfg), self.func,
                                                      params.array, None), "cuLaunchKernelEx")
         else:

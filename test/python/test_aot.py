@@ -46,7 +46,9 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) { *f = (void *
 CUresult cuFuncSetAttribute(void *f, int a, int v) { if (a == 8) g_smem_attr = v; return 0; }
 CUresult cuFuncGetAttribute(int *v, int a, void *f) { *v = 0; return 0; }
 CUresult cuStreamSynchronize(void *s) { return 0; }
-CUresult cuOccupancyMaxActiveClusters(int *n, void *f, const void *c) { *n = 66; return 0; }
+static int g_active = 66;
+void fake_set_active_clusters(int n) { g_active = n; }
+CUresult cuOccupancyMaxActiveClusters(int *n, void *f, const void *c) { *n = g_active; return 0; }
 static CUresult record(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned smem, void *stream, void **params) {
   g_launch[0] = gx; g_launch[1] = gy; g_launch[2] = gz; g_launch[3] = bx; g_launch[4] = by;
@@ -229,6 +231,17 @@ def test_cluster_kernel_launches_whole_clusters(fake, tmp_path):
     assert launch[0] == 132 and launch[7:] == [2, 1, 1]
     with pytest.raises(argus.ArgusError, match="not a multiple of the cluster's 2 blocks"):
         k[(131,)](FakeTensor((M, K)), FakeTensor((K, N)), FakeTensor((M, N)), M, N, K)
+    # A persistent grid holds only the clusters resident at once (on the
+    # H200, 30 clusters of 4 with 213 KB of shared memory each: 120 blocks,
+    # where 132 ran a second wave at half the speed).
+    lib.fake_set_active_clusters(50)
+    try:
+        k2 = aot.load(path, driver=cd.CudaDriver(so))
+        k2(FakeTensor((M, K)), FakeTensor((K, N)), FakeTensor((M, N)), M, N, K, stream=0)
+        _, launch, _, _ = launch_record(lib, meta)
+        assert launch[0] == 100 and launch[7:] == [2, 1, 1]
+    finally:
+        lib.fake_set_active_clusters(66)
 
 
 @needs_lowering
