@@ -53,6 +53,8 @@ inline constexpr unsigned kGlanceMs = 2;
 /// arrive, arrive_expect_tx, tma_load); null for other ops
 /// (MBarrierProtocol.cpp).
 mlir::Value ringStageOf(mlir::Operation *op);
+/// The stage count of an mbarrier ring value.
+int64_t ringStages(mlir::Value barrier);
 
 class KernelVerifier : SymbolicTerms {
 public:

@@ -51,10 +51,6 @@ MBarrierAllocOp ringOf(Value barrier) {
   return barrier.getDefiningOp<MBarrierAllocOp>();
 }
 
-int64_t ringStages(Value barrier) {
-  return cast<MBarrierType>(barrier.getType()).getStages();
-}
-
 std::string ringName(Value barrier) {
   if (MBarrierAllocOp a = ringOf(barrier))
     return a.getName().str();
@@ -139,17 +135,16 @@ Value ringStageOf(Operation *op) {
       .Default([](Operation *) { return Value(); });
 }
 
-/// The position of the ring operand of an op ringStageOf names a stage of.
-static unsigned ringOperandIndex(Operation *op) {
-  Value barrier =
-      llvm::TypeSwitch<Operation *, Value>(op)
-          .Case<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp,
-                TmaLoadOp>([](auto o) { return o.getBarrier(); })
-          .Default([](Operation *) { return Value(); });
-  for (OpOperand &o : op->getOpOperands())
-    if (o.get() == barrier)
-      return o.getOperandNumber();
-  return 0;
+int64_t ringStages(Value barrier) {
+  return cast<MBarrierType>(barrier.getType()).getStages();
+}
+
+/// The ring operand of an op ringStageOf names a stage of.
+static Value ringBarrierOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<MBarrierWaitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp,
+            TmaLoadOp>([](auto o) { return o.getBarrier(); })
+      .Default([](Operation *) { return Value(); });
 }
 
 /// Whether no op of `op`'s kind in `op`'s role (or, outside roles, in the
@@ -212,7 +207,7 @@ z3::expr KernelVerifier::parityOf(const z3::expr &slot, int64_t stages,
 
 CheckResult KernelVerifier::checkRingIndex(Operation *op) {
   CheckResult res = newCheck("mbarrier-index", op, op);
-  Value barrier = op->getOperand(ringOperandIndex(op));
+  Value barrier = ringBarrierOf(op);
   int64_t S = ringStages(barrier);
   res.predicate = "the index into ring '" + ringName(barrier) + "' is in [0, " +
                   std::to_string(S) + ")";
@@ -237,8 +232,6 @@ void KernelVerifier::checkMBarriers(std::vector<CheckResult> &out) {
   func.walk([&](Operation *op) {
     if (ringStageOf(op))
       out.push_back(checkRingIndex(op));
-  });
-  func.walk([&](Operation *op) {
     if (auto w = dyn_cast<MBarrierWaitOp>(op))
       out.push_back(checkWaitParity(w));
     else if (auto e = dyn_cast<MBarrierArriveExpectTxOp>(op))

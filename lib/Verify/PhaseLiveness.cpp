@@ -65,10 +65,6 @@ bool isArrival(Operation *op) {
   return isa<MBarrierArriveOp, MBarrierArriveExpectTxOp>(op);
 }
 
-int64_t stagesOf(MBarrierAllocOp ring) {
-  return cast<MBarrierType>(ring->getResult(0).getType()).getStages();
-}
-
 /// The arrival ops on `ring`.
 std::vector<Operation *> arrivalsOn(MBarrierAllocOp ring) {
   std::vector<Operation *> out;
@@ -87,19 +83,14 @@ KernelVerifier::arrivalNaming(Operation *op, Value ring, const z3::expr &x,
   // induction variables, and only its rewriting over a candidate's
   // iterations may join the query.
   Query scratch;
-  Query *main = q;
-  q = &scratch;
   std::vector<LoopVar> loops;
   Inst in(ctx.bool_val(true));
   z3::expr slot = bv(0);
-  try {
+  {
+    llvm::SaveAndRestore<Query *> inScratch(q, &scratch);
     in = freshInst(op, /*guardOnly=*/true, &loops);
     slot = ringSlot(op, ring, ringStageOf(op), in);
-  } catch (...) {
-    q = main;
-    throw;
   }
-  q = main;
   std::vector<z3::expr> ivs;
   for (const LoopVar &l : loops)
     ivs.push_back(l.iv);
@@ -170,8 +161,9 @@ KernelVerifier::arrivalNaming(Operation *op, Value ring, const z3::expr &x,
       innerStep = c;
   }
   size_t solvedFrom = innerStep ? depth - 1 : depth;
-  int64_t borrows = stagesOf(ring.getDefiningOp<MBarrierAllocOp>()) + 1;
-  for (int64_t b = 0; b <= borrows && solvedFrom > 0; ++b) {
+  // (With no matched loop, one candidate: the loop solved from x.)
+  int64_t borrows = solvedFrom > 0 ? ringStages(ring) + 1 : 0;
+  for (int64_t b = 0; b <= borrows; ++b) {
     std::vector<z3::expr> from, to;
     for (size_t l = 0; l < solvedFrom; ++l) {
       std::optional<z3::expr> iv =
@@ -195,23 +187,12 @@ KernelVerifier::arrivalNaming(Operation *op, Value ring, const z3::expr &x,
     }
     emit(to);
   }
-  if (solvedFrom == 0) {
-    // One loop, solved from x.
-    std::vector<z3::expr> to;
-    z3::expr rest = x - substituted(slot, ivs, {inner.lb});
-    uint64_t cv = 0;
-    z3::expr n = innerStep->is_numeral_u64(cv) && cv == 1
-                     ? rest
-                     : z3::udiv(rest, *innerStep);
-    to.push_back(inner.lb + n * stepOf(inner));
-    emit(to);
-  }
   return out;
 }
 
 KernelVerifier::PhaseNeed KernelVerifier::phaseNeed(MBarrierWaitOp w,
                                                     const Inst &in) {
-  int64_t S = cast<MBarrierType>(w.getBarrier().getType()).getStages();
+  int64_t S = ringStages(w.getBarrier());
   z3::expr j = ringSlot(w, w.getBarrier(), w.getStage(), in);
   z3::expr p = evalIndex(w.getParity(), in);
   z3::expr back = p == parityOf(j, S, 1);
@@ -245,27 +226,18 @@ z3::expr KernelVerifier::namedBy(Operation *ringOp, const z3::expr &x,
 bool KernelVerifier::provedUnsat(
     const std::function<std::vector<z3::expr>()> &conds) {
   Query P;
-  Query *main = q;
-  q = &P;
-  z3::check_result r = z3::unknown;
-  try {
-    baseCons(P);
-    std::vector<z3::expr> c = conds();
-    std::optional<z3::model> m;
-    llvm::SaveAndRestore<bool> proofOnly(unsatOnly, true);
-    r = solve(c, m, -1, kLivenessMs);
-  } catch (...) {
-    q = main;
-    throw;
-  }
-  q = main;
-  return r == z3::unsat;
+  llvm::SaveAndRestore<Query *> onP(q, &P);
+  baseCons(P);
+  std::vector<z3::expr> c = conds();
+  std::optional<z3::model> m;
+  llvm::SaveAndRestore<bool> proofOnly(unsatOnly, true);
+  return solve(c, m, -1, kLivenessMs) == z3::unsat;
 }
 
 KernelVerifier::PhaseNaming KernelVerifier::phaseNaming(MBarrierAllocOp ring) {
   if (auto it = ringNaming.find(ring); it != ringNaming.end())
     return it->second;
-  int64_t S = stagesOf(ring);
+  int64_t S = ringStages(ring);
   std::vector<Operation *> arrivals = arrivalsOn(ring);
   PhaseNaming res;
   // Names grow along each thread's program order, so that the arrivals
@@ -343,7 +315,9 @@ std::string KernelVerifier::checkPhasesArrive(MBarrierAllocOp ring,
       return "";
     return naming.why;
   }
-  int64_t S = stagesOf(ring), d = *naming.offset;
+  int64_t S = ringStages(ring), d = *naming.offset;
+  std::vector<MBarrierWaitOp> waits;
+  func.walk([&](MBarrierWaitOp w2) { waits.push_back(w2); });
   // Order: for each wait W on the ring, each arrival op A on it and each
   // wait W2 of A's role: no instance of W2 precedes the arrival W needs
   // last unless W's thread makes the arrivals W2 needs before W.
@@ -354,20 +328,17 @@ std::string KernelVerifier::checkPhasesArrive(MBarrierAllocOp ring,
     Operation *wRole = w->getParentOfType<RoleOp>();
     for (Operation *a : arrivalsOn(ring)) {
       Operation *aRole = a->getParentOfType<RoleOp>();
-      std::vector<MBarrierWaitOp> waits;
       // The waits A's threads may block in before A: those of its role, or
       // every wait when A runs outside roles (on every thread).
-      func.walk([&](MBarrierWaitOp w2) {
-        if (!aRole || w2->getParentOfType<RoleOp>() == aRole)
-          waits.push_back(w2);
-      });
       for (MBarrierWaitOp w2 : waits) {
+        if (aRole && w2->getParentOfType<RoleOp>() != aRole)
+          continue;
         auto ring2 = w2.getBarrier().getDefiningOp<MBarrierAllocOp>();
         PhaseNaming naming2 = phaseNaming(ring2);
         if (!naming2.offset)
           return "on '" + ring2.getName().str() + "', which " + opDesc(a) +
                  " waits behind: " + naming2.why;
-        int64_t S2 = stagesOf(ring2);
+        int64_t S2 = ringStages(ring2);
         bool ordered = provedUnsat([&] {
           Inst in = freshInst(w);
           PhaseNeed need = phaseNeed(w, in);
@@ -397,7 +368,7 @@ std::string KernelVerifier::checkPhasesArrive(MBarrierAllocOp ring,
 
 bool KernelVerifier::confirmMissingArrival(MBarrierAllocOp ring,
                                            CheckResult &res) {
-  int64_t S = stagesOf(ring);
+  int64_t S = ringStages(ring);
   std::vector<Operation *> arrivals = arrivalsOn(ring);
   for (Operation *user : ring->getUsers()) {
     auto w = dyn_cast<MBarrierWaitOp>(user);
@@ -422,10 +393,9 @@ bool KernelVerifier::confirmMissingArrival(MBarrierAllocOp ring,
     int64_t stage = uval(*m, need.stage), count = uval(*m, need.count);
     std::vector<int64_t> named;
     z3::check_result r = z3::sat;
-    Query C;
-    Query *main = q;
-    q = &C;
-    try {
+    {
+      Query C;
+      llvm::SaveAndRestore<Query *> onC(q, &C);
       baseCons(C);
       for (auto &[name, v] : paramVars)
         C.cons.push_back(v == bv(uval(*m, v)));
@@ -446,11 +416,7 @@ bool KernelVerifier::confirmMissingArrival(MBarrierAllocOp ring,
           C.cons.push_back(x != bv(named.back()));
         }
       }
-    } catch (...) {
-      q = main;
-      throw;
     }
-    q = main;
     if (static_cast<int64_t>(named.size()) >= count || r != z3::unsat) {
       q->rollback(mk);
       continue;
