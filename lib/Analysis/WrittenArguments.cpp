@@ -63,27 +63,31 @@ static void forwardAliases(Operation *op, SmallVectorImpl<Value> &out) {
       add(parent);
 }
 
-llvm::BitVector mlir::argus::writtenArguments(func::FuncOp kernel) {
-  llvm::BitVector written(kernel.getNumArguments());
-  for (BlockArgument arg : kernel.getArguments()) {
-    if (!isa<BaseMemRefType>(arg.getType()))
-      continue;
-    SmallVector<Value> work{arg};
-    llvm::DenseSet<Value> seen{arg};
-    while (!work.empty() && !written.test(arg.getArgNumber())) {
-      Value v = work.pop_back_val();
-      for (Operation *user : v.getUsers()) {
-        if (mayWriteThrough(user, v)) {
-          written.set(arg.getArgNumber());
-          break;
-        }
-        SmallVector<Value> next;
-        forwardAliases(user, next);
-        for (Value n : next)
-          if (seen.insert(n).second)
-            work.push_back(n);
-      }
+Operation *mlir::argus::firstWriterOf(func::FuncOp kernel, unsigned argNumber) {
+  BlockArgument arg = kernel.getArgument(argNumber);
+  if (!isa<BaseMemRefType>(arg.getType()))
+    return nullptr;
+  SmallVector<Value> work{arg};
+  llvm::DenseSet<Value> seen{arg};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (mayWriteThrough(user, v))
+        return user;
+      SmallVector<Value> next;
+      forwardAliases(user, next);
+      for (Value n : next)
+        if (seen.insert(n).second)
+          work.push_back(n);
     }
   }
+  return nullptr;
+}
+
+llvm::BitVector mlir::argus::writtenArguments(func::FuncOp kernel) {
+  llvm::BitVector written(kernel.getNumArguments());
+  for (BlockArgument arg : kernel.getArguments())
+    if (firstWriterOf(kernel, arg.getArgNumber()))
+      written.set(arg.getArgNumber());
   return written;
 }

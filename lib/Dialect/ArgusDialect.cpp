@@ -59,5 +59,26 @@ LogicalResult ArgusDialect::verifyOperationAttribute(Operation *op,
                            << "' may only mark a function (func.func or "
                               "gpu.func), not '"
                            << op->getName() << "'";
+  // Declared argument roles (the verifier's argument-access check).
+  auto fn = cast<FunctionOpInterface>(op);
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    Attribute access = fn.getArgAttr(i, "argus.access");
+    if (!access)
+      continue;
+    auto s = dyn_cast<StringAttr>(access);
+    if (!s || !llvm::is_contained(
+                  {StringRef("in"), StringRef("out"), StringRef("inout")},
+                  s.getValue()))
+      return op->emitError()
+             << "argument " << i
+             << ": 'argus.access' must be \"in\", \"out\" or \"inout\", got "
+             << access;
+    if (!isa<BaseMemRefType>(fn.getArgumentTypes()[i]))
+      return op->emitError()
+             << "argument " << i
+             << ": 'argus.access' declares the role of a tensor (memref) "
+                "argument, not of "
+             << fn.getArgumentTypes()[i];
+  }
   return success();
 }

@@ -6,6 +6,7 @@
 
 #include "argus/Target/LoweredModule.h"
 #include "argus/Conversion/ArgusToGPU/KernelABI.h"
+#include "argus/Verify/ModelLimits.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -113,6 +114,15 @@ llvm::json::Value mlir::argus::launchToJSON(KernelLaunchAttr launch) {
       {"grid", gridToJSON(launch.getGrid())},
       {"indices", launch.getIndices() ? gridToJSON(launch.getIndices())
                                       : llvm::json::Value(llvm::json::Array())},
+      // The verifier's model covers these ranges only: a launch outside
+      // them is outside every proof, and launchers refuse it.
+      {"limits",
+       llvm::json::Object{
+           {"integer", llvm::json::Array{::argus::verify::kScalarMin,
+                                         ::argus::verify::kScalarBound}},
+           {"size", llvm::json::Array{int64_t(1), ::argus::verify::kSizeBound}},
+           {"grid",
+            llvm::json::Array{int64_t(1), ::argus::verify::kGridBound}}}},
       {"cluster", launch.getCluster() ? llvm::json::Value(llvm::json::Array(
                                             launch.getCluster().asArrayRef()))
                                       : llvm::json::Value(nullptr)}};

@@ -48,8 +48,10 @@ void KernelVerifier::collectSizes() {
       z3::expr v = ctx.bv_const(name.c_str(), kWidth);
       sizeParams.emplace(key, v);
       paramVars.push_back({name, v});
-      paramCons.push_back(z3::uge(v, bv(1)));
-      paramCons.push_back(z3::ult(v, bv(kIndexBound)));
+      std::string range = "model limit: " + name + " in [1, " +
+                          std::to_string(kIndexBound) + ")";
+      addLaunchCon(z3::uge(v, bv(1)), range);
+      addLaunchCon(z3::ult(v, bv(kIndexBound)), range);
     }
   }
 }

@@ -31,7 +31,9 @@ void emitDiagnostics(const std::vector<KernelReport> &reports) {
       if (c.status == Status::Proved || !c.reportOp)
         continue;
       std::string what =
-          c.kind == "assert" ? "tag assertion '" + c.predicate + "'" : c.kind;
+          c.kind == "assert"        ? "tag assertion '" + c.predicate + "'"
+          : c.kind == "assumptions" ? "assumptions (no launch satisfies them)"
+                                    : c.kind;
       if (c.status == Status::Unknown) {
         mlir::emitWarning(c.reportOp->getLoc())
             << what << " is unknown at '" << c.siteName << "': " << c.reason;

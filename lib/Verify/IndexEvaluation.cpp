@@ -36,8 +36,10 @@ void KernelVerifier::collectParams() {
     z3::expr v = ctx.bv_const(name.c_str(), kWidth);
     params.emplace(key, v);
     paramVars.push_back({name, v});
-    paramCons.push_back(z3::uge(v, bv(lo)));
-    paramCons.push_back(z3::ult(v, bv(kParamBound)));
+    std::string range = "model limit: " + name + " in [" + std::to_string(lo) +
+                        ", " + std::to_string(kParamBound) + ")";
+    addLaunchCon(z3::uge(v, bv(lo)), range);
+    addLaunchCon(z3::ult(v, bv(kParamBound)), range);
   };
   for (BlockArgument arg : func.getArguments())
     if (arg.getType().isIndex() || arg.getType().isInteger())
@@ -108,7 +110,9 @@ void KernelVerifier::collectParams() {
     auto b = params.find(blockIdKey(d));
     auto g = params.find(gridDimKey(d));
     if (b != params.end() && g != params.end())
-      paramCons.push_back(z3::ult(b->second, g->second));
+      addLaunchCon(z3::ult(b->second, g->second),
+                   "launch: block_id below grid_dim in dimension " +
+                       std::to_string(d));
     if (!clusteredDim(d))
       continue;
     std::string x = stringifyDimension(static_cast<gpu::Dimension>(d)).str();
@@ -116,10 +120,13 @@ void KernelVerifier::collectParams() {
     mk(clusterRankKey(d), "cluster_rank." + x, 0);
     mk(clustersKey(d), "clusters." + x, 1);
     z3::expr c = bv(cluster[d]);
-    paramCons.push_back(z3::ult(params.at(clusterRankKey(d)), c));
-    paramCons.push_back(b->second == params.at(clusterIdKey(d)) * c +
-                                         params.at(clusterRankKey(d)));
-    paramCons.push_back(g->second == params.at(clustersKey(d)) * c);
+    std::string why = "launch: the grid is a whole number of clusters of " +
+                      std::to_string(cluster[d]) + " in dimension " + x;
+    addLaunchCon(z3::ult(params.at(clusterRankKey(d)), c), why);
+    addLaunchCon(b->second == params.at(clusterIdKey(d)) * c +
+                                  params.at(clusterRankKey(d)),
+                 why);
+    addLaunchCon(g->second == params.at(clustersKey(d)) * c, why);
   }
 }
 
@@ -440,7 +447,9 @@ void KernelVerifier::collectAssumptions(std::vector<std::string> &out) {
   q = &Q;
   for (auto a : func.getBody().getOps<AssumeOp>()) {
     try {
-      paramCons.push_back(evalBool(a.getCondition(), Inst(ctx.bool_val(true))));
+      addLaunchCon(evalBool(a.getCondition(), Inst(ctx.bool_val(true))),
+                   "argus.assume \"" + a.getMessage().str() + "\" at " +
+                       locStr(a.getLoc()));
       out.push_back(a.getMessage().str() + " (" + locStr(a.getLoc()) + ")");
     } catch (Unsupported &u) {
       // Not using a precondition only makes the verifier weaker.
@@ -455,7 +464,7 @@ void KernelVerifier::collectAssumptions(std::vector<std::string> &out) {
                   "; checked by the launcher, not by the "
                   "verifier)");
   for (auto &c : Q.cons)
-    paramCons.push_back(c);
+    addLaunchCon(c, "definitions of the assumptions' arithmetic");
   // The obligations met on the way stay obligations, checked at their ops;
   // the other queries assume them (see assumptionObligations), so a launch
   // whose precondition holds only through wrap-around is not a witness.

@@ -10,6 +10,9 @@
 
 #include "OpNames.h"
 #include "argus/Dialect/TagFields.h"
+#include "argus/Verify/CheckKinds.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -115,6 +118,11 @@ CheckResult KernelVerifier::newCheck(const char *kind, Operation *reportOp,
                                      Operation *site) {
   CheckResult res;
   res.kind = kind;
+  // Every kind is a row of the table (argus/Verify/CheckKinds.h): reports,
+  // Python and the agent's repair rules name checks through it.
+  if (!findCheckKind(kind))
+    res.reason = std::string("internal error: check kind '") + kind +
+                 "' is not in the check-kind table";
   res.kernel = func.getSymName().str();
   res.reportOp = reportOp;
   res.siteOp = site;
@@ -177,8 +185,20 @@ void KernelVerifier::runCheck(ArrayRef<CheckResult *> results,
         << results.front()->siteLocation << "\n";
   }
   try {
+    // A construct outside the semantic model may change what any check
+    // states: nothing is proved about such a kernel.
+    if (!unmodelled.empty())
+      unsupported("not modelled: " + llvm::join(unmodelled, "; "));
     baseCons(Q);
     body(Q);
+    q = nullptr;
+    witnessPremises(results, results.front()->siteOp);
+    for (CheckResult *r : results)
+      if (!findCheckKind(r->kind)) {
+        r->status = Status::Unknown;
+        r->reason = "internal error: check kind '" + r->kind +
+                    "' is not in the check-kind table";
+      }
   } catch (Unsupported &u) {
     giveUp(u.reason);
   } catch (z3::exception &e) {
@@ -207,6 +227,26 @@ void KernelVerifier::prepare(KernelReport &rep) {
     collectAssumptions(rep.assumptions);
   } catch (z3::exception &) {
   }
+  collectUnmodelled();
+  // What no check states, whatever the verdicts: the report says so.
+  rep.unchecked.push_back(
+      "values: the numbers computed from the data (floating-point results, "
+      "softmax rescaling, scale factors, epilogue terms, accumulator "
+      "initial values) are not checked; tags prove which elements meet, not "
+      "what is computed from them (compare against a reference for that)");
+  rep.unchecked.push_back(
+      "termination: loops and mbarrier waits are assumed to finish, except "
+      "where mbarrier-arrivals or named-barrier says 'no deadlock'");
+  bool declared = false;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    declared |= bool(func.getArgAttr(i, "argus.access"));
+  if (!declared)
+    rep.unchecked.push_back(
+        "argument roles: no tensor argument declares argus.access (in, out, "
+        "inout), so which tensors the kernel may write, and that each output "
+        "is written, is not checked against an intent");
+  for (const std::string &u : unmodelled)
+    rep.unchecked.push_back("not modelled (every check unknown): " + u);
   int64_t maxStages = 1;
   func.walk([&](AllocOp a) {
     maxStages = std::max(maxStages,
@@ -247,6 +287,8 @@ std::vector<KernelVerifier::Task> KernelVerifier::tasks() {
   // One task per check site, in program order (assertions first: they are
   // the most expensive, so the shards start with them).
   std::vector<Task> out;
+  out.push_back([this](Results &r) { checkArgumentAccess(r); });
+  out.push_back([this](Results &r) { checkNamedBarriers(r); });
   func.walk([&](Operation *op) {
     if (auto a = dyn_cast<TagAssertOp>(op))
       out.push_back([this, a](Results &r) { r.push_back(checkAssert(a)); });
@@ -361,6 +403,18 @@ KernelReport verifyKernel(func::FuncOp f, KernelAttr kernel,
     kv[k]->prepare(part[k]);
     tasks[k] = kv[k]->tasks();
   }
+  // The premises first: with unsatisfiable launch constraints every query
+  // is unsat, so no other check is run (each would be vacuously proved).
+  CheckResult premises = kv[0]->checkAssumptions();
+  if (premises.status == Status::Violated) {
+    KernelReport rep = std::move(part[0]);
+    rep.checks.push_back(std::move(premises));
+    rep.queries = kv[0]->queryCount();
+    rep.milliseconds = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+    return rep;
+  }
   // Stage indices first: the checks through a buffer indexed out of range
   // are not run (KernelVerifier::brokenBuffers).
   kv[0]->checkStageRanges();
@@ -400,6 +454,7 @@ KernelReport verifyKernel(func::FuncOp f, KernelAttr kernel,
     indexChecks.insert(indexChecks.end(), got.begin(), got.end());
   }
   KernelReport rep = std::move(part[0]);
+  rep.checks.push_back(std::move(premises));
   for (auto &r : results)
     rep.checks.insert(rep.checks.end(), r.begin(), r.end());
   rep.checks.insert(rep.checks.end(), indexChecks.begin(), indexChecks.end());

@@ -91,6 +91,11 @@ public:
   /// Index ops evaluated with an obligation so far.
   const std::set<mlir::Operation *> &obligedOps() const { return obliged; }
   unsigned queryCount() const { return queries; }
+  /// `assumptions`: the launch constraints (preconditions, launch bounds and
+  /// the model's limits) are jointly satisfiable. Proved with a satisfying
+  /// launch as witness; violated with the conflicting constraints (an unsat
+  /// core): every other check of the kernel would be vacuous (Premises.cpp).
+  CheckResult checkAssumptions();
 
 private:
   mlir::func::FuncOp func;
@@ -169,6 +174,37 @@ private:
   /// output-coverage: whether the last store it proved needed the
   /// symbolic-first construction order (tried first for the next store).
   bool symbolicOrderFirst = false;
+
+  // ---- premises (Premises.cpp, ModelledOps.cpp) ---------------------------
+  /// Why each entry of paramCons holds, by position (the unsat core of a
+  /// vacuous kernel names them).
+  std::vector<std::string> paramWhy;
+  /// Adds a launch constraint with its reason.
+  void addLaunchCon(const z3::expr &c, std::string why);
+  /// For the proved results of a check at `site`: a witness instance (a
+  /// launch, block and loop iterations) where the site executes under the
+  /// assumptions, kept in the result; none makes the results unknown
+  /// ("vacuous"): a proof about an op that never runs says nothing.
+  void witnessPremises(llvm::ArrayRef<CheckResult *> results,
+                       mlir::Operation *site);
+  /// The reachability of each site asked so far: its witness, or empty
+  /// with `vacuous` set.
+  struct SiteWitness {
+    bool vacuous = false;
+    std::string witness;
+  };
+  std::map<mlir::Operation *, SiteWitness> siteWitnesses;
+  SiteWitness reachability(mlir::Operation *site);
+  /// The ops of the kernel the semantic model does not interpret (name and
+  /// location): every check is unknown while there is one (ModelledOps.cpp).
+  std::vector<std::string> unmodelled;
+  void collectUnmodelled();
+  /// `argument-access` (ArgumentAccess.cpp): tensor arguments declared
+  /// `argus.access = "in"` are never written, `"out"` ones are.
+  void checkArgumentAccess(std::vector<CheckResult> &out);
+  /// `named-barrier` (NamedBarriers.cpp): consistent counts per barrier id,
+  /// and every generation a sync waits for completed, without deadlock.
+  void checkNamedBarriers(std::vector<CheckResult> &out);
 
   // ---- parameters, index values, loop instances (IndexEvaluation.cpp) -----
   void collectParams();

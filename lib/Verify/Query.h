@@ -12,6 +12,8 @@
 #ifndef ARGUS_LIB_VERIFY_QUERY_H
 #define ARGUS_LIB_VERIFY_QUERY_H
 
+#include "argus/Verify/ModelLimits.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/Twine.h"
 
@@ -45,6 +47,13 @@ constexpr unsigned kWidth = 24;
 constexpr int64_t kIndexBound = int64_t(1) << 23;
 constexpr unsigned kParamBits = 16;
 constexpr int64_t kParamBound = int64_t(1) << kParamBits;
+// The launchers check these ranges (argus/Verify/ModelLimits.h): keep them
+// the model's.
+static_assert(kParamBound == argus::verify::kScalarBound &&
+                  kParamBound == argus::verify::kGridBound &&
+                  kParamBound == argus::verify::kLoadedBound &&
+                  kIndexBound == argus::verify::kSizeBound,
+              "ModelLimits.h must state the model's ranges");
 
 /// Dynamic context: the value of each enclosing loop's induction variable
 /// and the condition under which this instance executes.

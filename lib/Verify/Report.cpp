@@ -32,7 +32,8 @@ llvm::json::Value toJSON(const std::vector<KernelReport> &reports) {
                            {"warp_size", k.warpSize},
                            {"milliseconds", k.milliseconds},
                            {"queries", k.queries},
-                           {"assumptions", llvm::json::Array(k.assumptions)}});
+                           {"assumptions", llvm::json::Array(k.assumptions)},
+                           {"unchecked", llvm::json::Array(k.unchecked)}});
     for (const CheckResult &c : k.checks) {
       llvm::json::Array cexs;
       for (const Counterexample &cx : c.counterexamples) {
@@ -84,6 +85,7 @@ llvm::json::Value toJSON(const std::vector<KernelReport> &reports) {
           {"status", toString(c.status)},
           {"replay", c.status == Status::Violated ? "confirmed" : ""},
           {"reason", c.reason},
+          {"witness", c.witness},
           {"milliseconds", c.milliseconds},
           {"queries", c.queries},
           {"counterexamples", std::move(cexs)}});

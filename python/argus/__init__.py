@@ -7,7 +7,7 @@ from .errors import (ArgusError, CompileError, DTypeError, FeatureUnavailable,  
                      PipelineError, ShapeError, TagFieldError, TraceError,
                      UnknownInstructionError, VerificationUnknown)
 from .ir import features, has_pass, parse, run_pipeline  # noqa: F401
-from .dsl import (Buffer, Condition, Frag, IndexValue, Kernel, Layout, Tensor, TensorSpec,  # noqa: F401
+from .dsl import (Buffer, Condition, Frag, In, InOut, IndexValue, Kernel, Layout, Out, Tensor, TensorSpec,  # noqa: F401
                   Tile, TileType, add, alloc, assume, barrier, block_id, broadcast, col_major,
                   commit_group, convert, convert_layout, copy, copy_async, div, exp, exp2,
                   fill, frag, gather_view, grid_dim, index, instruction, kernel, layout, load, maximum, mma, mul,

@@ -32,7 +32,7 @@ import os
 from typing import Any, List, Optional, Sequence
 
 from .errors import ArgusError
-from .grid import check_indices, launch_grid
+from .grid import check_indices, check_limits, launch_grid
 
 FORMAT = "argus-aot/1"
 
@@ -104,6 +104,7 @@ def export(kernel, directory: str, target: Optional[str] = None) -> str:
         "tensor_maps": launch["tensor_maps"],
         "grid": launch["grid"],
         "indices": launch["indices"],
+        "limits": launch.get("limits"),
         "cluster": launch["cluster"],
         "variant": _variant_key(kernel),
     }
@@ -373,6 +374,8 @@ class AotKernel:
         sizes = self._bind(args)
         check_indices(self.meta.get("indices"), args)
         g = self.grid_for(args, grid, sizes)
+        check_limits(self.meta.get("limits"), self.meta.get("slots"), args, g,
+                     [a.get("name") for a in self.meta.get("arguments", [])])
         for d in range(3):
             if g[d] % self.cluster[d]:
                 raise ArgusError(f"grid.{'xyz'[d]} = {g[d]} is not a multiple of the "

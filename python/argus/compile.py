@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from . import ir as _ir
 from . import runtime as _runtime
 from .errors import CompileError, FeatureUnavailable, NoGPU
-from .grid import check_indices, launch_grid
+from .grid import check_indices, check_limits, envelope, launch_grid
 from .tools import find_tool
 
 PIPELINES = {"nvptx": "argus-to-nvptx", "gfx942": "argus-to-gfx942"}
@@ -83,6 +83,7 @@ class CompiledKernel:
                                  "pass": m.pass_} for m in abi.tensor_maps],
                 "grid": abi.grid,
                 "indices": abi.indices,
+                "limits": getattr(abi, "limits", None),
                 "cluster": list(abi.cluster) or None}
 
     @property
@@ -165,6 +166,10 @@ class CompiledKernel:
                 "shared_mem": int(self.abi.dynamic_smem), "args": args, "warmup": warmup, "repetitions": repetitions}
         if self.abi.cluster:
             spec["cluster"] = list(self.abi.cluster)
+        env = envelope(getattr(self.abi, "limits", None), self.abi.params,
+                       [p for p, _ in self.params])
+        if env:
+            spec["envelope"] = env
         if check:
             spec["check"] = check
         plan = self.abi.probes
@@ -390,8 +395,11 @@ def run_kernel(kernel, *arrays, grid=None, sizes: Optional[Dict[str, int]] = Non
     ck = compiled(probes=probes) if compiled else compile_kernel(kernel, probes=probes)
     if grid is None:  # the grid the kernel's assumptions determine
         grid = ck.grid(*arrays)
-    # The data the proof assumed (argus.assume_indices), before the launch.
+    # The data the proof assumed (argus.assume_indices) and the model's
+    # ranges (ModelLimits.h), before the launch.
     check_indices(getattr(ck.abi, "indices", None), arrays)
+    check_limits(getattr(ck.abi, "limits", None), getattr(ck.abi, "params", None), arrays,
+                 grid, [p for p, _ in kernel.params])
     written = [p for p in tensor_names if p in outputs or p in ck.written]
     by_name = {p: a for (p, _), a in zip(kernel.params, arrays)}
     for p in written:

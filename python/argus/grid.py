@@ -129,3 +129,78 @@ def check_indices(rules, args: Sequence[Any]) -> None:
             f"argument {arg}: entries {pos} and {other} are both {int(values[pos])}: the "
             f"kernel was proved for launches where \"{why}\" (distinct entries)",
             hint="a repeated index makes two positions write one row")
+
+
+def _slot(p, key):
+    return p[key] if isinstance(p, dict) else getattr(p, key)
+
+
+def _integer_dtype(dtype) -> bool:
+    """i32, i64, u32, index, ...: the scalar types the verifier models."""
+    return isinstance(dtype, str) and (dtype == "index" or dtype[:1] in ("i", "u"))
+
+
+def check_limits(limits, slots, args: Sequence[Any], grid=None, names=None) -> None:
+    """Checks a launch against the verifier model's ranges (the launch ABI's
+    ``limits``: ``{"integer": [lo, hi], "size": [lo, hi], "grid": [lo, hi]}``,
+    half-open, from argus/Verify/ModelLimits.h): integer arguments, dynamic
+    tensor sizes and grid sizes outside them are outside every proof of the
+    kernel, so the launch is refused with the limit and the value. ``slots``
+    are the ABI's parameter slots (``abi.params`` or an export's
+    ``"slots"``); ``names`` the parameters' names by position."""
+    if not limits:
+        return
+
+    def name(arg):
+        return f"'{names[arg]}'" if names and 0 <= arg < len(names) else f"{arg}"
+
+    def refuse(what, value, rng, model):
+        lo, hi = rng
+        raise ArgusError(
+            f"{what} is {value}, outside [{lo}, {hi}): the verifier models {model} in that "
+            "range only, so no proof of this kernel covers this launch",
+            hint="keep the launch inside the proved envelope (docs/Verifier.md, \"The model's "
+                 "limits\"): e.g. a larger tile for fewer blocks, or split the work into "
+                 "several launches")
+
+    for p in slots or ():
+        kind, arg = _slot(p, "kind"), _slot(p, "arg")
+        if arg is None or arg < 0 or arg >= len(args):
+            continue
+        if kind == "index" or (kind == "scalar" and _integer_dtype(_slot(p, "dtype"))):
+            v = int(args[arg])
+            lo, hi = limits["integer"]
+            if not lo <= v < hi:
+                refuse(f"integer argument {name(arg)}", v, (lo, hi), "integer kernel arguments")
+        elif kind == "size":
+            dim = _slot(p, "dim")
+            shape = getattr(args[arg], "shape", args[arg])
+            v = int(shape[dim])
+            lo, hi = limits["size"]
+            if not lo <= v < hi:
+                refuse(f"size {dim} of tensor argument {name(arg)}", v, (lo, hi),
+                       "dynamic tensor sizes")
+    if grid is not None:
+        lo, hi = limits["grid"]
+        for d, n in zip("xyz", grid):
+            if not lo <= int(n) < hi:
+                refuse(f"grid.{d}", int(n), (lo, hi), "grid sizes (and block ids)")
+
+
+def envelope(limits, slots, names) -> Optional[dict]:
+    """The ``"envelope"`` of an argus-run launch spec (docs/Runtime.md): the
+    model's ranges per scalar argument of the spec, by the names
+    ``CompiledKernel.launch_spec`` gives them, and for the grid; argus-run
+    and the runtime's C API refuse a spec outside it."""
+    if not limits:
+        return None
+    scalars = {}
+    for p in slots or ():
+        kind, arg = _slot(p, "kind"), _slot(p, "arg")
+        if arg is None or arg < 0:
+            continue
+        if kind == "size":
+            scalars[f"{names[arg]}_size{_slot(p, 'dim')}"] = list(limits["size"])
+        elif kind == "index" or (kind == "scalar" and _integer_dtype(_slot(p, "dtype"))):
+            scalars[names[arg]] = list(limits["integer"])
+    return {"grid": list(limits["grid"]), "scalars": scalars}

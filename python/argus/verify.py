@@ -140,6 +140,18 @@ class Check:
     raw: dict
 
     @property
+    def witness(self) -> str:
+        """For a proved check: where its premises hold and its op runs (a
+        launch, block and loop iterations), so the proof is not vacuous."""
+        return self.raw.get("witness", "") or ""
+
+    @property
+    def meaning(self) -> str:
+        """What "proved" states for this kind (the check-kind table)."""
+        row = CHECK_KINDS.get(self.kind)
+        return row.meaning if row else ""
+
+    @property
     def py_file(self):
         return split_location(self.location)[0]
 
@@ -198,6 +210,14 @@ class VerificationResult:
     def counterexamples(self) -> List[Counterexample]:
         return [cx for c in self.violated for cx in c.counterexamples]
 
+    @property
+    def unchecked(self) -> List[str]:
+        """What no check of the report states, per kernel ("kernel: ..."):
+        the values computed, undeclared argument roles, constructs outside
+        the model. A proof says nothing about these."""
+        return [f"{k.get('name', '?')}: {u}" for k in self.report.get("kernels", [])
+                for u in k.get("unchecked", []) or []]
+
     def to_json(self, indent: int = 2) -> str:
         return json.dumps(self.report, indent=indent)
 
@@ -205,6 +225,37 @@ class VerificationResult:
         n = len(self.checks)
         return (f"{n} checks: {n - len(self.violated) - len(self.unknown)} proved, "
                 f"{len(self.violated)} violated, {len(self.unknown)} unknown")
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckKind:
+    """A row of the verifier's check-kind table (argus/Verify/CheckKinds.h)."""
+    name: str
+    family: str
+    meaning: str
+    models: str
+
+
+def _check_kinds() -> Dict[str, CheckKind]:
+    try:
+        table = _ir.extension().check_kinds
+    except Exception:  # no extension (a GPU host): the table is not known here
+        return {}
+    return {name: CheckKind(name, *row) for name, row in table.items()}
+
+
+#: Every check kind the verifier reports, by name (empty without the
+#: extension). ``explain(kind)`` prints one.
+CHECK_KINDS: Dict[str, CheckKind] = _check_kinds()
+
+
+def explain(kind: str) -> str:
+    """What a check kind proves and what the model interprets for it."""
+    row = CHECK_KINDS.get(kind)
+    if row is None:
+        known = ", ".join(sorted(CHECK_KINDS)) or "(the extension is not built)"
+        raise KeyError(f"unknown check kind {kind!r}; the kinds are: {known}")
+    return f"{row.name} ({row.family}): {row.meaning}. Models: {row.models}."
 
 
 def verifier_available() -> bool:

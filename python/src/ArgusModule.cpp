@@ -20,6 +20,7 @@
 #include "argus/Dialect/SourceLimits.h"
 #include "argus/Dialect/Targets.h"
 #ifdef ARGUS_HAVE_VERIFY
+#include "argus/Verify/CheckKinds.h"
 #include "argus/Verify/Passes.h"
 #include "argus/Verify/TagVerifier.h"
 #endif
@@ -147,6 +148,7 @@ struct PyKernelLaunch {
   py::object grid;              // the grid rule's JSON tree, or None
   std::vector<int64_t> cluster; // empty without a cluster
   py::object indices;           // the index preconditions' JSON list
+  py::object limits;            // the model's ranges the launch must keep
 };
 
 PyKernelLaunch toPython(const std::string &name,
@@ -175,6 +177,7 @@ PyKernelLaunch toPython(const std::string &name,
     k.probes = toPython(*json.getAsObject()->get("probes"));
   k.grid = toPython(*json.getAsObject()->get("grid"));
   k.indices = toPython(*json.getAsObject()->get("indices"));
+  k.limits = toPython(*json.getAsObject()->get("limits"));
   if (l.getCluster())
     k.cluster.assign(l.getCluster().asArrayRef().begin(),
                      l.getCluster().asArrayRef().end());
@@ -545,7 +548,12 @@ PYBIND11_MODULE(_argus, m) {
                     "(argus.assume_indices): a list of dicts with 'arg', "
                     "'distinct', 'message' and the bound 'below' (an "
                     "extent expression; absent when a host cannot evaluate "
-                    "it); argus.grid.check_indices checks them");
+                    "it); argus.grid.check_indices checks them")
+      .def_readonly("limits", &PyKernelLaunch::limits,
+                    "the verifier model's ranges every launch must keep "
+                    "(argus/Verify/ModelLimits.h): a dict 'integer', "
+                    "'size', 'grid' -> [lo, hi); argus.grid.check_limits "
+                    "checks them");
 #endif
 
   ::argus::python::bindIRBuilder(m);
@@ -567,6 +575,12 @@ PYBIND11_MODULE(_argus, m) {
   for (mlir::argus::ErrorKind k : mlir::argus::allErrorKinds())
     kinds.push_back(mlir::argus::stringifyErrorKind(k).str());
   m.attr("error_kinds") = kinds;
+  // The verifier's check kinds (argus/Verify/CheckKinds.h): name -> (family,
+  // meaning, what the model interprets for it).
+  py::dict checkKinds;
+  for (const ::argus::verify::CheckKind &k : ::argus::verify::checkKinds())
+    checkKinds[py::str(k.name)] = py::make_tuple(k.family, k.meaning, k.models);
+  m.attr("check_kinds") = checkKinds;
   m.def("mma_instruction", &mmaInstruction, py::arg("name"));
   m.def("known_mma_instructions", &::argus::layout::knownMmaInstrNames);
   m.def("closest_mma_instruction", [](const std::string &name) {

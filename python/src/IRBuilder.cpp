@@ -112,10 +112,15 @@ public:
     return t;
   }
 
-  Value argument(Type t, Location at) {
+  /// A kernel argument; `access` ("in", "out", "inout" or "" for none) is
+  /// its declared role (the `argus.access` argument attribute).
+  Value argument(Type t, Location at, const std::string &access) {
     live(at);
     Block &entry = func.getBody().front();
-    return entry.addArgument(t, at);
+    Value v = entry.addArgument(t, at);
+    if (!access.empty())
+      accesses.push_back({entry.getNumArguments() - 1, access});
+    return v;
   }
 
   //===--------------------------------------------------------------------===//
@@ -522,6 +527,8 @@ public:
     func::ReturnOp::create(b, returnLoc);
     func.setType(
         b.getFunctionType(func.getBody().front().getArgumentTypes(), {}));
+    for (auto &[index, access] : accesses)
+      func.setArgAttr(index, "argus.access", b.getStringAttr(access));
     finished = true;
     std::vector<PyDiagnostic> diags;
     (void)collected(ctx->get(), diags, [&] { return mlir::verify(*module); });
@@ -605,6 +612,9 @@ private:
   func::FuncOp func;
   SmallVector<Open> open;
   llvm::StringMap<Type> types;
+  /// Declared roles of tensor arguments (argument index, "in" / "out" /
+  /// "inout"), set on the function once its type is final.
+  std::vector<std::pair<unsigned, std::string>> accesses;
   bool finished = false;
 };
 
@@ -650,7 +660,8 @@ void bindIRBuilder(py::module_ &m) {
       .def("loc", &B::loc, py::arg("file"), py::arg("line"), py::arg("col"),
            py::arg("name") = "")
       .def("type", &B::type, py::arg("text"), py::arg("loc"))
-      .def("argument", &B::argument)
+      .def("argument", &B::argument, py::arg("type"), py::arg("at"),
+           py::arg("access") = "")
       .def("op", &B::op, py::arg("name"), py::arg("operands"),
            py::arg("result_types"), py::arg("loc"),
            py::arg("unit_attrs") = std::vector<std::string>())

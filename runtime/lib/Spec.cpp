@@ -405,6 +405,68 @@ ArgSpec parseArg(const Json &a, const std::string &path,
   return s;
 }
 
+/// A half-open range [lo, hi) of an envelope.
+std::pair<int64_t, int64_t> getRange(const Json &r, const std::string &path) {
+  if (!r.is_array() || r.size() != 2)
+    bad(path, "expected [lo, hi]: the half-open range the proof covers");
+  int64_t lo = getInt(r[0], path + "[0]", INT64_MIN, INT64_MAX);
+  int64_t hi = getInt(r[1], path + "[1]", INT64_MIN, INT64_MAX);
+  if (lo >= hi)
+    bad(path, "an empty range");
+  return {lo, hi};
+}
+
+[[noreturn]] void outsideEnvelope(const std::string &path,
+                                  const std::string &what, int64_t v,
+                                  std::pair<int64_t, int64_t> r) {
+  bad(path, what + " is " + std::to_string(v) + ", outside [" +
+                std::to_string(r.first) + ", " + std::to_string(r.second) +
+                "): the kernel's proof covers launches inside the verifier "
+                "model's ranges only, so this launch is refused (docs/"
+                "Verifier.md, \"The model's limits\")");
+}
+
+/// "envelope": the ranges a launch must keep for the kernel's proof to
+/// cover it (argus/Verify/ModelLimits.h, written by the Python launcher):
+/// {"grid": [lo, hi], "scalars": {name: [lo, hi], ...}}. Checked after
+/// the grid and the arguments are parsed, so argus-run and the C API
+/// refuse the same launches as the Python launchers.
+void checkEnvelope(const Json &e, const LaunchSpec &s) {
+  const std::string p = "$.envelope";
+  if (!e.is_object())
+    bad(p, std::string("expected an object, got ") + kindName(e));
+  checkKeys(e, p, {"grid", "scalars"});
+  if (const Json *g = findMember(e, "grid")) {
+    auto r = getRange(*g, p + ".grid");
+    static const char *axis[3] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i)
+      if (!s.gridSms[i] && (int64_t(s.launch.grid[i]) < r.first ||
+                            int64_t(s.launch.grid[i]) >= r.second))
+        outsideEnvelope("$.grid[" + std::to_string(i) + "]",
+                        std::string("grid.") + axis[i], s.launch.grid[i], r);
+  }
+  if (const Json *sc = findMember(e, "scalars")) {
+    if (!sc->is_object())
+      bad(p + ".scalars", "expected an object of argument names to ranges");
+    for (auto it = sc->begin(); it != sc->end(); ++it) {
+      auto r = getRange(it.value(), p + ".scalars." + it.key());
+      bool found = false;
+      for (size_t i = 0; i < s.args.size(); ++i) {
+        const ArgSpec &a = s.args[i];
+        if (a.name != it.key() || a.isBuffer || a.isTensorMap)
+          continue;
+        found = true;
+        if (a.scalarInt < r.first || a.scalarInt >= r.second)
+          outsideEnvelope("$.args[" + std::to_string(i) + "].value",
+                          "argument '" + a.name + "'", a.scalarInt, r);
+      }
+      if (!found)
+        bad(p + ".scalars." + it.key(),
+            "no integer scalar argument is named \"" + it.key() + "\"");
+    }
+  }
+}
+
 } // namespace
 
 LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
@@ -415,7 +477,7 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
   checkKeys(j, root,
             {"name", "module", "format", "kernel", "grid", "block", "cluster",
              "shared_mem", "args", "check", "probes", "warmup", "repetitions",
-             "device", "backend"});
+             "device", "backend", "envelope"});
   LaunchSpec s;
   s.specPath = specPath;
   if (const Json *n = findMember(j, "name"))
@@ -520,6 +582,9 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
                              what(b) + ", not a buffer");
     tensorMapDesc(s.args[i], b, 0, p); // validates the box and the strides
   }
+
+  if (const Json *e = findMember(j, "envelope"))
+    checkEnvelope(*e, s);
 
   if (const Json *c = findMember(j, "check")) {
     const std::string p = "$.check";

@@ -23,6 +23,10 @@ namespace mlir::argus {
 /// Bit i is set when argument i of `kernel` is a memref the kernel may write.
 llvm::BitVector writtenArguments(func::FuncOp kernel);
 
+/// The first op of `kernel` (in the walk's order) that may write memory
+/// argument `argNumber` through an alias of it; null when none may.
+Operation *firstWriterOf(func::FuncOp kernel, unsigned argNumber);
+
 } // namespace mlir::argus
 
 #endif // ARGUS_ANALYSIS_WRITTENARGUMENTS_H

@@ -82,6 +82,9 @@ struct CheckResult {
   Status status = Status::Unknown;
   std::string reason;
   std::vector<Counterexample> counterexamples;
+  /// For a proved check: an instance (launch, block, loop iterations) where
+  /// its premises hold and its op executes, so the proof is not vacuous.
+  std::string witness;
   double milliseconds = 0;
   unsigned queries = 0;
 };
@@ -93,6 +96,10 @@ struct KernelReport {
   unsigned queries = 0;
   /// The kernel's stated preconditions (`argus.assume`) the results rely on.
   std::vector<std::string> assumptions;
+  /// What no check of the report states (value properties, undeclared
+  /// argument roles, constructs outside the model): a proof says nothing
+  /// about them.
+  std::vector<std::string> unchecked;
   std::vector<CheckResult> checks;
 };
 

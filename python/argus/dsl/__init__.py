@@ -23,7 +23,7 @@ This module re-exports the public API. See docs/Python.md for the reference.
 """
 
 from ._tracer import SourceLoc
-from .types import (Frag, Layout, Scalar, ScalarSpec, Tensor, TensorSpec, TileType, check_instruction, col_major,
+from .types import (Frag, In, InOut, Layout, Out, Scalar, ScalarSpec, Tensor, TensorSpec, TileType, check_instruction, col_major,
                     constexpr, dtype_of, frag, index, instruction, layout, row_major, swizzle)
 from .layouts import (TiledMMA, broadcast_layout, copy_layout, reduce_layout, swizzled_rows,
                       thread_values, tiled_mma, tma_layout, tv_layout)
@@ -50,7 +50,7 @@ from .kernel import Kernel, kernel
 # are not shadowed.
 __all__ = [
     "SourceLoc",
-    "Frag", "Layout", "Scalar", "ScalarSpec", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
+    "Frag", "In", "InOut", "Layout", "Out", "Scalar", "ScalarSpec", "Tensor", "TensorSpec", "TileType", "check_instruction", "col_major",
     "constexpr", "dtype_of", "frag", "index", "instruction", "layout", "row_major", "swizzle",
     "TiledMMA", "broadcast_layout", "copy_layout", "reduce_layout", "thread_values",
     "swizzled_rows", "tiled_mma", "tma_layout", "tv_layout",

@@ -171,7 +171,8 @@ class Kernel:
                                  "argus.Tensor[(dims...), dtype], argus.index, "
                                  "argus.Scalar[dtype] or argus.constexpr", def_loc.file,
                                  def_loc.line)
-            v.h = tr.b.argument(tr.type(v.type_str, def_loc), tr.loc(def_loc, nm))
+            access = ann.access if isinstance(ann, TensorSpec) else ""
+            v.h = tr.b.argument(tr.type(v.type_str, def_loc), tr.loc(def_loc, nm), access)
             args.append(v)
             self.params.append((p.name, ann))
         prev = getattr(_state, "tracer", None)

@@ -227,9 +227,12 @@ class TileType:
 
 @dataclasses.dataclass(frozen=True)
 class TensorSpec:
-    """A kernel tensor parameter: dims are ints (static) or names (dynamic)."""
+    """A kernel tensor parameter: dims are ints (static) or names (dynamic);
+    ``access`` is its declared role ("in", "out", "inout"; "" undeclared),
+    which the verifier's ``argument-access`` check holds the kernel to."""
     shape: Tuple[Union[int, str], ...]
     dtype: str
+    access: str = ""
 
     def mlir(self) -> str:
         dims = "x".join(str(d) if isinstance(d, int) else "?" for d in self.shape)
@@ -238,13 +241,17 @@ class TensorSpec:
 
 class Tensor:
     """Annotation of a tensor parameter: ``argus.Tensor[("M", "K"), "f16"]``
-    (or ``argus.Tensor["M", "K", "f16"]``); int dims are static."""
+    (or ``argus.Tensor["M", "K", "f16"]``); int dims are static. Its role is
+    undeclared: ``argus.In``, ``argus.Out`` and ``argus.InOut`` take the same
+    arguments and declare it."""
+
+    _access = ""
 
     def __class_getitem__(cls, item) -> TensorSpec:
         if not isinstance(item, tuple) or len(item) < 2:
-            raise _err(TraceError, f"bad tensor annotation argus.Tensor[{item!r}]",
-                       hint='write argus.Tensor[(dims...), dtype], e.g. '
-                       'argus.Tensor[("M", "K"), "f16"]')
+            raise _err(TraceError, f"bad tensor annotation argus.{cls.__name__}[{item!r}]",
+                       hint=f'write argus.{cls.__name__}[(dims...), dtype], e.g. '
+                       f'argus.{cls.__name__}[("M", "K"), "f16"]')
         if isinstance(item[0], (tuple, list)):
             shape, dt = tuple(item[0]), item[1]
         else:
@@ -253,7 +260,26 @@ class Tensor:
             if isinstance(d, bool) or not isinstance(d, (int, str)):
                 raise _err(TraceError, f"tensor dims are ints or names, got {d!r}",
                            hint='a static dim is an int (64), a dynamic one a name ("M") or "?"')
-        return TensorSpec(shape, dtype_of(dt))
+        return TensorSpec(shape, dtype_of(dt), cls._access)
+
+
+class In(Tensor):
+    """A tensor the kernel only reads: ``argus.In[("M", "K"), "f16"]``. A
+    kernel that may write it is violated (``argument-access``)."""
+    _access = "in"
+
+
+class Out(Tensor):
+    """A tensor the kernel writes: ``argus.Out[("M", "N"), "f32"]``. A kernel
+    that never writes it is violated (``argument-access``); that each element
+    is written once is ``output-coverage``."""
+    _access = "out"
+
+
+class InOut(Tensor):
+    """A tensor the kernel reads and may write (an accumulator, a buffer
+    updated in place): ``argus.InOut[("M", "N"), "f32"]``."""
+    _access = "inout"
 
 
 class _IndexAnnotation:

@@ -13,6 +13,7 @@
 // RUN: not argus-opt %t/early.mlir --argus-verify-tags -o /dev/null 2>&1 | FileCheck %s --check-prefix=EARLY
 
 // OK: assert proved 1
+// OK-NEXT: assumptions proved 1
 // OK-NEXT: async-read-order proved 1
 // OK: stage-release proved 1
 // OK: tma-store-drained proved 1
