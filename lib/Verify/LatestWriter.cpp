@@ -369,7 +369,12 @@ Tags KernelVerifier::readShared(const MemView &mv,
     }
     rec.cands.push_back(rc);
   }
-  rec.defined = defined;
+  // A read that does not execute (an instance whose guard fails: the
+  // previous iteration of a loop's first, a branch not taken) reads nothing
+  // and is vacuously defined. Requiring a writer there made every query ask
+  // for an executing previous iteration: a loop-carried fragment's first
+  // iteration (the prologue's load) was never checked.
+  rec.defined = defined || !in.guard;
   rec.cut = cut;
   rec.unsync = unsync;
   q->reads.push_back(rec);

@@ -265,3 +265,37 @@ TEST_CASE("init files and save paths", "[spec]") {
     CHECK(std::string(re.what()).find("65 bytes") != std::string::npos);
   }
 }
+
+TEST_CASE("a launch outside the proved envelope is refused", "[spec]") {
+  // The envelope the Python launcher writes from the launch ABI's limits
+  // (argus/Verify/ModelLimits.h): the spec's launch is inside it.
+  std::string inside =
+      replace(kGood, "\"warmup\": 1",
+              "\"envelope\": {\"grid\": [1, 65536], \"scalars\": {\"M\": [1, "
+              "65536]}}, \"warmup\": 1");
+  CHECK_NOTHROW(parseLaunchSpec(parseJson(inside), "/base"));
+  // Every value at the edges and past them, for the scalar and the grid.
+  for (int64_t m : {int64_t(0), int64_t(65536), int64_t(100000)}) {
+    std::string s = replace(inside, "\"value\": 128",
+                            "\"value\": " + std::to_string(m));
+    CHECK(specErrorPath(s) == "$.args[3].value");
+    try {
+      parseLaunchSpec(parseJson(s), "/base");
+    } catch (const RuntimeError &e) {
+      CHECK_THAT(e.what(), Catch::Contains("argument 'M' is " +
+                                           std::to_string(m) +
+                                           ", outside [1, 65536)"));
+    }
+  }
+  CHECK(specErrorPath(replace(inside, "\"value\": 128", "\"value\": 65535")) ==
+        "<no error>");
+  CHECK(specErrorPath(replace(inside, "\"grid\": [4, 4]",
+                              "\"grid\": [65536, 4]")) == "$.grid[0]");
+  CHECK(specErrorPath(replace(inside, "\"grid\": [4, 4]",
+                              "\"grid\": [65535, 4]")) == "<no error>");
+  // A malformed envelope is a spec error of its own.
+  CHECK(specErrorPath(replace(inside, "\"grid\": [1, 65536]",
+                              "\"grid\": [65536, 1]")) == "$.envelope.grid");
+  CHECK(specErrorPath(replace(inside, "\"M\": [1,", "\"Q\": [1,")) ==
+        "$.envelope.scalars.Q");
+}
