@@ -276,15 +276,15 @@ TEST_CASE("a launch outside the proved envelope is refused", "[spec]") {
   CHECK_NOTHROW(parseLaunchSpec(parseJson(inside), "/base"));
   // Every value at the edges and past them, for the scalar and the grid.
   for (int64_t m : {int64_t(0), int64_t(65536), int64_t(100000)}) {
-    std::string s = replace(inside, "\"value\": 128",
-                            "\"value\": " + std::to_string(m));
+    std::string s =
+        replace(inside, "\"value\": 128", "\"value\": " + std::to_string(m));
     CHECK(specErrorPath(s) == "$.args[3].value");
     try {
       parseLaunchSpec(parseJson(s), "/base");
     } catch (const RuntimeError &e) {
-      CHECK_THAT(e.what(), Catch::Contains("argument 'M' is " +
-                                           std::to_string(m) +
-                                           ", outside [1, 65536)"));
+      CHECK_THAT(e.what(),
+                 Catch::Contains("argument 'M' is " + std::to_string(m) +
+                                 ", outside [1, 65536)"));
     }
   }
   CHECK(specErrorPath(replace(inside, "\"value\": 128", "\"value\": 65535")) ==

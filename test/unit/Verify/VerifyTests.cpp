@@ -20,6 +20,8 @@
 #include "ConcreteSim.h"
 
 #include "argus/Dialect/ArgusDialect.h"
+#include "argus/Verify/CheckKinds.h"
+#include "argus/Verify/ModelLimits.h"
 #include "argus/Verify/TagVerifier.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -337,6 +339,11 @@ TEST_CASE("every example kernel is proved", "[verify][examples]") {
       for (auto &c : k.checks) {
         INFO(c.kind << " at " << c.siteLocation << ": " << c.reason);
         CHECK(c.status == V::Status::Proved);
+        // Not vacuous: each proof names an instance where it applies, and
+        // its kind is a row of the check-kind table.
+        CHECK(!c.witness.empty());
+        CHECK(c.witness.find("not shown") != 0);
+        CHECK(V::findCheckKind(c.kind));
       }
   }
 }
@@ -604,8 +611,13 @@ func.func @k(%C: memref<?x?xf32>)
   REQUIRE(m);
   auto reports = V::verifyModule(*m, {});
   REQUIRE(reports.size() == 1);
-  const V::CheckResult &c = reports[0].checks.front();
-  REQUIRE(c.kind == "assert");
+  // The premises come first (proved), then the assertion.
+  REQUIRE(reports[0].checks.front().kind == "assumptions");
+  auto it =
+      std::find_if(reports[0].checks.begin(), reports[0].checks.end(),
+                   [](const V::CheckResult &r) { return r.kind == "assert"; });
+  REQUIRE(it != reports[0].checks.end());
+  const V::CheckResult &c = *it;
   REQUIRE(c.status == V::Status::Violated);
   const V::Counterexample &cx = c.counterexamples.front();
   // The holder of the value element is the thread the layout says.
@@ -806,4 +818,185 @@ func.func @k(%X: memref<?x?xf32>, %Y: memref<?x?xf32>)
   CHECK(cx.notes[1].find("one name for two tensors") != std::string::npos);
   CHECK(cx.notes[2].find("two names for one tensor") != std::string::npos);
   CHECK(replay(kernelOf(*m), *bad) == "");
+}
+
+namespace {
+/// An elementwise kernel whose single assumption is `cond` (IR text over
+/// %A, %N, %gx, %d = dim 0 of %A and %big1 = big + 1: a value the model's
+/// constants can state for big + 1 = 2^23 too).
+std::string premiseKernel(const std::string &cond, int64_t big) {
+  return R"mlir(
+!G = !argus.tile<128xf32, global>
+!R = !argus.tile<128xf32, register, "(128,1):(1,128)">
+func.func @k(%A: memref<?xf32>, %N: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90">} {
+  %c0 = arith.constant 0 : index
+  %big = arith.constant )mlir" +
+         std::to_string(big) + R"mlir( : index
+  %c1 = arith.constant 1 : index
+  %big1 = arith.addi %big, %c1 : index
+  %gx = gpu.grid_dim x
+  %bx = gpu.block_id x
+  %d = memref.dim %A, %c0 : memref<?xf32>
+  %p = )mlir" +
+         cond +
+         R"mlir(
+  argus.assume %p, "the premise"
+  %ga = argus.view "A" %A[%c0] : memref<?xf32> -> !G
+  %r = argus.load %ga : !G -> !R
+  argus.store %r, %ga : !R, !G
+  return
+}
+)mlir";
+}
+
+const V::CheckResult *findKind(const std::vector<V::KernelReport> &reports,
+                               const std::string &kind) {
+  for (auto &rep : reports)
+    for (auto &c : rep.checks)
+      if (c.kind == kind)
+        return &c;
+  return nullptr;
+}
+} // namespace
+
+TEST_CASE("assumptions outside each of the model's ranges are violated, never "
+          "a vacuous proof",
+          "[verify][premises]") {
+  // One limit each (ModelLimits.h): at the first value outside the range
+  // the premise is violated and no other check runs; just inside it, the
+  // premise is proved with a witness launch.
+  struct Case {
+    const char *what, *cond;
+    int64_t outside, inside;
+    const char *limit;
+  };
+  const Case cases[] = {
+      {"grid", "arith.cmpi eq, %gx, %big1 : index", V::kGridBound,
+       V::kGridBound - 1, "model limit: grid_dim.x in [1, 65536)"},
+      {"argument", "arith.cmpi eq, %N, %big1 : index", V::kScalarBound,
+       V::kScalarBound - 1, "model limit: arg1 in [1, 65536)"},
+      // 2^23 is also past the index range of the assumption's own sum: the
+      // core names one limit or the other.
+      {"size", "arith.cmpi eq, %d, %big1 : index", V::kSizeBound,
+       V::kSizeBound - 1, "model limit: "},
+  };
+  for (const Case &c : cases) {
+    INFO(c.what);
+    auto bad = parse(premiseKernel(c.cond, c.outside - 1));
+    REQUIRE(bad);
+    auto reports = V::verifyModule(*bad, {});
+    REQUIRE(reports.size() == 1);
+    REQUIRE(reports[0].checks.size() == 1);
+    const V::CheckResult &p = reports[0].checks[0];
+    CHECK(p.kind == "assumptions");
+    CHECK(p.status == V::Status::Violated);
+    REQUIRE(!p.counterexamples.empty());
+    std::string notes;
+    for (auto &n : p.counterexamples[0].notes)
+      notes += n + "\n";
+    // (For the size, 2^23 - 1 + 1 leaves the index range by itself.)
+    if (std::string(c.what) != "size")
+      CHECK(notes.find("conflicting: argus.assume \"the premise\"") !=
+            std::string::npos);
+    CHECK(notes.find(c.limit) != std::string::npos);
+    CHECK(V::summarize(reports) == V::Outcome::Violated);
+
+    auto good = parse(premiseKernel(c.cond, c.inside - 1));
+    REQUIRE(good);
+    auto ok = V::verifyModule(*good, {});
+    const V::CheckResult *q = findKind(ok, "assumptions");
+    REQUIRE(q);
+    CHECK(q->status == V::Status::Proved);
+    CHECK(q->witness.find(std::to_string(c.inside)) != std::string::npos);
+    CHECK(ok[0].checks.size() > 1);
+  }
+}
+
+TEST_CASE("every proved check has a witness, and a dead site is unknown",
+          "[verify][premises]") {
+  auto m = parse(R"mlir(
+!G = !argus.tile<128xf32, global>
+!R = !argus.tile<128xf32, register, "(128,1):(1,128)">
+func.func @k(%A: memref<128xf32>, %N: index)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90">} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %small = arith.cmpi ult, %N, %c8 : index
+  argus.assume %small, "N below 8"
+  %ga = argus.view "A" %A[%c0] : memref<128xf32> -> !G
+  %r = argus.load %ga : !G -> !R
+  %never = arith.cmpi ugt, %N, %c8 : index
+  scf.if %never {
+    argus.store %r, %ga : !R, !G
+  }
+  scf.for %i = %c0 to %N step %c8 {
+    argus.store %r, %ga : !R, !G
+  }
+  return
+}
+)mlir");
+  REQUIRE(m);
+  auto reports = V::verifyModule(*m, {});
+  int vacuous = 0, witnessed = 0;
+  for (auto &c : reports[0].checks) {
+    INFO(c.kind << " at " << c.siteLocation << ": " << c.reason);
+    if (c.status == V::Status::Proved) {
+      CHECK(!c.witness.empty());
+      witnessed += c.witness.find("reached at") == 0;
+    }
+    if (c.reason.find("vacuous") == 0) {
+      ++vacuous;
+      // Only the store in the branch no launch takes.
+      CHECK(c.siteLocation.find(":14:") != std::string::npos);
+    }
+  }
+  CHECK(vacuous > 0);
+  CHECK(witnessed > 0); // the loop's store: N = 1..7 runs it once
+}
+
+TEST_CASE("an op outside the model makes every check unknown",
+          "[verify][premises]") {
+  auto m = parse(R"mlir(
+!G = !argus.tile<128xf32, global>
+!R = !argus.tile<128xf32, register, "(128,1):(1,128)">
+func.func @k(%A: memref<128xf32>, %B: memref<128xf32>)
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90">} {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 1.0 : f32
+  %ga = argus.view "A" %A[%c0] : memref<128xf32> -> !G
+  %r = argus.load %ga : !G -> !R
+  %gb = argus.view "B" %B[%c0] : memref<128xf32> -> !G
+  argus.store %r, %gb : !R, !G
+  memref.store %f, %B[%c0] : memref<128xf32>
+  return
+}
+)mlir");
+  REQUIRE(m);
+  auto reports = V::verifyModule(*m, {});
+  int unknown = 0;
+  for (auto &c : reports[0].checks) {
+    if (c.kind == "assumptions")
+      continue;
+    INFO(c.kind);
+    CHECK(c.status == V::Status::Unknown);
+    CHECK(c.reason.find("not modelled: 'memref.store'") == 0);
+    ++unknown;
+  }
+  CHECK(unknown > 0);
+  bool listed = false;
+  for (auto &u : reports[0].unchecked)
+    listed |= u.find("memref.store") != std::string::npos;
+  CHECK(listed);
+}
+
+TEST_CASE("every reported kind is a row of the check-kind table",
+          "[verify][premises]") {
+  for (const V::CheckKind &k : V::checkKinds()) {
+    INFO(k.name);
+    CHECK(V::findCheckKind(k.name) == &k);
+    CHECK(std::string(k.meaning).size() > 10);
+    CHECK(std::string(k.models).size() > 5);
+  }
+  CHECK(V::findCheckKind("no-such-kind") == nullptr);
 }
