@@ -42,6 +42,7 @@ class LaunchRecord:
     target: str
     grid: Optional[List[int]]  # None: the kernel's grid rule
     args: List[dict]          # per parameter: tensor {name, shape, dtype, ptr, nbytes} or value
+    meta: Dict[str, Any] = dataclasses.field(default_factory=dict)  # named dims, index values
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -80,6 +81,7 @@ class Recorder:
         self._hash_of: Dict[int, str] = {}
         self._export_dir = export_dir
         self._exported: set = set()
+        self.findings: List[str] = []
 
     def _hash(self, variant) -> str:
         h = self._hash_of.get(id(variant))
@@ -101,10 +103,17 @@ class Recorder:
                 g = list(_launch._grid(grid, dict(bound.meta, block=variant.block), variant))
             self.launches.append(LaunchRecord(
                 self.call, variant.name, aot.variant_name(variant), h, variant.target, g,
-                [_arg_record(n, a, v) for n, a, v in bound.values]))
+                [_arg_record(n, a, v) for n, a, v in bound.values],
+                {k: v for k, v in bound.meta.items() if isinstance(v, int)
+                 and not isinstance(v, bool) and k not in bound.constexprs}))
             if self.executor == "capture":
                 return RunResult({"launch": "recorded, not executed"}, None, None, [], {})
             if self.executor == "gpu":
+                import torch
+                if torch.cuda.current_stream() != torch.cuda.default_stream():
+                    # events on the default stream would not time it: refused
+                    self.findings.append(f"{variant.name} launched on a non-default CUDA "
+                                         "stream")
                 if h not in self._exported:
                     if self._export_dir is None:
                         self._export_dir = tempfile.mkdtemp(prefix="argus-kb-aot-")

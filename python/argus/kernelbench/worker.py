@@ -220,7 +220,7 @@ class Worker:
             error = f"{type(e).__name__}: {e}\n" + traceback.format_exc(limit=6)
         after = state_of(self.model, self.solution)
         outs = _tensor_list(out) if out is not None else []
-        findings = []
+        findings = list(rec.findings)
         if out is not None and not outs:
             findings.append(f"forward returned {type(out).__name__}, not tensors")
         for i, (x, p) in enumerate(zip(inputs, pristine)):

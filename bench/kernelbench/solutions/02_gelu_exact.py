@@ -1,0 +1,17 @@
+import torch
+
+import argus
+import _kernels as K
+
+KERNEL = K.unary("gelu_exact", argus.gelu)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, *args):
+        super().__init__()
+
+    def forward(self, x):
+        flat = x.reshape(-1)
+        y = torch.empty_like(flat)
+        KERNEL[None](flat, y)
+        return y.view(x.shape)
