@@ -50,7 +50,10 @@ import argus
 
 @argus.kernel(target="sm_90a", block=128)
 def add1(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"]):
-    argus.assume(X.dim("N").eq(argus.grid_dim("x") * 1024), "one 1024-element tile per block")
+    N = X.dim("N")
+    argus.assume(N < 2 ** 22, "N < 2^22 (the verifier's index range)")
+    argus.assume((N % 1024).eq(0), "one 1024-element tile per block")
+    argus.assume(argus.grid_dim("x").eq(argus.cdiv(N, 1024)), "the grid covers N")
     n0 = argus.block_id("x") * 1024
     gx = argus.tag(argus.view(X, (n0,), (1024,)), lambda i: (n0 + i,))
     gy = argus.tag(argus.view(Y, (n0,), (1024,)), lambda i: (n0 + i,))

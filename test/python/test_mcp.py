@@ -15,7 +15,10 @@ KERNEL = '''import argus
 
 @argus.kernel(target="sm_90a", block=128)
 def add1(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"]):
-    argus.assume(X.dim("N").eq(argus.grid_dim("x") * 1024), "one tile per block")
+    N = X.dim("N")
+    argus.assume(N < 2 ** 22, "N < 2^22 (the verifier's index range)")
+    argus.assume((N % 1024).eq(0), "one 1024-element tile per block")
+    argus.assume(argus.grid_dim("x").eq(argus.cdiv(N, 1024)), "the grid covers N")
     n0 = argus.block_id("x") * 1024
     gx = argus.tag(argus.view(X, (n0,), (1024,)), lambda i: (n0 + i,))
     gy = argus.tag(argus.view(Y, (n0,), (1024,)), lambda i: (n0 + i,))
@@ -24,7 +27,10 @@ def add1(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"]):
 
 @argus.kernel(target="sm_90a", block=128)
 def shifted(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"]):
-    argus.assume(X.dim("N").eq(argus.grid_dim("x") * 1024), "one tile per block")
+    N = X.dim("N")
+    argus.assume(N < 2 ** 22, "N < 2^22 (the verifier's index range)")
+    argus.assume((N % 1024).eq(0), "one 1024-element tile per block")
+    argus.assume(argus.grid_dim("x").eq(argus.cdiv(N, 1024)), "the grid covers N")
     n0 = argus.block_id("x") * 1024
     gx = argus.tag(argus.view(X, (n0,), (1024,)), lambda i: (n0 + i,))
     gy = argus.tag(argus.view(Y, (n0,), (1024,)), lambda i: (n0 + i + 1,))
@@ -148,7 +154,7 @@ def test_verify_and_compile(client, need_verifier):
     bad = [c for c in k["checks"] if c["status"] == "violated"]
     assert bad and any(c["kind"] == "assert" for c in bad)
     cx = next(c for c in bad if c["kind"] == "assert")
-    assert cx["location"].endswith(":10") and cx["counterexample_json"]["elements"]
+    assert cx["location"].endswith(":24") and cx["counterexample_json"]["elements"]
     r = client.tool("compile", source=KERNEL, kernel="add1", target="sm_90a", include_asm=True)
     c = r["structuredContent"]["kernels"]["add1"]
     assert c["bytes"] > 0 and ".entry" in c["asm"] and c["abi"]["add1"]["written_args"] == [1]

@@ -60,6 +60,8 @@ class GlueReport:
     counts: Dict[str, int] = dataclasses.field(default_factory=dict)
     allowed_torch_ops: Dict[str, int] = dataclasses.field(default_factory=dict)
     rejected: List[str] = dataclasses.field(default_factory=list)
+    # address ranges of the results of allowed torch ops (outputs may come from them)
+    torch_results: List[tuple] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -67,7 +69,7 @@ class GlueReport:
 
     def to_dict(self) -> dict:
         return {"counts": dict(self.counts), "allowed_torch_ops": dict(self.allowed_torch_ops),
-                "rejected": list(self.rejected)}
+                "rejected": list(self.rejected), "torch_results": list(self.torch_results)}
 
 
 def _tensors(x) -> Iterable:
@@ -160,6 +162,9 @@ class GlueMonitor:
         if cls in ("alloc", "copy", "torch") and name.split(".")[1] not in INIT_OPS:
             for t in _tensors(out):
                 self._fresh.add(_storage_key(t))
+                if cls == "torch":  # an allowed op's result may be an output
+                    p = t.data_ptr()
+                    self.report.torch_results.append((p, p + t.numel() * t.element_size()))
 
     def __enter__(self):
         from torch.utils._python_dispatch import TorchDispatchMode

@@ -65,7 +65,7 @@ def fingerprint(v, depth: int = 3, seen=None):
                       for c in (v.__closure__ or ()) if _cell_ok(c))
         return ("f", id(v), fingerprint(v.__defaults__, depth - 1, seen),
                 fingerprint(v.__kwdefaults__, depth - 1, seen),
-                fingerprint(dict(vars(v)), depth - 1, seen), cells)
+                fingerprint(vars(v), depth - 1, seen), cells)
     if isinstance(v, type) or type(v).__name__ == "module":
         return ("id", id(v))
     attrs = getattr(v, "__dict__", None)
