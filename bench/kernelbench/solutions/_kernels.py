@@ -17,47 +17,53 @@ TARGET = "sm_90a"
 VEC = 4  # f32 elements in a 16-byte vector
 
 #===------------------------------------------------------------------------===#
-# Elementwise: one flat vector of N elements, any N that is a multiple of 4
+# Elementwise: an M x C matrix (any tensor seen as rows), any M, C % 4 == 0
 #===------------------------------------------------------------------------===#
 
+# The verifier's index range is below 2^23: a flat index of a large tensor
+# would leave it, so elementwise kernels index rows and columns.
+EW_ROWS, EW_COLS = 16, 256
 
-def unary(name, fn, tile=4096, threads=256):
-    """Y = fn(X) over a flat f32 vector."""
+
+def _ew_assumptions(X):
+    M, C = X.dim("M"), X.dim("C")
+    argus.assume((M < 2 ** 22) & (C < 2 ** 22), "M, C < 2^22 (the verifier's index range)")
+    argus.assume((C % VEC).eq(0), "rows are whole 16-byte vectors (C a multiple of 4)")
+    argus.assume(argus.grid_dim("y").eq(argus.cdiv(M, EW_ROWS)) &
+                 argus.grid_dim("x").eq(argus.cdiv(C, EW_COLS)),
+                 "one tile per block, boundary tiles clipped")
+    return argus.block_id("y") * EW_ROWS, argus.block_id("x") * EW_COLS
+
+
+def _ew_view(T, m0, n0):
+    return argus.tag(argus.view(T, (m0, n0), (EW_ROWS, EW_COLS), clipped=True),
+                     lambda m, n: (m0 + m, n0 + n))
+
+
+def unary(name, fn, threads=256):
+    """Y = fn(X) elementwise over an M x C f32 matrix."""
 
     @argus.kernel(target=TARGET, block=threads, name=name)
-    def k(X: argus.Tensor[("N",), "f32"], Y: argus.Tensor[("N",), "f32"]):
-        N = X.dim("N")
-        argus.assume(argus.grid_dim("x").eq(argus.cdiv(N, tile)),
-                     "one tile per block, the last one clipped")
-        argus.assume((N % VEC).eq(0), "N is a multiple of 4 (16-byte vectors)")
-        n0 = argus.block_id("x") * tile
-        gx = argus.tag(argus.view(X, (n0,), (tile,), clipped=True), lambda i: (n0 + i,))
-        gy = argus.tag(argus.view(Y, (n0,), (tile,), clipped=True), lambda i: (n0 + i,))
-        argus.store(fn(argus.load(gx)), gy)
-        argus.tag_assert("value.i == dest.i")
+    def k(X: argus.Tensor[("M", "C"), "f32"], Y: argus.Tensor[("M", "C"), "f32"]):
+        m0, n0 = _ew_assumptions(X)
+        argus.store(fn(argus.load(_ew_view(X, m0, n0))), _ew_view(Y, m0, n0))
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
     return k
 
 
-def binary(name, fn, tile=4096, threads=256):
-    """Y = fn(A, B) over two flat f32 vectors of one length."""
+def binary(name, fn, threads=256):
+    """Y = fn(A, B) elementwise over two M x C f32 matrices."""
 
     @argus.kernel(target=TARGET, block=threads, name=name)
-    def k(A: argus.Tensor[("N",), "f32"], B: argus.Tensor[("N",), "f32"],
-          Y: argus.Tensor[("N",), "f32"]):
-        N = A.dim("N")
-        argus.assume(argus.grid_dim("x").eq(argus.cdiv(N, tile)),
-                     "one tile per block, the last one clipped")
-        argus.assume((N % VEC).eq(0), "N is a multiple of 4 (16-byte vectors)")
-        n0 = argus.block_id("x") * tile
-        ga = argus.tag(argus.view(A, (n0,), (tile,), clipped=True), lambda i: (n0 + i,))
-        gb = argus.tag(argus.view(B, (n0,), (tile,), clipped=True), lambda i: (n0 + i,))
-        a = argus.load(ga)
-        b = argus.load(gb)
+    def k(A: argus.Tensor[("M", "C"), "f32"], B: argus.Tensor[("M", "C"), "f32"],
+          Y: argus.Tensor[("M", "C"), "f32"]):
+        m0, n0 = _ew_assumptions(A)
+        a = argus.load(_ew_view(A, m0, n0))
+        b = argus.load(_ew_view(B, m0, n0), layout=a.layout)
         y = fn(a, b)
-        argus.tag_assert(y, "lhs.i == rhs.i")
-        gy = argus.tag(argus.view(Y, (n0,), (tile,), clipped=True), lambda i: (n0 + i,))
-        argus.store(y, gy)
-        argus.tag_assert("value.i == dest.i")
+        argus.tag_assert(y, "lhs.m == rhs.m && lhs.n == rhs.n")
+        argus.store(y, _ew_view(Y, m0, n0))
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
     return k
 
 
@@ -347,59 +353,6 @@ def gemm(name, bias=False, epilogue=None, stages=2, scalar=False):
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"]):
             body(A, B, C, None, None)
-    return k
-
-
-def bmm(name="bmm_f32", stages=2):
-    """C[b] = A[b] @ B[b] for A (BATCH*M x K), B (BATCH*K x N), C (BATCH*M x N)
-    (the 3-D tensors seen as matrices): block z is the batch; M and K
-    multiples of the tile (a tile never crosses two batches), N a multiple
-    of 4."""
-    instr, warps, (TM, TN, TK) = GEMM_INSTR, GEMM_WARPS, GEMM_TILE
-    mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
-
-    @argus.kernel(target=TARGET, block=mma.threads, name=name)
-    def k(A: argus.Tensor[("BM", "K"), "f32"], B: argus.Tensor[("BK", "N"), "f32"],
-          C: argus.Tensor[("BM", "N"), "f32"], M: argus.index):
-        K, N = A.dim("K"), B.dim("N")
-        batch = argus.grid_dim("z")
-        argus.assume((M % TM).eq(0) & (K % TK).eq(0) & (N % VEC).eq(0),
-                     f"M, K multiples of the tile ({TM}, {TK}), N of 4")
-        argus.assume(A.dim("BM").eq(batch * M) & B.dim("BK").eq(batch * K),
-                     "BATCH matrices along the rows, one per block z")
-        argus.assume(argus.grid_dim("y").eq(M // TM) & argus.grid_dim("x").eq(argus.cdiv(N, TN)),
-                     "one block per C tile of a batch")
-        argus.assume(K < 2 ** 22, "K < 2^22")
-        b = argus.block_id("z")
-        m0 = b * M + argus.block_id("y") * TM
-        n0 = argus.block_id("x") * TN
-        kb = b * K
-        sa = argus.alloc((TM, TK), "f32", argus.swizzled_rows((TM, TK), "f32"), name="sA",
-                         stages=stages)
-        sb = argus.alloc((TK, TN), "f32", argus.swizzled_rows((TK, TN), "f32"), name="sB",
-                         stages=stages)
-
-        def load(kt, st):
-            k0 = kt * TK
-            ga = argus.tag(argus.view(A, (m0, k0), (TM, TK), clipped=True),
-                           lambda m, k: (m0 + m, k0 + k))
-            gb = argus.tag(argus.view(B, (kb + k0, n0), (TK, TN), clipped=True),
-                           lambda k, n: (k0 + k, n0 + n))
-            argus.copy_async(ga, sa[st])
-            argus.copy_async(gb, sb[st])
-
-        def compute(kt, st, acc):
-            acc = argus.mma(instr, argus.load(sa[st], layout=mma.a),
-                            argus.load(sb[st], layout=mma.b), acc)
-            argus.tag_assert(acc, "a.k == b.k && a.m == acc.m && b.n == acc.n")
-            return acc
-
-        acc = argus.tag(argus.zeros((TM, TN), "f32", mma.c), lambda m, n: (m0 + m, n0 + n))
-        y = argus.pipeline(K // TK, load, compute, carry=acc, stages=stages)
-        gc = argus.tag(argus.view(C, (m0, n0), (TM, TN), clipped=True),
-                       lambda m, n: (m0 + m, n0 + n))
-        argus.store(y, gc)
-        argus.tag_assert("value.m == dest.m && value.n == dest.n")
     return k
 
 

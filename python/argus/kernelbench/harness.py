@@ -175,23 +175,33 @@ def _unravel(i: int, shape) -> List[int]:
     return list(reversed(out))
 
 
+def _covered(lo: int, hi: int, ranges) -> bool:
+    """[lo, hi) lies inside the union of the half-open ``ranges``."""
+    at = lo
+    for a, b in sorted(ranges):
+        if a > at:
+            break
+        at = max(at, b)
+        if at >= hi:
+            return True
+    return at >= hi
+
+
 def _provenance(reply: dict, written: Dict[str, List[int]]) -> List[str]:
-    """Outputs not inside a tensor that a kernel launched in this call
-    writes."""
+    """Outputs not covered by the tensors that kernels launched in this call
+    write (several launches may write parts of one output: a batch loop),
+    or by the results of torch ops allowed by name."""
     problems = []
-    launches = reply["launches"]
+    ranges = []
+    for l in reply["launches"]:
+        for j in written.get(l["ir_hash"], []):
+            a = l["args"][j] if j < len(l["args"]) else {}
+            if a.get("kind") == "tensor" and "ptr" in a:
+                ranges.append((a["ptr"], a["ptr"] + a["nbytes"]))
+    ranges += [tuple(r) for r in reply.get("glue", {}).get("torch_results", [])]
     for i, rng in enumerate(reply["output_ranges"]):
         lo, hi = rng[2], rng[3]
-        found = False
-        for l in launches:
-            for a in (l["args"][j] for j in written.get(l["ir_hash"], []) if j < len(l["args"])):
-                if a.get("kind") == "tensor" and "ptr" in a and \
-                        a["ptr"] <= lo and hi <= a["ptr"] + a["nbytes"]:
-                    found = True
-        if not found and any(a <= lo and hi <= b for a, b in
-                             reply.get("glue", {}).get("torch_results", [])):
-            found = True  # the result of a torch op allowed by name (reported separately)
-        if not found:
+        if hi > lo and not _covered(lo, hi, ranges):
             problems.append(f"output {i} was not written by any kernel launched in this call")
     return problems
 
