@@ -368,3 +368,58 @@ def test_suite_goes_on_after_a_fault_and_a_hang(env, tmp_path):
     assert len(log.read_text().splitlines()) == 4
     again = run_suite(str(d), args=[], log=str(log), resume=True)   # nothing re-run
     assert [r["task"] for r in again] == ["a_ok", "b_crash", "c_hang", "d_nosol"]
+
+
+# Unmodified KernelBench files (kept out of git): set ARGUS_KERNELBENCH_DIR to
+# a checkout's KernelBench/ directory (the one holding level1/ and level2/).
+KB_DIR = os.environ.get("ARGUS_KERNELBENCH_DIR")
+needs_kb = pytest.mark.skipif(not KB_DIR, reason="ARGUS_KERNELBENCH_DIR (KernelBench's "
+                              "KernelBench/ directory) is not set")
+
+
+@needs_kb
+def test_unmodified_kernelbench_level1_and_level2_tasks_load():
+    import glob
+    from argus.kernelbench.task import load_task
+    files = sorted(glob.glob(os.path.join(KB_DIR, "level1", "*.py")) +
+                   glob.glob(os.path.join(KB_DIR, "level2", "*.py")))
+    assert len(files) >= 200
+    for f in files:
+        t = load_task(f)
+        assert isinstance(t.get_init_inputs(), (list, tuple)), f
+
+
+KB_L2_12_SOLUTION = '''
+import sys
+sys.path.insert(0, {soldir!r})
+import torch
+import argus
+import _kernels as K
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, in_features, out_features, multiplier, negative_slope):
+        super().__init__()
+        self.gemm = torch.nn.Linear(in_features, out_features)
+        m, s = float(multiplier), float(negative_slope)
+        self.kernel = K.gemm("gemm_mul_leaky", bias=True,
+                             epilogue=lambda y: argus.where(y > 0, y * m, y * (m * s)))
+
+    def forward(self, x):
+        w_t = self.gemm.weight.t().contiguous()
+        y = torch.empty(x.shape[0], w_t.shape[1], dtype=x.dtype, device=x.device)
+        self.kernel[None](x, w_t, y, self.gemm.bias)
+        return y
+'''
+
+
+@needs_kb
+def test_unmodified_kernelbench_level2_task_evaluates(tmp_path, need_verifier):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sol = tmp_path / "sol.py"
+    sol.write_text(KB_L2_12_SOLUTION.format(
+        soldir=os.path.join(root, "bench", "kernelbench", "solutions")))
+    rec = evaluate(os.path.join(KB_DIR, "level2", "12_Gemm_Multiply_LeakyReLU.py"), str(sol),
+                   Options(seeds=1, executor="capture", timeout_s=600))
+    assert rec["accepted"], reasons(rec)
+    assert rec["loaded_reference_state"] and rec["kernels"][0]["status"] == "proved"
