@@ -286,14 +286,15 @@ def make_cumsum(name="cumsum_rows", rows=16, cols=128, threads=128):
 GEMM_INSTR, GEMM_WARPS, GEMM_TILE = "mma.m16n8k8.f32.tf32", (2, 2), (64, 64, 32)
 
 
-def gemm(name, bias=False, epilogue=None, stages=2, scalar=False):
+def gemm(name, bias=False, epilogue=None, stages=2, scalar=False, row_scale=False):
     """C (M x N) = epilogue(A (M x K) @ B (K x N) [+ bias (N)]), any M; N and
     K multiples of 4 (16-byte vectors). ``epilogue(y)`` takes the f32
-    accumulator tile (``scalar``: and a Scalar parameter ``s``)."""
+    accumulator tile (``scalar``: and a Scalar parameter ``s``);
+    ``row_scale``: C = (A @ B) * G[:, None] for a G of M values (no bias)."""
     instr, warps, (TM, TN, TK) = GEMM_INSTR, GEMM_WARPS, GEMM_TILE
     mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
 
-    def body(A, B, C, Bias, s):
+    def body(A, B, C, Bias, s, G=None):
         M, N, K = A.dim("M"), B.dim("N"), A.dim("K")
         argus.assume(argus.grid_dim("y").eq(argus.cdiv(M, TM)) &
                      argus.grid_dim("x").eq(argus.cdiv(N, TN)),
@@ -330,6 +331,11 @@ def gemm(name, bias=False, epilogue=None, stages=2, scalar=False):
             bv = argus.load(gbias, layout=argus.reduce_layout(mma.c, (TM, TN), 0))
             y = y + argus.broadcast(bv, 0, like=y)
             argus.tag_assert(y, "lhs.n == rhs.n")
+        if G is not None:
+            gg = argus.tag(argus.view(G, (m0,), (TM,), clipped=True), lambda m: (m0 + m,))
+            gv = argus.load(gg, layout=argus.reduce_layout(mma.c, (TM, TN), 1))
+            y = y * argus.broadcast(gv, 1, like=y)
+            argus.tag_assert(y, "lhs.m == rhs.m")
         if epilogue is not None:
             y = epilogue(y, s) if scalar else epilogue(y)
         gc = argus.tag(argus.view(C, (m0, n0), (TM, TN), clipped=True),
@@ -337,7 +343,12 @@ def gemm(name, bias=False, epilogue=None, stages=2, scalar=False):
         argus.store(y, gc)
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
 
-    if bias and scalar:
+    if row_scale:
+        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
+              C: argus.Tensor[("M", "N"), "f32"], G: argus.Tensor[("M",), "f32"]):
+            body(A, B, C, None, None, G)
+    elif bias and scalar:
         @argus.kernel(target=TARGET, block=mma.threads, name=name)
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"], Bias: argus.Tensor[("N",), "f32"],
@@ -348,6 +359,11 @@ def gemm(name, bias=False, epilogue=None, stages=2, scalar=False):
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"], Bias: argus.Tensor[("N",), "f32"]):
             body(A, B, C, Bias, None)
+    elif scalar:
+        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
+              C: argus.Tensor[("M", "N"), "f32"], s: argus.Scalar["f32"]):
+            body(A, B, C, None, s)
     else:
         @argus.kernel(target=TARGET, block=mma.threads, name=name)
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
