@@ -268,3 +268,23 @@ def test_hanging_kernel_becomes_a_timeout_record(task, tmp_path):
     assert a["status"] == "timeout", a
     assert "did not answer 'call' within 3 s" in a["record"]["reasons"][0]
     assert "timeout" in icrl.attempt_feedback(a)
+
+
+@pytest.mark.verifier
+def test_end_to_end_a_good_answer_is_accepted_by_the_real_evaluator(task, tmp_path, need_verifier):
+    """Stub -> prompt -> reply -> the real evaluator in a child process
+    (capture mode: correctness is said to be unchecked) -> the loop stops."""
+    pytest.importorskip("torch")
+    stub = Stub([{"content": NOCODE}, {"content": GOOD}, {"content": GOOD}])
+    try:
+        loop = icrl.ICRL(task, icrl.HTTPPolicy(stub.url, "m", None, timeout_s=10),
+                         str(tmp_path / "log.jsonl"), attempts=5,
+                         eval_args=["--seeds", "1", "--executor", "capture"], eval_timeout_s=300)
+        hist = loop.run()
+    finally:
+        stub.close()
+    assert [h["status"] for h in hist] == ["no_code", "proved, not run (correctness not checked)"]
+    rec = hist[-1]["record"]
+    assert rec["accepted"] and rec["correct"] is None
+    assert rec["kernels"][0]["status"] == "proved"
+    assert len(stub.requests) == 2  # stopped at the first accepted attempt

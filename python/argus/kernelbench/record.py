@@ -71,7 +71,8 @@ class Recorder:
     the IR text, ``r.variants`` IR hashes to the kernel variants.
     ``monitor`` (a GlueMonitor) is suspended during each launch."""
 
-    def __init__(self, executor: Any = "capture", monitor=None, export_dir: Optional[str] = None):
+    def __init__(self, executor: Any = "capture", monitor=None, export_dir: Optional[str] = None,
+                 exported: Optional[set] = None):
         self.executor = executor
         self.monitor = monitor
         self.call = 0
@@ -80,7 +81,9 @@ class Recorder:
         self.variants: Dict[str, Any] = {}
         self._hash_of: Dict[int, str] = {}
         self._export_dir = export_dir
-        self._exported: set = set()
+        # IR hashes already exported to export_dir (share the set across
+        # recorders of one process: each export compiles)
+        self._exported: set = set() if exported is None else exported
         self.findings: List[str] = []
 
     def _hash(self, variant) -> str:

@@ -164,6 +164,8 @@ class Worker:
         self.previous_outputs: list = []
         self.previous_inputs: list = []
         self.calls = 0
+        self.export_dir = None      # argus.aot exports of the launched variants (gpu)
+        self.exported: set = set()
 
     def setup(self, msg: dict) -> dict:
         import torch
@@ -207,7 +209,7 @@ class Worker:
         pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         before = state_of(self.model, self.solution)
         monitor = GlueMonitor(self.allow)
-        rec = Recorder(self.executor, monitor)
+        rec = self._recorder(monitor)
         rec.call = self.calls
         error = None
         out = None
@@ -258,10 +260,16 @@ class Worker:
         import torch
         from .timing import time_cuda
         inputs = [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in msg["inputs"]]
-        from .record import Recorder
-        with torch.no_grad(), Recorder(self.executor):
+        with torch.no_grad(), self._recorder(None):
             t = time_cuda(lambda: self.model(*inputs), **msg.get("options", {}))
         return {"times_ms": t}
+
+    def _recorder(self, monitor):
+        import tempfile
+        from .record import Recorder
+        if self.executor == "gpu" and self.export_dir is None:
+            self.export_dir = tempfile.mkdtemp(prefix="argus-kb-aot-")
+        return Recorder(self.executor, monitor, self.export_dir, self.exported)
 
 
 def main(conn) -> None:
