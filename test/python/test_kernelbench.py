@@ -142,6 +142,20 @@ class ModelNew(torch.nn.Module):
         return y
 '''
 
+# Covering N as grid * 1024 with no bound on N: the product may wrap in the
+# verifier's index range, so that check is unknown.
+UNBOUNDED = KERNEL.replace('''    argus.assume(N < 2 ** 22, "N < 2^22 (the verifier's index range)")
+    argus.assume((N % 1024).eq(0), "one 1024-element tile per block")
+    argus.assume(argus.grid_dim("x").eq(argus.cdiv(N, 1024)), "the grid covers N")
+''', '''    argus.assume(N.eq(argus.grid_dim("x") * 1024), "one 1024-element tile per block")
+''').replace("def add1", "def add1u") + '''
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        add1u[(x.shape[0] // 1024,)](x, y)
+        return y
+'''
+
 CRASH = KERNEL + '''
 import os
 class ModelNew(torch.nn.Module):
@@ -285,6 +299,15 @@ def test_violated_kernel_is_rejected_with_its_counterexample(env):
     bad = [c for c in k["checks"] if c["status"] == "violated"]
     assert any(c["kind"] == "assert" and c.get("counterexample") for c in bad)
     assert "assert violated 'value.i == dest.i'" in reasons(rec)
+
+
+def test_unknown_checks_fail_unless_allowed(env):
+    rec = run(env, UNBOUNDED, executor="capture")
+    assert not rec["accepted"] and rec["kernels"][0]["status"] == "unknown"
+    assert "index-range unknown" in reasons(rec) and "--allow-unknown accepts it" in reasons(rec)
+    rec = run(env, UNBOUNDED, executor="capture", allow_unknown=True)
+    assert rec["accepted"], reasons(rec)
+    assert any("unknown check(s) accepted (--allow-unknown)" in n for n in rec["notes"])
 
 
 def test_crash_and_hang_are_reported(env):

@@ -337,6 +337,9 @@ def _prove(rec: dict, calls: List[dict], o: Options):
         compiled[h] = p.pop("_compiled", None)
         for msg in p["reasons"]:
             _reason(rec, f"kernel {p['variant']}: {msg}")
+        if p.get("unknown") and o.allow_unknown:
+            rec["notes"].append(f"kernel {p['variant']}: {len(p['unknown'])} unknown check(s) "
+                                "accepted (--allow-unknown): " + "; ".join(p["unknown"]))
     rec["_compiled"] = compiled
     return out, written
 

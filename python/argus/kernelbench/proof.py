@@ -67,6 +67,10 @@ def prove_ir(text: str, variant: str, allow_unknown: bool = False,
         rec["status"] = "op_error"
         rec["reasons"].append(f"the op verifiers reject it: {e}")
         return rec
+    except ArgusError as e:  # no extension, no verifier: nothing is proved
+        rec["status"] = "verify_error"
+        rec["reasons"].append(f"it cannot be verified here: {e}")
+        return rec
     try:
         res = verify_module(module, raise_on_violation=False, timeout_ms=timeout_ms)
     except ArgusError as e:
