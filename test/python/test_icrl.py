@@ -288,3 +288,15 @@ def test_end_to_end_a_good_answer_is_accepted_by_the_real_evaluator(task, tmp_pa
     assert rec["accepted"] and rec["correct"] is None
     assert rec["kernels"][0]["status"] == "proved"
     assert len(stub.requests) == 2  # stopped at the first accepted attempt
+
+
+def test_cli_with_the_replay_backend(task, tmp_path):
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps({"reply": NOCODE}) + "\n" + json.dumps({"reply": SYNTAX}) + "\n")
+    log = tmp_path / "log.jsonl"
+    rc = icrl.main([task, "--backend", "replay", "--replay", str(replies), "--attempts", "3",
+                    "--log", str(log)])
+    assert rc == 1  # nothing accepted
+    hist = icrl.load_log(str(log))
+    assert [h["status"] for h in hist] == ["no_code", "syntax_error", "policy_error"]
+    assert "no more replies" in hist[2]["error"]

@@ -169,3 +169,35 @@ def test_measure_plan(client, tmp_path):
     assert "mainloop" in r["structuredContent"]["text"]
     r = client.tool("measure", program=src, ask=["bogus"])
     assert r["isError"] and "bogus" in r["content"][0]["text"]
+
+
+TASK = '''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x + 1.0
+
+def get_inputs():
+    return [torch.randn(4096)]
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.verifier
+def test_evaluate_a_solution_from_source(client, need_verifier):
+    pytest.importorskip("torch")
+    sol = KERNEL.replace("import argus", "import argus\nimport torch", 1) + '''
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        add1[None](x, y)
+        return y
+'''
+    r = client.tool("evaluate", task_source=TASK, solution_source=sol, seeds=1)
+    assert not r["isError"], r["content"][0]["text"]
+    rec = r["structuredContent"]
+    assert rec["accepted"] and rec["kernels"][0]["status"] == "proved", rec["reasons"]
+    assert rec["correct"] is None or rec["correct"] is True  # None without a GPU: said so
