@@ -260,16 +260,16 @@ class Worker:
         import torch
         from .timing import time_cuda
         inputs = [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in msg["inputs"]]
-        with torch.no_grad(), self._recorder(None):
+        with torch.no_grad(), self._recorder(None, record=False):
             t = time_cuda(lambda: self.model(*inputs), **msg.get("options", {}))
         return {"times_ms": t}
 
-    def _recorder(self, monitor):
+    def _recorder(self, monitor, record: bool = True):
         import tempfile
         from .record import Recorder
         if self.executor == "gpu" and self.export_dir is None:
             self.export_dir = tempfile.mkdtemp(prefix="argus-kb-aot-")
-        return Recorder(self.executor, monitor, self.export_dir, self.exported)
+        return Recorder(self.executor, monitor, self.export_dir, self.exported, record)
 
 
 def main(conn) -> None:
