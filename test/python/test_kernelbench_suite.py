@@ -119,3 +119,47 @@ def test_reference_solution_is_proved_honest_and_plumbed_right(task, need_verifi
 # transpose, the bias) is checked with fakes by 20_linear_gelu,
 # 21_linear_sigmoid_scale and 29_linear_softmax.
 HEAVY = {"15_matmul", "16_linear", "19_linear_bias_relu"}
+
+
+@pytest.mark.verifier
+def test_prepared_batch_runs_where_the_extension_is_missing(tmp_path, need_verifier):
+    """prepare (here, with argus built) writes proofs and argus.aot exports;
+    suite --prepared runs the same solutions in a process that cannot import
+    _argus (a GPU host without MLIR; the kernels' execution is faked here),
+    taking the proofs from the batch."""
+    import json
+    import subprocess
+    import sys
+    import _argus
+    ext_dir = os.path.dirname(os.path.abspath(_argus.__file__))
+    here = os.path.dirname(os.path.abspath(__file__))
+    full = os.pathsep.join(p for p in sys.path if p)
+    bare = os.pathsep.join(p for p in sys.path if p and os.path.abspath(p) != ext_dir)
+    batch = tmp_path / "batch"
+    only = ["--only", "06_gated_product", "--only", "28_moe_experts"]
+    p = subprocess.run([sys.executable, "-m", "argus.kernelbench", "prepare", SUITE, "--out",
+                        str(batch), "--seeds", "1", "--quiet", *only], capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=full), timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert sorted(os.listdir(batch / "prepared")) == ["06_gated_product.json",
+                                                      "28_moe_experts.json"]
+    assert (batch / "aot" / "moe_up_gelu.ptx").exists()
+    out = tmp_path / "r.json"
+    p = subprocess.run([sys.executable, "-m", "argus.kernelbench", "suite", SUITE, "--prepared",
+                        str(batch), "--seeds", "1", "--quiet", "--executor",
+                        "test_kernelbench_suite:fake_execute", "--json", str(out), *only],
+                       capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, PYTHONPATH=bare + os.pathsep + here))
+    assert p.returncode == 0, p.stderr
+    recs = json.loads(out.read_text())["records"]
+    assert [r["status"] for r in recs] == ["accepted", "accepted"], [r["reasons"] for r in recs]
+    assert all(k["proved_in"].startswith("prepared batch") for r in recs for k in r["kernels"])
+    # a kernel the batch does not hold is not proved
+    os.unlink(batch / "prepared" / "06_gated_product.json")
+    p = subprocess.run([sys.executable, "-m", "argus.kernelbench", "eval",
+                        os.path.join(SUITE, "tasks", "06_gated_product.py"),
+                        os.path.join(SUITE, "solutions", "06_gated_product.py"), "--prepared",
+                        str(batch), "--seeds", "1", "--executor",
+                        "test_kernelbench_suite:fake_execute"], capture_output=True, text=True,
+                       timeout=600, env=dict(os.environ, PYTHONPATH=bare + os.pathsep + here))
+    assert p.returncode == 1 and "no record of this task" in p.stdout

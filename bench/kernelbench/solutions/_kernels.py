@@ -8,7 +8,10 @@ kernel is specialised for (row lengths) are ``argus.constexpr`` parameters,
 so a solution builds no kernel objects in ``forward``.
 
 The GEMM, convolution, cumsum and norm kernels follow examples/python
-(gemm_epilogue.py, conv2d.py, cumsum.py, softmax.py).
+(gemm_epilogue.py, conv2d.py, cumsum.py, softmax.py). Layouts are derived
+when a kernel is traced, never when this module is imported, so the
+solutions import on a GPU host without the _argus extension, where
+``kernel[grid]`` launches the ``argus.aot`` exports of a prepared batch.
 """
 
 import argus
@@ -211,11 +214,11 @@ def row_norm_kernel(name, kind="rms", threads=256, residual=False, activation=No
 def row_reduce(name, kind="sum", scaled=False, rows=16, cols=256, threads=256):
     """Y[m] = reduce_kind(X[m, :]) (``scaled``: times a Scalar parameter s,
     1 / N for a mean) for an M x N tensor, any M, N (N a multiple of 4)."""
-    lay = argus.copy_layout((rows, cols), "f32", threads)
-    red = argus.reduce_layout(lay, (rows, cols), 1)
     init = {"sum": 0.0, "max": float("-inf")}[kind]
 
     def body(X, Y, s):
+        lay = argus.copy_layout((rows, cols), "f32", threads)
+        red = argus.reduce_layout(lay, (rows, cols), 1)
         M, N = X.dim("M"), X.dim("N")
         argus.assume(argus.grid_dim("x").eq(argus.cdiv(M, rows)),
                      "one strip of rows per block, the last one clipped")
@@ -253,11 +256,10 @@ def row_reduce(name, kind="sum", scaled=False, rows=16, cols=256, threads=256):
 
 def make_cumsum(name="cumsum_rows", rows=16, cols=128, threads=128):
     """Y[m, n] = sum over k <= n of X[m, k], any M, N (examples/python/cumsum.py)."""
-    lay = argus.copy_layout((rows, cols), "f32", threads, vector=1)
-    carry_layout = argus.reduce_layout(lay, (rows, cols), 1)
-
     @argus.kernel(target=TARGET, block=threads, name=name)
     def cumsum_rows(X: argus.Tensor[("M", "N"), "f32"], Y: argus.Tensor[("M", "N"), "f32"]):
+        lay = argus.copy_layout((rows, cols), "f32", threads, vector=1)
+        carry_layout = argus.reduce_layout(lay, (rows, cols), 1)
         covered = argus.grid_dim("x") * rows
         argus.assume((X.dim("M") <= covered) & (covered < X.dim("M") + rows),
                      "the grid rounds M up to whole strips of rows")
@@ -284,6 +286,9 @@ def make_cumsum(name="cumsum_rows", rows=16, cols=128, threads=128):
 #===------------------------------------------------------------------------===#
 
 GEMM_INSTR, GEMM_WARPS, GEMM_TILE = "mma.m16n8k8.f32.tf32", (2, 2), (64, 64, 32)
+# a warp per instruction tile of the 2 x 2 warp grid (what tiled_mma(...).threads
+# gives; written out so that the module imports without the _argus extension)
+GEMM_THREADS = 32 * GEMM_WARPS[0] * GEMM_WARPS[1]
 
 
 def gemm(name, bias=False, epilogue=None, stages=2, scalar=False, row_scale=False):
@@ -292,9 +297,9 @@ def gemm(name, bias=False, epilogue=None, stages=2, scalar=False, row_scale=Fals
     accumulator tile (``scalar``: and a Scalar parameter ``s``);
     ``row_scale``: C = (A @ B) * G[:, None] for a G of M values (no bias)."""
     instr, warps, (TM, TN, TK) = GEMM_INSTR, GEMM_WARPS, GEMM_TILE
-    mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
 
     def body(A, B, C, Bias, s, G=None):
+        mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
         M, N, K = A.dim("M"), B.dim("N"), A.dim("K")
         argus.assume(argus.grid_dim("y").eq(argus.cdiv(M, TM)) &
                      argus.grid_dim("x").eq(argus.cdiv(N, TN)),
@@ -344,28 +349,28 @@ def gemm(name, bias=False, epilogue=None, stages=2, scalar=False, row_scale=Fals
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
 
     if row_scale:
-        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        @argus.kernel(target=TARGET, block=GEMM_THREADS, name=name)
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"], G: argus.Tensor[("M",), "f32"]):
             body(A, B, C, None, None, G)
     elif bias and scalar:
-        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        @argus.kernel(target=TARGET, block=GEMM_THREADS, name=name)
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"], Bias: argus.Tensor[("N",), "f32"],
               s: argus.Scalar["f32"]):
             body(A, B, C, Bias, s)
     elif bias:
-        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        @argus.kernel(target=TARGET, block=GEMM_THREADS, name=name)
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"], Bias: argus.Tensor[("N",), "f32"]):
             body(A, B, C, Bias, None)
     elif scalar:
-        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        @argus.kernel(target=TARGET, block=GEMM_THREADS, name=name)
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"], s: argus.Scalar["f32"]):
             body(A, B, C, None, s)
     else:
-        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        @argus.kernel(target=TARGET, block=GEMM_THREADS, name=name)
         def k(A: argus.Tensor[("M", "K"), "f32"], B: argus.Tensor[("K", "N"), "f32"],
               C: argus.Tensor[("M", "N"), "f32"]):
             body(A, B, C, None, None)
@@ -382,11 +387,11 @@ def conv2d(name, window=(3, 3), stride=1, padding=1, bias=False, activation=None
     channels-last X (N, H, W, C) and weights (CO, KH * KW * C); C and CO
     multiples of 4."""
     instr, warps, (TM, TN, TK) = GEMM_INSTR, GEMM_WARPS, GEMM_TILE
-    mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
     KH, KW = window
     dilation = 1
 
     def body(X, Wt, Y, Bias):
+        mma = argus.tiled_mma(instr, warps=warps, tile=(TM, TN, TK))
         N, H, W, C = X.dim("N"), X.dim("H"), X.dim("W"), X.dim("C")
         CO, K = Wt.dim("CO"), Wt.dim("K")
         argus.assume((H < 2 ** 22) & (W < 2 ** 22) & (C < 2 ** 22 // (KH * KW)),
@@ -443,12 +448,12 @@ def conv2d(name, window=(3, 3), stride=1, padding=1, bias=False, activation=None
         argus.tag_assert("value.m == dest.m && value.n == dest.n")
 
     if bias:
-        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        @argus.kernel(target=TARGET, block=GEMM_THREADS, name=name)
         def k(X: argus.Tensor[("N", "H", "W", "C"), "f32"], Wt: argus.Tensor[("CO", "K"), "f32"],
               Y: argus.Tensor[("P", "CO"), "f32"], Bias: argus.Tensor[("CO",), "f32"]):
             body(X, Wt, Y, Bias)
     else:
-        @argus.kernel(target=TARGET, block=mma.threads, name=name)
+        @argus.kernel(target=TARGET, block=GEMM_THREADS, name=name)
         def k(X: argus.Tensor[("N", "H", "W", "C"), "f32"], Wt: argus.Tensor[("CO", "K"), "f32"],
               Y: argus.Tensor[("P", "CO"), "f32"]):
             body(X, Wt, Y, None)

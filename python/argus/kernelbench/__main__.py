@@ -4,6 +4,8 @@ solutions of KernelBench-format tasks.
     argus-kernelbench eval TASK.py SOLUTION.py [--seeds 5] [--allow-unknown]
                            [--allow-torch-op aten.relu] [--json OUT]
     argus-kernelbench suite DIR [--solutions SOLDIR] [--timeout 1800] [--log L.jsonl]
+    argus-kernelbench prepare DIR --out BATCH        (here, with argus built)
+    argus-kernelbench suite DIR --prepared BATCH     (on a GPU host without the extension)
 
 Exit status of ``eval``: 0 accepted, 1 rejected, 2 bad usage.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -35,6 +38,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-flush-l2", action="store_true")
     p.add_argument("--worker-timeout", type=float, default=300.0,
                    help="seconds the solution's process may take per request (default 300)")
+    p.add_argument("--export-to", default=None, metavar="BATCH",
+                   help="also write the proofs and argus.aot exports of what the solution "
+                   "launches into BATCH (for a GPU host without the extension)")
+    p.add_argument("--prepared", default=None, metavar="BATCH",
+                   help="take the proofs and kernels from BATCH (written by prepare / "
+                   "--export-to) instead of verifying and compiling here")
     p.add_argument("--json", default=None, metavar="PATH", help="write the JSON record(s) ('-': stdout)")
     p.add_argument("--quiet", action="store_true", help="no table")
 
@@ -45,7 +54,9 @@ def _options(a):
                    allow_unknown=a.allow_unknown, allow_torch_ops=a.allow_torch_op,
                    executor=a.executor, timeout_s=a.worker_timeout, timing=not a.no_timing,
                    warmup=a.warmup, repetitions=a.repetitions, flush_l2=not a.no_flush_l2,
-                   torch_compile=not a.no_compile)
+                   torch_compile=not a.no_compile,
+                   export_to=os.path.abspath(a.export_to) if a.export_to else None,
+                   prepared=os.path.abspath(a.prepared) if a.prepared else None)
 
 
 def _forward_args(a) -> list:
@@ -60,6 +71,9 @@ def _forward_args(a) -> list:
         out += ["--allow-torch-op", op]
     if a.executor:
         out += ["--executor", a.executor]
+    for flag, v in (("--export-to", a.export_to), ("--prepared", a.prepared)):
+        if v:
+            out += [flag, os.path.abspath(v)]
     return out
 
 
@@ -87,6 +101,15 @@ def main(argv=None) -> int:
     s.add_argument("--resume", action="store_true", help="skip the tasks already in --log")
     s.add_argument("--only", action="append", default=None, help="run only this task (repeatable)")
     _common(s)
+    pr = sub.add_parser("prepare", help="on a machine with argus built: prove every task's "
+                        "solution and write a batch (proofs + argus.aot exports) that "
+                        "'suite --prepared BATCH' runs on a GPU host without the extension")
+    pr.add_argument("dir")
+    pr.add_argument("--out", required=True, metavar="BATCH")
+    pr.add_argument("--solutions", default=None)
+    pr.add_argument("--timeout", type=float, default=1800.0)
+    pr.add_argument("--only", action="append", default=None)
+    _common(pr)
     a = ap.parse_args(argv)
     try:
         import torch  # noqa: F401
@@ -115,6 +138,12 @@ def main(argv=None) -> int:
             _write_json(a.json, rec)
         return 0 if rec["accepted"] else 1
     from .suite import run_suite
+    if a.cmd == "prepare":  # capture mode: proofs, envelope, honesty; exports
+        a.export_to, a.executor, a.no_timing = a.out, "capture", True
+        a.log, a.resume = os.path.join(a.out, "prepare.jsonl"), False
+        os.makedirs(a.out, exist_ok=True)
+        if os.path.exists(a.log):
+            os.unlink(a.log)
     progress = None if a.quiet else (lambda r: print(f"{r.get('task')}: {r.get('status')}"
                                                      + (f" ({r['reasons'][0]})" if r.get('reasons') else ""),
                                                      flush=True))

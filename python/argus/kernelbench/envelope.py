@@ -170,9 +170,13 @@ def _where(launch: dict, grid) -> str:
     return f"{sizes}, grid {tuple(grid)}"
 
 
-def check_launches(calls: List[dict], compiled: Dict[str, Optional[dict]]) -> List[str]:
+def check_launches(calls: List[dict], compiled: Dict[str, Optional[dict]],
+                   generic: Optional[Dict[str, str]] = None) -> List[str]:
     """Reasons to reject: launches whose grid cannot be derived or whose
-    assumptions are false. Checked once per distinct (kernel, shapes, grid)."""
+    assumptions are false. Checked once per distinct (kernel, shapes, grid).
+    ``generic``: each kernel's IR in generic form by IR hash (a prepared
+    batch's, on a host without the extension); else printed from the IR the
+    worker traced."""
     from ..grid import launch_grid
     problems: List[str] = []
     parsed: Dict[str, Assumptions] = {}
@@ -180,6 +184,7 @@ def check_launches(calls: List[dict], compiled: Dict[str, Optional[dict]]) -> Li
     irs: Dict[str, str] = {}
     for reply in calls:
         irs.update(reply.get("ir") or {})
+    generic = dict(generic or {})
     for reply in calls:
         for l in reply.get("launches", []):
             h = l["ir_hash"]
@@ -200,9 +205,11 @@ def check_launches(calls: List[dict], compiled: Dict[str, Optional[dict]]) -> Li
                     continue
             grid = list(grid) + [1] * (3 - len(grid))
             if h not in parsed:
-                if h not in irs:
-                    continue
-                parsed[h] = Assumptions(generic_text(irs[h]))
+                if h not in generic:
+                    if h not in irs:
+                        continue
+                    generic[h] = generic_text(irs[h])
+                parsed[h] = Assumptions(generic[h])
             for msg, holds, why in parsed[h].evaluate(l["args"], tuple(grid)):
                 if holds is False:
                     problems.append(f"kernel {l['variant']}: its proof assumes \"{msg}\", which "

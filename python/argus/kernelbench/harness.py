@@ -62,6 +62,11 @@ class Options:
     flush_l2: bool = True
     verify_timeout_ms: int = 60000
     torch_compile: bool = True
+    # A batch for a GPU host without the extension (docs/Agents.md): export_to
+    # (here, with MLIR) writes the proofs and argus.aot exports of what the
+    # solution launched; prepared (there) takes them instead of verifying.
+    export_to: Optional[str] = None
+    prepared: Optional[str] = None
 
 
 class WorkerFailure(Exception):
@@ -235,7 +240,8 @@ def evaluate(task_path: str, solution_path: str, options: Optional[Options] = No
         r = w.request({"cmd": "setup", "solution": os.path.abspath(solution_path),
                        "device": device, "executor": executor, "seed": o.seed,
                        "allow_torch_ops": list(o.allow_torch_ops), "init_inputs": _cpu(init),
-                       "state_dict": state})
+                       "state_dict": state,
+                       "aot_path": os.path.join(o.prepared, "aot") if o.prepared else None})
         if r.get("error"):
             rec["reasons"].append(f"the solution failed to load: {r['error']}")
             return _finish(rec, t_start)
@@ -258,14 +264,20 @@ def evaluate(task_path: str, solution_path: str, options: Optional[Options] = No
                 t.update(compare(reply["outputs"], want, o.atol, o.rtol))
             rec["trials"].append(t)
         _judge_calls(rec, calls)
-        proofs, written = _prove(rec, calls, o)
+        if o.prepared:
+            proofs, written, generic = _prove_prepared(rec, calls, o, task.name)
+        else:
+            proofs, written = _prove(rec, calls, o)
+            generic = None
         rec["kernels"] = proofs
         for i, reply in enumerate(calls):
             for p in _provenance(reply, written):
                 _reason(rec, f"call {i}: {p}")
         from .envelope import check_launches
-        for msg in check_launches(calls, rec["_compiled"]):
+        for msg in check_launches(calls, rec["_compiled"], generic):
             _reason(rec, msg)
+        if o.export_to:
+            _export_batch(rec, w, calls, o, task, solution_path)
         if checked:
             bad = [t for t in rec["trials"] if t.get("correct") is False or t.get("error")]
             rec["correct"] = not bad
@@ -342,6 +354,74 @@ def _prove(rec: dict, calls: List[dict], o: Options):
                                 "accepted (--allow-unknown): " + "; ".join(p["unknown"]))
     rec["_compiled"] = compiled
     return out, written
+
+
+def _export_batch(rec: dict, w: WorkerHandle, calls: List[dict], o: Options, task,
+                  solution_path: str) -> None:
+    """Writes ``export_to/aot/`` (argus.aot exports of every variant launched)
+    and ``export_to/prepared/<task>.json`` (each variant's proof record, its
+    IR in generic form, written arguments and grid rule, by export name)."""
+    import json
+    from .envelope import generic_text
+    irs: Dict[str, str] = {}
+    for reply in calls:
+        irs.update(reply.get("ir") or {})
+    aot_dir = os.path.join(o.export_to, "aot")
+    os.makedirs(aot_dir, exist_ok=True)
+    r = w.request({"cmd": "export", "dir": aot_dir})
+    if r.get("error"):
+        _reason(rec, f"export for the prepared batch failed: {r['error']}")
+        return
+    kernels = {}
+    for k in rec.get("kernels", []):
+        h = k["ir_hash"]
+        kernels[k["variant"]] = dict(k, generic_ir=generic_text(irs[h]) if h in irs else None,
+                                     compiled=rec["_compiled"].get(h))
+    os.makedirs(os.path.join(o.export_to, "prepared"), exist_ok=True)
+    with open(os.path.join(o.export_to, "prepared", task.name + ".json"), "w") as f:
+        json.dump({"task": task.name, "solution": os.path.abspath(solution_path),
+                   "accepted_here": not rec["reasons"], "reasons": rec["reasons"],
+                   "kernels": kernels}, f, indent=1, default=str)
+    rec["exported_to"] = o.export_to
+
+
+def _prove_prepared(rec: dict, calls: List[dict], o: Options, task_name: str):
+    """The proofs of a prepared batch (``argus-kernelbench prepare``), for a
+    host without the extension: every variant launched must be in the
+    batch, proved there; its written arguments, grid rule and IR (for the
+    envelope) come from the batch."""
+    import json
+    path = os.path.join(o.prepared, "prepared", task_name + ".json")
+    try:
+        with open(path) as f:
+            prep = json.load(f)
+    except (OSError, ValueError) as e:
+        _reason(rec, f"the prepared batch has no record of this task ({path}: {e})")
+        rec["_compiled"] = {}
+        return [], {}, {}
+    out, written, generic, compiled = [], {}, {}, {}
+    seen = set()
+    for reply in calls:
+        for l in reply["launches"]:
+            h = l["ir_hash"]
+            if h in seen:
+                continue
+            seen.add(h)
+            k = prep["kernels"].get(l["variant"])
+            if k is None:
+                _reason(rec, f"kernel {l['variant']} is not in the prepared batch: it was "
+                        "not proved")
+                continue
+            k = dict(k, ir_hash=h, proved_in="prepared batch " + o.prepared)
+            written[h] = k.get("written_args", [])
+            compiled[h] = k.get("compiled")
+            if k.get("generic_ir"):
+                generic[h] = k["generic_ir"]
+            for msg in k.get("reasons", []):
+                _reason(rec, f"kernel {k['variant']}: {msg}")
+            out.append({x: y for x, y in k.items() if x not in ("generic_ir", "compiled")})
+    rec["_compiled"] = compiled
+    return out, written, generic
 
 
 def _time(rec: dict, w: WorkerHandle, task, ref, o: Options) -> None:

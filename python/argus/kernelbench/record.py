@@ -93,10 +93,17 @@ class Recorder:
     def _hash(self, variant) -> str:
         h = self._hash_of.get(id(variant))
         if h is None:
-            text = variant.ir()
-            h = ir_hash(text)
+            from .. import aot
+            from ..ir import _argus
+            if _argus is None:
+                # a GPU host without the extension: the variant is known by
+                # its export's name; its proof comes from the prepared batch
+                h = "aot:" + aot.variant_name(variant)
+            else:
+                text = variant.ir()
+                h = ir_hash(text)
+                self.ir[h] = text
             self._hash_of[id(variant)] = h
-            self.ir[h] = text
             self.variants[h] = variant
         return h
 
@@ -123,7 +130,7 @@ class Recorder:
                     # events on the default stream would not time it: refused
                     self.findings.append(f"{variant.name} launched on a non-default CUDA "
                                          "stream")
-                if h not in self._exported:
+                if h not in self._exported and aot.find(variant) is None:
                     if self._export_dir is None:
                         self._export_dir = tempfile.mkdtemp(prefix="argus-kb-aot-")
                     aot.export(variant, self._export_dir)

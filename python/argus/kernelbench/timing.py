@@ -71,6 +71,8 @@ def fast_p(records: Iterable[dict], p: float) -> Optional[float]:
         return None
     if all(r.get("correct") is None for r in recs):
         return None
+    if p > 0 and all(r.get("speedup") is None for r in recs):
+        return None  # correctness checked, speed not measured (no GPU)
     ok = 0
     for r in recs:
         if r.get("correct") is not True or not r.get("accepted"):

@@ -166,6 +166,7 @@ class Worker:
         self.calls = 0
         self.export_dir = None      # argus.aot exports of the launched variants (gpu)
         self.exported: set = set()
+        self.variants: dict = {}    # IR hash -> the kernel variant, over all calls
 
     def setup(self, msg: dict) -> dict:
         import torch
@@ -173,6 +174,8 @@ class Worker:
         for p in msg.get("sys_path", []):
             if p not in sys.path:
                 sys.path.insert(0, p)
+        if msg.get("aot_path"):  # a prepared batch's exports (argus.aot)
+            os.environ["ARGUS_AOT_PATH"] = msg["aot_path"]
         self.device = torch.device(msg.get("device", "cpu"))
         self.executor = _resolve_executor(msg.get("executor", "capture"))
         self.allow = list(msg.get("allow_torch_ops", []))
@@ -251,6 +254,7 @@ class Worker:
             "state_changes": state_diff(before, after),
             "findings": findings,
         }
+        self.variants.update(rec.variants)
         self.previous_outputs.append(outs)  # kept alive: a reused buffer keeps its address
         self.previous_inputs = inputs
         self.calls += 1
@@ -263,6 +267,12 @@ class Worker:
         with torch.no_grad(), self._recorder(None, record=False):
             t = time_cuda(lambda: self.model(*inputs), **msg.get("options", {}))
         return {"times_ms": t}
+
+    def export(self, msg: dict) -> dict:
+        """argus.aot exports of every variant launched so far into
+        ``msg["dir"]`` (a prepared batch): {IR hash: the export's JSON}."""
+        from .. import aot
+        return {"exports": {h: aot.export(v, msg["dir"]) for h, v in self.variants.items()}}
 
     def _recorder(self, monitor, record: bool = True):
         import tempfile
