@@ -36,7 +36,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 PROTOCOL_VERSION = "2024-11-05"
 SERVER_INFO = {"name": "argus-mcp", "version": "0.1"}

@@ -6,7 +6,6 @@ becomes feedback or a clear error."""
 
 import http.server
 import json
-import os
 import sys
 import threading
 import time

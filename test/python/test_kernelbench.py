@@ -10,14 +10,12 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch (Debian python3-torch) is needed to load "
                             "KernelBench tasks")
 
-import argus  # noqa: E402
 from argus.kernelbench import Options, evaluate  # noqa: E402
 from argus.kernelbench import glue, timing  # noqa: E402
 

@@ -1,6 +1,5 @@
 import torch
 
-import argus
 import _kernels as K
 
 KERNEL = K.rowwise("softmax_rows", K.softmax_rows)

@@ -1,6 +1,5 @@
 import torch
 
-import argus
 import _kernels as K
 
 KERNEL = K.rowwise("log_softmax_rows", K.log_softmax_rows)

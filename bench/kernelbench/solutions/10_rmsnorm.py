@@ -1,6 +1,5 @@
 import torch
 
-import argus
 import _kernels as K
 
 KERNEL = K.row_norm_kernel("rmsnorm", kind="rms")

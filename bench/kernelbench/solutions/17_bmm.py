@@ -1,6 +1,5 @@
 import torch
 
-import argus
 import _kernels as K
 
 # One GEMM launch per batch: each launch's proof is the 2-D GEMM's. A single

@@ -1,6 +1,5 @@
 import torch
 
-import argus
 import _kernels as K
 
 # Attention as three proved kernels per (batch, head): S = (Q K^T) * scale,

@@ -1,6 +1,5 @@
 import torch
 
-import argus
 import _kernels as K
 
 LINEAR = K.gemm("head_linear", bias=True)

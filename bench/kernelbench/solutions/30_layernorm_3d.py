@@ -1,6 +1,5 @@
 import torch
 
-import argus
 import _kernels as K
 
 KERNEL = K.rowwise("layernorm_plain", K.layernorm_rows)

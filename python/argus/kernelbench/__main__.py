@@ -112,7 +112,7 @@ def main(argv=None) -> int:
     _common(pr)
     a = ap.parse_args(argv)
     try:
-        import torch  # noqa: F401
+        import torch  # noqa: F401  (KernelBench tasks are PyTorch modules)
     except ImportError:
         print("argus-kernelbench: PyTorch is not installed (KernelBench tasks are PyTorch "
               "modules; Debian: apt-get install python3-torch)", file=sys.stderr)

@@ -36,14 +36,14 @@ import dataclasses
 import multiprocessing
 import os
 import time
-import traceback
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..errors import ArgusError
 from . import executors
 from .task import load_task
 
-from .harness_common import ATOL, RTOL, WRITE_ONCE_KINDS  # noqa: F401
+from .harness_common import ATOL, RTOL
+
+__all__ = ["ATOL", "RTOL", "Options", "WorkerFailure", "compare", "evaluate"]
 
 
 @dataclasses.dataclass

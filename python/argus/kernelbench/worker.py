@@ -197,7 +197,6 @@ class Worker:
     def call(self, msg: dict) -> dict:
         import torch
         from .glue import GlueMonitor
-        from .record import Recorder
         if msg.get("inplace"):
             # The same tensor objects as last call, their contents replaced:
             # a solution that skips work on unchanged tensors is caught here.
