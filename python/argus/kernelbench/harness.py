@@ -431,8 +431,9 @@ def _time(rec: dict, w: WorkerHandle, task, ref, o: Options) -> None:
     inputs = task.get_inputs()
     opts = {"warmup": o.warmup, "repetitions": o.repetitions, "flush_l2": o.flush_l2}
     r = w.request({"cmd": "time", "inputs": _cpu(inputs), "options": opts})
-    if r.get("error"):
-        _reason(rec, f"timing failed: {r['error']}")
+    if r.get("error"):  # correct but not timed: no speedup (fast_p > 0 does not count it)
+        rec["timing_error"] = r["error"]
+        rec["notes"].append(f"timing failed: {r['error'].splitlines()[0]}")
         return
     dev = [_to(x, "cuda") for x in inputs]
     with torch.no_grad():
