@@ -5,6 +5,7 @@ No numbers are claimed from the stub: it only checks that every answer
 becomes feedback or a clear error."""
 
 import http.server
+import os
 import json
 import sys
 import threading
@@ -299,3 +300,43 @@ def test_cli_with_the_replay_backend(task, tmp_path):
     hist = icrl.load_log(str(log))
     assert [h["status"] for h in hist] == ["no_code", "syntax_error", "policy_error"]
     assert "no more replies" in hist[2]["error"]
+
+
+def test_ablation_runs_both_arms_and_summarizes_from_the_logs(tmp_path):
+    tasks = []
+    for name in ("a", "b"):
+        p = tmp_path / f"{name}.py"
+        p.write_text(TASK)
+        tasks.append(str(p))
+    ok = {"accepted": True, "correct": True, "speedup": 1.5, "status": "accepted", "reasons": []}
+    bad = {"accepted": False, "correct": False, "status": "rejected", "reasons": ["x"]}
+    # full arm: task a solved at attempt 2, task b at attempt 1;
+    # passfail arm: task a never (3 attempts), task b at attempt 3
+    script = {("full", "a"): [bad, ok], ("full", "b"): [ok],
+              ("passfail", "a"): [bad, bad, bad], ("passfail", "b"): [bad, bad, ok]}
+    evals = {}
+
+    def make_policy(task, arm):
+        key = (arm, os.path.splitext(os.path.basename(task))[0])
+        recs = list(script[key])
+        evals[key] = lambda t, s: recs.pop(0)
+        return icrl.ReplayPolicy([GOOD] * len(script[key]))
+
+    class PerArm(icrl.ICRL):
+        def __post_init__(self):
+            self.evaluator = evals[(self.feedback,
+                                    os.path.splitext(os.path.basename(self.task))[0])]
+            super().__post_init__()
+
+    orig = icrl.ICRL
+    icrl.ICRL = PerArm
+    try:
+        summ = icrl.run_ablation(tasks, make_policy, str(tmp_path / "abl"), attempts=4)
+    finally:
+        icrl.ICRL = orig
+    assert summ["full"]["within"] == {"1": 0.5, "2": 1.0, "4": 1.0}
+    assert summ["full"]["mean_attempts_to_solve"] == 1.5
+    assert summ["passfail"]["within"] == {"1": 0.0, "2": 0.0, "4": 0.5}
+    assert summ["passfail"]["solved"] == 1 and summ["passfail"]["fast_1_at_first_solution"] == 0.5
+    # the logs are the source: summarizing again gives the same numbers
+    assert icrl.ablation_summary(str(tmp_path / "abl"), attempts=4) == summ

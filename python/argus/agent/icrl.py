@@ -480,10 +480,70 @@ def load_log(path: str) -> List[dict]:
     return out
 
 
+#===------------------------------------------------------------------------===#
+# The ablation: counterexample feedback against pass/fail only
+#===------------------------------------------------------------------------===#
+
+ARMS = ("full", "passfail")
+WITHIN = (1, 2, 4, 8)
+
+
+def run_ablation(tasks: Sequence[str], make_policy: Callable[[str, str], Policy], out_dir: str,
+                 attempts: int = 8, arms: Sequence[str] = ARMS, **loop_options) -> dict:
+    """For each task and arm (``feedback`` mode), the loop into
+    ``out_dir/<arm>/<task>.jsonl`` (resumed when it exists), with a policy
+    from ``make_policy(task, arm)`` (the same endpoint, model and
+    temperature for both arms); then :func:`ablation_summary`. The loop
+    stops at the first accepted attempt."""
+    for arm in arms:
+        for t in tasks:
+            name = os.path.splitext(os.path.basename(t))[0]
+            d = os.path.join(out_dir, arm)
+            os.makedirs(d, exist_ok=True)
+            ICRL(t, make_policy(t, arm), os.path.join(d, name + ".jsonl"), attempts=attempts,
+                 feedback=arm, **loop_options).run()
+    return ablation_summary(out_dir, arms, attempts)
+
+
+def ablation_summary(out_dir: str, arms: Sequence[str] = ARMS, attempts: int = 8) -> dict:
+    """Per arm, from the logs: tasks, the fraction solved (accepted and
+    correct; accepted alone where correctness could not be checked, and the
+    summary says how many were checked) within k attempts for k in WITHIN,
+    the mean attempts to the first solution (over the solved), and the
+    fraction with a speedup > 1 at their first solution."""
+    out = {}
+    for arm in arms:
+        d = os.path.join(out_dir, arm)
+        logs = sorted(f for f in os.listdir(d) if f.endswith(".jsonl")) if os.path.isdir(d) else []
+        first, checked, fast = [], 0, 0
+        for f in logs:
+            hist = load_log(os.path.join(d, f))
+            sol = next((h for h in hist if h.get("accepted") and h.get("correct") is not False),
+                       None)
+            if sol is not None:
+                first.append(sol["attempt"] + 1)
+                checked += sol.get("correct") is True
+                fast += (sol.get("speedup") or 0) > 1
+            else:
+                first.append(None)
+        n = len(logs)
+        solved = [a for a in first if a is not None]
+        out[arm] = {"tasks": n, "solved": len(solved), "correctness_checked": checked,
+                    "within": {str(k): (sum(1 for a in solved if a <= k) / n if n else None)
+                               for k in WITHIN if k <= attempts},
+                    "mean_attempts_to_solve": (sum(solved) / len(solved)) if solved else None,
+                    "fast_1_at_first_solution": fast / n if n else None}
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m argus.agent.icrl",
-                                 description="the in-context loop on one KernelBench-format task")
-    ap.add_argument("task")
+                                 description="the in-context loop on one KernelBench-format task "
+                                 "(or, with --ablation OUT, on every task of a suite directory, "
+                                 "once per feedback arm)")
+    ap.add_argument("task", help="a task file, or with --ablation a suite directory (tasks/)")
+    ap.add_argument("--ablation", default=None, metavar="OUT",
+                    help="run both arms (full, passfail) on every task; logs under OUT")
     ap.add_argument("--backend", choices=("http", "command", "replay"), default="http")
     ap.add_argument("--endpoint", default=None, help="OpenAI-compatible base URL ($ARGUS_LLM_ENDPOINT)")
     ap.add_argument("--model", default=None, help="model name ($ARGUS_LLM_MODEL)")
@@ -492,7 +552,7 @@ def main(argv=None) -> int:
     ap.add_argument("--command", default=None, help="command backend: the program and arguments")
     ap.add_argument("--replay", default=None, help="replay backend: a JSON-lines file")
     ap.add_argument("--attempts", type=int, default=8)
-    ap.add_argument("--log", required=True, help="JSON-lines attempt log (resumed if it exists)")
+    ap.add_argument("--log", default=None, help="JSON-lines attempt log (resumed if it exists)")
     ap.add_argument("--feedback", choices=("full", "passfail"), default="full")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per policy call")
     ap.add_argument("--eval-timeout", type=float, default=1800.0)
@@ -515,6 +575,22 @@ def main(argv=None) -> int:
     except PolicyError as e:
         print(f"icrl: {e}", file=sys.stderr)
         return 2
+    if a.ablation:
+        import glob
+        tdir = os.path.join(a.task, "tasks") if os.path.isdir(os.path.join(a.task, "tasks")) \
+            else a.task
+        tasks = sorted(t for t in glob.glob(os.path.join(tdir, "*.py"))
+                       if not os.path.basename(t).startswith("_"))
+        fresh = (lambda t, arm: ReplayPolicy(a.replay)) if a.backend == "replay" else \
+            (lambda t, arm: pol)
+        summ = run_ablation(tasks, fresh, a.ablation, attempts=a.attempts,
+                            eval_args=a.eval_arg, eval_timeout_s=a.eval_timeout)
+        print(json.dumps(summ, indent=1))
+        with open(os.path.join(a.ablation, "summary.json"), "w") as f:
+            json.dump(summ, f, indent=1)
+        return 0
+    if not a.log:
+        ap.error("--log is required (the attempt log)")
     loop = ICRL(a.task, pol, a.log, attempts=a.attempts, feedback=a.feedback,
                 eval_args=a.eval_arg, eval_timeout_s=a.eval_timeout,
                 stop_when_accepted=not a.keep_going)
