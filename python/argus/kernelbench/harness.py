@@ -198,13 +198,13 @@ def _provenance(reply: dict, written: Dict[str, List[int]]) -> List[str]:
     or by the results of torch ops allowed by name."""
     problems = []
     ranges = []
-    for l in reply["launches"]:
+    for l in reply.get("launches", []):
         for j in written.get(l["ir_hash"], []):
             a = l["args"][j] if j < len(l["args"]) else {}
             if a.get("kind") == "tensor" and "ptr" in a:
                 ranges.append((a["ptr"], a["ptr"] + a["nbytes"]))
     ranges += [tuple(r) for r in reply.get("glue", {}).get("torch_results", [])]
-    for i, rng in enumerate(reply["output_ranges"]):
+    for i, rng in enumerate(reply.get("output_ranges", [])):
         lo, hi = rng[2], rng[3]
         if hi > lo and not _covered(lo, hi, ranges):
             problems.append(f"output {i} was not written by any kernel launched in this call")
@@ -309,7 +309,7 @@ def _judge_calls(rec: dict, calls: List[dict]) -> None:
         if reply.get("error"):
             _reason(rec, f"call {i}: forward raised {reply['error'].splitlines()[0]}")
             continue
-        if not reply["launches"]:
+        if not reply.get("launches"):
             _reason(rec, f"call {i}: forward launched no Argus kernel")
         for m in reply["glue"]["rejected"]:
             _reason(rec, f"glue: {m}")
@@ -335,7 +335,7 @@ def _prove(rec: dict, calls: List[dict], o: Options):
     kernels: Dict[str, str] = {}
     for reply in calls:
         irs.update(reply.get("ir") or {})
-        for l in reply["launches"]:
+        for l in reply.get("launches", []):
             names[l["ir_hash"]] = l["variant"]
             targets[l["ir_hash"]] = l["target"]
             kernels[l["ir_hash"]] = l["kernel"]
@@ -402,7 +402,7 @@ def _prove_prepared(rec: dict, calls: List[dict], o: Options, task_name: str):
     out, written, generic, compiled = [], {}, {}, {}
     seen = set()
     for reply in calls:
-        for l in reply["launches"]:
+        for l in reply.get("launches", []):
             h = l["ir_hash"]
             if h in seen:
                 continue
