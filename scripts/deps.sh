@@ -2,6 +2,9 @@
 # Install the Debian 12 packages Argus builds and tests with (run as root).
 # slurm-wlm and munge: test/python/test_slurm.py starts a throw-away
 # single-node cluster from them (slurmctld, slurmd, munged in a temp dir).
+# python3-torch (CPU PyTorch 1.13, about 140 MB to download, a minute to
+# install): KernelBench tasks are PyTorch modules (test_kernelbench*.py,
+# test_icrl.py; they skip with the reason when it is missing).
 set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ clang-format
@@ -10,6 +13,7 @@ PACKAGES=(
   python3 python3-dev python3-pytest python3-numpy
   python3-setuptools python3-pip python3-wheel python3-venv
   slurm-wlm munge
+  python3-torch
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

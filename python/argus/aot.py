@@ -408,9 +408,12 @@ def default_driver():
 
 
 def _current_stream() -> int:
-    """PyTorch's current CUDA stream (0, the legacy default, without torch)."""
+    """PyTorch's current CUDA stream (0, the legacy default, without torch or
+    with a torch built without CUDA, such as Debian's python3-torch)."""
     try:
         import torch
     except Exception:  # pragma: no cover - depends on the machine
+        return 0
+    if not torch.cuda.is_available():
         return 0
     return int(torch.cuda.current_stream().cuda_stream)

@@ -42,6 +42,15 @@ LAUNCH_OPTIONS = ("sizes", "check", "outputs", "repetitions", "warmup", "probes"
 # What an autotune configuration may set besides constexpr parameters.
 _VARIANT_OPTIONS = ("block", "min_blocks_per_sm")
 
+# Launch observers (argus.kernelbench's recorder). Each is called as
+# ``hook(variant, grid, bound, run)`` for every ``kernel[grid](...)``, after the
+# arguments are bound and the variant chosen; ``run()`` performs the launch as
+# it would happen without hooks and returns its RunResult. A hook returns the
+# launch's RunResult (usually ``run()``'s, or a stand-in when it executes the
+# kernel another way) or None to leave the launch to the next hook / the
+# default path.
+_launch_hooks: List[Callable] = []
+
 
 def _np():
     import numpy
@@ -246,6 +255,15 @@ def launch(kernel: Kernel, grid, args: Sequence[Any], kwargs: Dict[str, Any],
     o = b.options
     variant = kernel.specialize(target=o.get("target"), block=o.get("block"),
                                 min_blocks_per_sm=o.get("min_blocks_per_sm"), **b.constexprs)
+    for hook in list(_launch_hooks):
+        res = hook(variant, grid, b, lambda: _launch_variant(variant, grid, b))
+        if res is not None:
+            return res
+    return _launch_variant(variant, grid, b)
+
+
+def _launch_variant(variant: Kernel, grid, b: BoundLaunch) -> RunResult:
+    o = b.options
     exported = _exported(variant)
     if exported is not None:
         return _launch_exported(exported, b, grid, variant)
@@ -267,6 +285,11 @@ class Launcher:
 
     def __call__(self, *args, **kwargs) -> RunResult:
         if isinstance(self.kernel, Autotuner):
+            if _launch_hooks:  # tuning runs every configuration through argus-run
+                raise ArgusError(f"{self.kernel.name}: an autotuned kernel cannot be launched "
+                                 "while launches are recorded (argus.kernelbench)",
+                                 hint="launch the chosen configuration: "
+                                 "kernel.kernel[grid](..., **config)")
             return self.kernel._launch(self.grid, args, kwargs)
         return launch(self.kernel, self.grid, args, kwargs)
 

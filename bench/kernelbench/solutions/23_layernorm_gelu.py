@@ -1,0 +1,18 @@
+import torch
+
+import argus
+import _kernels as K
+
+KERNEL = K.row_norm_kernel("layernorm_gelu", kind="layer", activation=argus.gelu)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, hidden: int):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(hidden)
+
+    def forward(self, x):
+        x2 = x.reshape(-1, x.shape[-1])
+        y = torch.empty_like(x2)
+        KERNEL[None](x2, self.norm.weight, self.norm.bias, y, self.norm.eps, COLS=x.shape[-1])
+        return y.view(x.shape)
