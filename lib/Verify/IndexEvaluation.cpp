@@ -242,6 +242,13 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     if (c && *c >= kIndexBound)
       unsupported(outOfRange(*c));
     z3::expr x = evalIndex(def->getOperand(0), in);
+    // A block id or grid size of a clustered dimension divided by a divisor
+    // of the cluster's size: block = cluster id * C + rank (rank < C) and
+    // grid = clusters * C, so the quotient and remainder are linear in the
+    // cluster parameters (a rank computed as block_id % 2 is the rank).
+    if (c && (isDiv || isRem))
+      if (std::optional<z3::expr> r = clusterQuotient(x, *c, isRem))
+        return *r;
     if (c && isDiv)
       return divmod(x, *c).first;
     if (c && isRem)
@@ -303,6 +310,29 @@ z3::expr KernelVerifier::evalIndex(Value v, const Inst &in) {
     return loadedValue(ld, in);
   unsupported("index value defined by '" + def->getName().getStringRef() +
               "' at " + locStr(def->getLoc()) + " is not modelled");
+}
+
+std::optional<z3::expr> KernelVerifier::clusterQuotient(const z3::expr &x,
+                                                        int64_t c, bool rem) {
+  for (unsigned d = 0; d < 3; ++d) {
+    if (!clusteredDim(d) || cluster[d] % c != 0)
+      continue;
+    int64_t per = cluster[d] / c;
+    auto b = params.find(blockIdKey(d));
+    if (b != params.end() && z3::eq(x, b->second)) {
+      z3::expr id = param(clusterIdKey(d)), rank = param(clusterRankKey(d));
+      if (per == 1) // the cluster id and the rank themselves
+        return rem ? rank : id;
+      auto [q, r] = divmod(rank, c);
+      return rem ? r : id * bv(per) + q;
+    }
+    auto g = params.find(gridDimKey(d));
+    if (g != params.end() && z3::eq(x, g->second)) {
+      z3::expr n = param(clustersKey(d));
+      return rem ? bv(0) : per == 1 ? n : n * bv(per);
+    }
+  }
+  return std::nullopt;
 }
 
 /// Whether `v` is the same in every iteration of `loop`: defined outside

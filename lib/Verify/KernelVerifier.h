@@ -207,6 +207,11 @@ private:
   void checkNamedBarriers(std::vector<CheckResult> &out);
 
   // ---- parameters, index values, loop instances (IndexEvaluation.cpp) -----
+  /// `x / c` (or `x % c`) when `x` is the block id or grid size of a
+  /// clustered dimension and `c` divides the cluster's size: linear in the
+  /// cluster parameters; none otherwise.
+  std::optional<z3::expr> clusterQuotient(const z3::expr &x, int64_t c,
+                                          bool rem);
   void collectParams();
   /// The kernel's `argus.assume` preconditions as parameter constraints;
   /// their messages (or why one could not be used) go to `out`.
