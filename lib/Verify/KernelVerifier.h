@@ -187,13 +187,13 @@ private:
   /// ("vacuous"): a proof about an op that never runs says nothing.
   void witnessPremises(llvm::ArrayRef<CheckResult *> results,
                        mlir::Operation *site);
-  /// The reachability of each site asked so far: its witness, or empty
-  /// with `vacuous` set.
+  /// The reachability of the sites of each region asked so far (one
+  /// region's ops share their loops and branches): a witness, or `vacuous`.
   struct SiteWitness {
     bool vacuous = false;
     std::string witness;
   };
-  std::map<mlir::Operation *, SiteWitness> siteWitnesses;
+  std::map<mlir::Region *, SiteWitness> siteWitnesses;
   SiteWitness reachability(mlir::Operation *site);
   /// The ops of the kernel the semantic model does not interpret (name and
   /// location): every check is unknown while there is one (ModelledOps.cpp).

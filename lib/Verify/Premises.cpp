@@ -59,7 +59,34 @@ CheckResult KernelVerifier::checkAssumptions() {
   res.predicate = "the kernel's preconditions, launch bounds and the model's "
                   "ranges are jointly satisfiable";
   auto start = std::chrono::steady_clock::now();
+  unsigned q0 = queries;
   try {
+    // Satisfiable in the usual case: the staged solver finds a model among
+    // small arguments at once. Only a contradiction needs the tracked
+    // solver below, for its core.
+    {
+      Query Q;
+      q = &Q;
+      baseCons(Q);
+      std::optional<z3::model> m;
+      z3::check_result r;
+      {
+        llvm::SaveAndRestore<bool> any(anyModel, true);
+        r = solveSmallFirst({}, m);
+      }
+      q = nullptr;
+      if (r == z3::sat && m) {
+        res.status = Status::Proved;
+        res.witness = describe(*m, paramVars);
+        if (res.witness.empty())
+          res.witness = "any launch (the kernel has no parameters)";
+        res.queries = queries - q0;
+        res.milliseconds = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+        return res;
+      }
+    }
     // One tracked literal per constraint: the unsat core names them.
     z3::solver s(ctx, "QF_BV");
     limitSolver(s, opts.timeoutMs);
@@ -114,7 +141,8 @@ CheckResult KernelVerifier::checkAssumptions() {
     res.status = Status::Unknown;
     res.reason = u.reason;
   }
-  res.queries = 1;
+  q = nullptr;
+  res.queries = queries - q0;
   res.milliseconds = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count();
@@ -130,9 +158,12 @@ void KernelVerifier::witnessPremises(ArrayRef<CheckResult *> results,
     anyProved |= r->status == Status::Proved && r->witness.empty();
   if (!anyProved || !site || site == func.getOperation())
     return;
-  auto it = siteWitnesses.find(site);
+  // The instance's conditions come from the site's enclosing loops and
+  // branches only: every op of one region shares them, and one query.
+  mlir::Region *where = site->getParentRegion();
+  auto it = siteWitnesses.find(where);
   if (it == siteWitnesses.end())
-    it = siteWitnesses.emplace(site, reachability(site)).first;
+    it = siteWitnesses.emplace(where, reachability(site)).first;
   for (CheckResult *r : results) {
     if (r->status != Status::Proved || !r->witness.empty())
       continue;

@@ -285,6 +285,20 @@ def test_head_dim_64_builds():
         fa.make_flash_attention_ws(head_dim=96)
 
 
+
+def _proved_but_turns(res):
+    """Every check proved except the ping-pong's turn barriers: the
+    named-barrier check runs them clean (no deadlock, one count per
+    generation) but a bar.arrive lets a warpgroup run ahead, so one run is
+    one schedule: unknown, saying so (docs/Verifier.md, "Named barriers")."""
+    rest = [c for c in res.checks if c.kind != "named-barrier"]
+    turns = [c for c in res.checks if c.kind == "named-barrier"]
+    assert {c.status for c in rest} == {"proved"}, res.summary()
+    assert len(turns) == 1 and turns[0].status == "unknown", res.summary()
+    assert "shown only for the launches run" in turns[0].reason
+    return True
+
+
 def test_pingpong_and_deeper_rings_prove_the_same_checks(need_verifier):
     # The ping-pong's turn barriers schedule the two warpgroups' wgmma issue
     # and give the proof nothing: the kernel proves the same checks with and
@@ -301,9 +315,12 @@ def test_pingpong_and_deeper_rings_prove_the_same_checks(need_verifier):
             assert src.count("argus.named_barrier.arrive") == 4
         if kw.get("stages"):
             assert "arrivals 1 : <3>" in src
-        r = k.verify(strict=True)
-        assert r.proved, r.summary()
-        assert (collections.Counter(c.kind for c in r.checks)
+        r = k.verify()
+        if kw.get("pingpong"):
+            _proved_but_turns(r)
+        else:
+            assert r.proved, r.summary()
+        assert (collections.Counter(c.kind for c in r.checks if c.kind != "named-barrier")
                 == collections.Counter(c.kind for c in base.checks)), kw
     with pytest.raises(ValueError, match="stages is an int"):
         fa.make_flash_attention_ws(stages=1)
@@ -351,7 +368,7 @@ def test_causal_paired_kernel_is_proved(need_verifier):
     the pairing (tiles T - 1 - y and y of every head)."""
     res = fa.make_flash_attention_ws(**PAIRED).verify(raise_on_violation=False,
                                                       timeout_ms=TIMEOUT_MS)
-    assert {c.status for c in res.checks} == {"proved"}, res.summary()
+    _proved_but_turns(res)
     base = fa.make_flash_attention_ws(causal=True, pingpong=True).verify(
         raise_on_violation=False, timeout_ms=TIMEOUT_MS)
     assert {c.kind for c in res.checks} == {c.kind for c in base.checks}
@@ -402,7 +419,7 @@ def test_causal_head_by_head_launch_order(need_verifier):
     assert re.search(r"arith\.subi %\w+, %block_id_y",
                      fa.make_flash_attention_ws(causal=True, pingpong=True).ir())
     res = k.verify(raise_on_violation=False, timeout_ms=TIMEOUT_MS)
-    assert {c.status for c in res.checks} == {"proved"}, res.summary()
+    _proved_but_turns(res)
     if argus.has_pass("argus-to-nvptx"):
         grid = _launch_grid_of("causal=True, pingpong=True, head_by_head=True")
         assert grid(8, 16, 4096) == (32, 128, 1)

@@ -172,6 +172,29 @@ def test_verify_text_and_module_strict(need_verifier):
 
 def test_assume_bounds_a_product_and_is_in_the_ir(need_verifier):
     @argus.kernel(target="gfx942", block=64)
+    # (C's columns were once named "N" too: the shape relation C.dim1 == N
+    # then contradicted N == 64 and C.dim1 == 4, and the kernel was proved
+    # vacuously. The assumptions check now reports that; the columns are W.)
+    def store_rows(C: argus.Tensor[("M", "W"), "f32"], N: argus.index):
+        b = argus.block_id("x")
+        argus.assume(N.eq(64) & (b < 1024), "N is 64, at most 1024 blocks")
+        m0 = b * N
+        argus.assume(C.dim("M").eq(argus.grid_dim("x") * N) & C.dim("W").eq(4),
+                     "C has N rows per block, 4 columns")
+        t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
+        g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
+        argus.store(t, g)
+        argus.tag_assert("value.m == dest.m && value.n == dest.n")
+    assert 'argus.assume' in store_rows.source()
+    r = store_rows.verify(strict=True)
+    assert r.proved and not r.unknown
+
+
+def test_contradicting_shape_relation_is_not_a_proof(need_verifier):
+    """A dim named like an index parameter is that parameter (a shape
+    relation); with assumptions pinning both to different values no launch
+    exists, and the verdict says so instead of proving every check."""
+    @argus.kernel(target="gfx942", block=64)
     def store_rows(C: argus.Tensor[("M", "N"), "f32"], N: argus.index):
         b = argus.block_id("x")
         argus.assume(N.eq(64) & (b < 1024), "N is 64, at most 1024 blocks")
@@ -181,10 +204,12 @@ def test_assume_bounds_a_product_and_is_in_the_ir(need_verifier):
         t = argus.tag(argus.zeros((64, 4), "f32", "(64,4):(1,64)"), lambda m, n: (m0 + m, n))
         g = argus.tag(argus.view(C, (m0, 0), (64, 4)), lambda m, n: (m0 + m, n))
         argus.store(t, g)
-        argus.tag_assert("value.m == dest.m && value.n == dest.n")
-    assert 'argus.assume' in store_rows.source()
-    r = store_rows.verify(strict=True)
-    assert r.proved and not r.unknown
+    with pytest.raises(argus.InvariantViolation) as ei:
+        store_rows.verify()
+    (bad,) = ei.value.violations
+    assert bad.kind == "assumptions"
+    notes = "\n".join(bad.counterexamples[0].notes)
+    assert "N is 64" in notes and "4 columns" in notes and "C.dim1 (N)" in notes
 
 
 def test_assume_inside_a_loop_is_a_trace_error():

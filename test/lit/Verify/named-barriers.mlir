@@ -4,7 +4,8 @@
 // the four that hang included.
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: argus-opt %t/pingpong_fixed.mlir --argus-verify-tags="report=-" -o /dev/null | FileCheck %s --check-prefix=PROVED
+// RUN: argus-opt %t/syncs_fixed.mlir --argus-verify-tags="report=-" -o /dev/null | FileCheck %s --check-prefix=PROVED
+// RUN: not argus-opt %t/pingpong_fixed.mlir --argus-verify-tags -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // RUN: not argus-opt %t/pingpong.mlir --argus-verify-tags -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHOWN
 // RUN: not argus-opt %t/missing_arrive.mlir --argus-verify-tags -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not argus-opt %t/wrong_id.mlir --argus-verify-tags -o /dev/null 2>&1 | FileCheck %s --check-prefix=WRONGID
@@ -14,7 +15,10 @@
 // PROVED: "kind": "named-barrier"
 // PROVED: "predicate"
 // PROVED: "status": "proved"
-// PROVED: "witness": "the barrier operations of every warp do not depend on the launch
+// PROVED: "witness": "the barrier operations of every warp do not depend on the launch, and only bar.sync of all the warps using an id
+
+// A bar.arrive lets a warp run ahead: one run shows one schedule.
+// SCHEDULE: warning: named-barrier is unknown at 'argus.named_barrier.arrive': deadlock freedom of the named barriers is shown only for the launches run (launch arg0={{[0-9]+}}: {{[0-9]+}} barrier operations) in one schedule, not for every schedule: a bar.arrive
 
 // SHOWN: warning: named-barrier is unknown at 'argus.named_barrier.arrive': deadlock freedom of the named barriers is shown only for the launches run (launch arg0=
 
@@ -35,6 +39,21 @@
 // ORDER: error: named-barrier violated
 // ORDER: note: deadlock
 // ORDER: note: warp 4 at 'argus.named_barrier.sync' {{.*}} = 0) waits forever on barrier 0
+
+//--- syncs_fixed.mlir
+// all eight warps of the role meet at barrier 0 four times (bar.sync only)
+func.func @syncs_fixed(%N: index)
+    attributes {argus.kernel = #argus.kernel<block = [384], target = "sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  argus.role "consumer" warps 4 to 12 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      argus.named_barrier.sync %c0, 256
+    }
+  }
+  return
+}
 
 //--- pingpong_fixed.mlir
 // warpgroup 1 lets warpgroup 0 go first; then they alternate, four turns each
