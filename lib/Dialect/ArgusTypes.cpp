@@ -109,13 +109,13 @@ std::string mlir::argus::formatShape(ArrayRef<int64_t> shape) {
 static constexpr int64_t kMaxTileRegistersPerThread = 2048;
 
 /// A register layout maps (thread, slot) to a linear logical coordinate: it
-/// must have two modes and its image must be exactly [0, numElements), and
-/// a thread's slots must fit kMaxTileRegistersPerThread.
+/// must have two modes and its image must be exactly [0, numElements), and,
+/// `inRegisters`, a thread's slots must fit kMaxTileRegistersPerThread.
 static LogicalResult
 verifyRegisterLayout(function_ref<InFlightDiagnostic()> emitError,
                      const ::argus::layout::SwizzledLayout &layout,
                      ArrayRef<int64_t> shape, Type elementType,
-                     int64_t numElements) {
+                     int64_t numElements, bool inRegisters = true) {
   if (layout.layout.rank() != 2)
     return emitError() << "register tile layout \"" << layout.str()
                        << "\" must have two modes (thread, slot), got "
@@ -123,10 +123,14 @@ verifyRegisterLayout(function_ref<InFlightDiagnostic()> emitError,
   // The register budget, before anything walks the slots (the coverage
   // check below, the lowering's unrolling): a replicated slot mode can
   // give a small tile billions of slots per thread.
+  // A fragment of an operand the instruction reads from shared memory
+  // (wgmma B, A of ".ss") names no registers: every thread "sees" the whole
+  // tile.
   int64_t slots = layout.layout.mode(1).size();
   int64_t bytesPerSlot =
       std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
-  if (slots <= 0 || slots > kMaxTileRegistersPerThread * 4 / bytesPerSlot) {
+  if (inRegisters &&
+      (slots <= 0 || slots > kMaxTileRegistersPerThread * 4 / bytesPerSlot)) {
     std::string elem; // unquoted, as in the tile type
     llvm::raw_string_ostream(elem) << elementType;
     return emitError() << "register tile layout \"" << layout.str()
@@ -244,8 +248,11 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
         getFragmentLayout(frag, shape, emitError);
     if (failed(tv))
       return failure();
+    bool fromShared =
+        (frag.getOperand() == MmaOperand::A && instr->aFromShared) ||
+        (frag.getOperand() == MmaOperand::B && instr->bFromShared);
     return verifyRegisterLayout(emitError, ::argus::layout::SwizzledLayout(*tv),
-                                shape, elementType, numElements);
+                                shape, elementType, numElements, !fromShared);
   }
 
   auto layoutAttr = dyn_cast<LayoutAttr>(layout);

@@ -54,3 +54,14 @@ func.func @big_fragment()
   %f = argus.fill 0.0 : !argus.tile<512x512xf32, register, #argus.frag<"v_mfma_f32_32x32x8_f16", c, warps = [1, 1]>>
   return
 }
+
+// -----
+
+// A fragment of an operand the instruction reads from shared memory (wgmma
+// B) names no registers: every thread "sees" the whole tile, and no budget
+// applies (4096 slots of f32 here).
+func.func @wgmma_b_from_shared()
+    attributes {argus.kernel = #argus.kernel<block = [128], target = "sm_90a">} {
+  %f = argus.fill 0.0 : !argus.tile<32x128xf32, register, #argus.frag<"wgmma.m64n128k16.f32.bf16.ss", b, warps = [1, 1]>>
+  return
+}
