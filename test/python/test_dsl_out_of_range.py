@@ -199,3 +199,11 @@ def test_dump_to_a_full_disk_in_process(pipeline):
     assert "LLVM ERROR" not in proc.stderr
     assert proc.stdout.startswith("failed"), proc.stdout
     assert "error writing '/dev/full'" in proc.stdout, proc.stdout
+
+
+def test_float_tile_divided_by_a_number_beyond_f64():
+    # Found by fuzz_dsl.py's long run: x / 10**400 raised OverflowError.
+    def body(X, eps):
+        x = argus.load(argus.view(X, (0, 0), (64, 64)), layout=ROW)
+        x / 10**400  # BAD
+    _raises_at(body, argus.DTypeError, "f64")
