@@ -13,7 +13,8 @@ console script (pyproject.toml).
 The CMake build tree, in order: $ARGUS_BUILD_DIR (as scripts/build.sh uses
 it); else ./build when it is a configured tree for this interpreter (what
 scripts/build.sh made: only changed files rebuild); else its own tree
-./build-pip (setuptools' own build files go to ./build-py). Extra configure
+./build-pip. setuptools' own build files go to a directory outside the
+source tree (SETUPTOOLS_BUILD_BASE, under the temporary directory). Extra configure
 options: $CMAKE_ARGS; parallel jobs: $ARGUS_JOBS.
 """
 
@@ -23,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -31,6 +33,9 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 TOOLS = ["argus-opt", "argus-layout", "argus-run", "argus-bench-verify"]
 MLIR_DIR = "/usr/lib/llvm-22/lib/cmake/mlir"
+# setuptools' build and egg-info directory: per user, outside the source tree.
+SETUPTOOLS_BUILD_BASE = os.path.join(tempfile.gettempdir(), f"argus-setuptools-{os.getuid()}")
+os.makedirs(SETUPTOOLS_BUILD_BASE, exist_ok=True)
 
 
 class CMakeExtension(Extension):
@@ -122,7 +127,9 @@ class CMakeBuild(build_ext):
 setup(
     ext_modules=[CMakeExtension("_argus")],
     cmdclass={"build_ext": CMakeBuild},
-    # Keep setuptools' own build directories out of the CMake tree ./build.
-    options={"build": {"build_base": "build-py"}},
+    # Keep setuptools' own build directories out of the CMake tree ./build
+    # and out of the source tree (issue 54: pip left ./build-py behind).
+    options={"build": {"build_base": SETUPTOOLS_BUILD_BASE},
+             "egg_info": {"egg_base": SETUPTOOLS_BUILD_BASE}},
     zip_safe=False,
 )

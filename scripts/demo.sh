@@ -9,7 +9,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ARGUS_BUILD_DIR:-$root/build}
 "$root/scripts/deps.sh"
-"$root/scripts/build.sh" argus-opt
+# Everything the README's next sections use: the tools, the _argus extension
+# and the runtime (`cmake --install build` installs them all), not only
+# argus-opt.
+"$root/scripts/build.sh"
 for kernel in "$root"/examples/*.mlir; do
   echo "=== $(basename "$kernel")"
   "$build/bin/argus-opt" --verify-each --argus-print-structure "$kernel" \

@@ -37,6 +37,15 @@ struct PrintLineRegionsPass
       return signalPassFailure();
     }
     file->os() << llvm::formatv("{0:2}", sites->lineRegionsJSON()) << "\n";
+    // Checked here: an error left on the stream ends the process.
+    file->os().close();
+    if (file->os().has_error()) {
+      std::error_code err = file->os().error();
+      file->os().clear_error();
+      getOperation().emitError() << "argus-print-line-regions: error writing '"
+                                 << output << "': " << err.message();
+      return signalPassFailure();
+    }
     file->keep();
     markAllAnalysesPreserved();
   }

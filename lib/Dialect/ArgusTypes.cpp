@@ -101,16 +101,48 @@ std::string mlir::argus::formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// The most 32-bit registers one thread's slots of a register tile may take:
+/// 4x the largest register file of a thread on any target (512 on gfx942,
+/// 255 on NVIDIA). The lowering unrolls every slot a thread holds; a tile
+/// beyond this would spill entirely and take minutes and gigabytes to lower
+/// first (issue 54).
+static constexpr int64_t kMaxTileRegistersPerThread = 2048;
+
 /// A register layout maps (thread, slot) to a linear logical coordinate: it
-/// must have two modes and its image must be exactly [0, numElements).
+/// must have two modes and its image must be exactly [0, numElements), and,
+/// `inRegisters`, a thread's slots must fit kMaxTileRegistersPerThread.
 static LogicalResult
 verifyRegisterLayout(function_ref<InFlightDiagnostic()> emitError,
                      const ::argus::layout::SwizzledLayout &layout,
-                     ArrayRef<int64_t> shape, int64_t numElements) {
+                     ArrayRef<int64_t> shape, Type elementType,
+                     int64_t numElements, bool inRegisters = true) {
   if (layout.layout.rank() != 2)
     return emitError() << "register tile layout \"" << layout.str()
                        << "\" must have two modes (thread, slot), got "
                        << layout.layout.rank();
+  // The register budget, before anything walks the slots (the coverage
+  // check below, the lowering's unrolling): a replicated slot mode can
+  // give a small tile billions of slots per thread.
+  // A fragment of an operand the instruction reads from shared memory
+  // (wgmma B, A of ".ss") names no registers: every thread "sees" the whole
+  // tile.
+  int64_t slots = layout.layout.mode(1).size();
+  int64_t bytesPerSlot =
+      std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+  if (inRegisters &&
+      (slots <= 0 || slots > kMaxTileRegistersPerThread * 4 / bytesPerSlot)) {
+    std::string elem; // unquoted, as in the tile type
+    llvm::raw_string_ostream(elem) << elementType;
+    return emitError() << "register tile layout \"" << layout.str()
+                       << "\" gives each thread " << slots << " slots of "
+                       << elem << " (" << formatShape(shape)
+                       << " tile), more than the " << kMaxTileRegistersPerThread
+                       << " 32-bit registers per thread a register tile may "
+                          "take (a thread has at most 512: gfx942; 255 on "
+                          "NVIDIA); hint: spread the tile over more threads, "
+                          "split it into smaller tiles or keep it in shared "
+                          "memory";
+  }
   if (layout.cosize() != numElements)
     return emitError() << "register tile layout \"" << layout.str()
                        << "\" reaches logical coordinates [0, "
@@ -216,8 +248,11 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
         getFragmentLayout(frag, shape, emitError);
     if (failed(tv))
       return failure();
+    bool fromShared =
+        (frag.getOperand() == MmaOperand::A && instr->aFromShared) ||
+        (frag.getOperand() == MmaOperand::B && instr->bFromShared);
     return verifyRegisterLayout(emitError, ::argus::layout::SwizzledLayout(*tv),
-                                shape, numElements);
+                                shape, elementType, numElements, !fromShared);
   }
 
   auto layoutAttr = dyn_cast<LayoutAttr>(layout);
@@ -231,7 +266,7 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "register tile layout \"" << l.str()
                          << "\" cannot be swizzled; hint: swizzles apply to "
                             "shared-memory offsets";
-    return verifyRegisterLayout(emitError, l, shape, numElements);
+    return verifyRegisterLayout(emitError, l, shape, elementType, numElements);
   }
   return verifyMemoryLayout(emitError, l, shape, numElements);
 }

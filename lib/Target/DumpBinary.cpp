@@ -66,6 +66,18 @@ struct ArgusDumpBinaryPass
       return getOperation().emitError() << "argus-dump-binary: cannot write '"
                                         << file << "': " << ec.message();
     os << bytes;
+    // Checked here: an error left on the stream (a full disk shows only
+    // when the buffer is written) ends the process in its destructor.
+    os.close();
+    if (os.has_error()) {
+      std::error_code err = os.error();
+      os.clear_error();
+      return getOperation().emitError()
+             << "argus-dump-binary: error writing '" << file
+             << "': " << err.message()
+             << "; hint: check the disk has space and dump= names a "
+                "writable file";
+    }
     return success();
   }
 };

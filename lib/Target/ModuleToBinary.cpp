@@ -23,12 +23,14 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <poll.h>
 #include <sys/wait.h>
@@ -214,6 +216,32 @@ struct ArgusModuleToBinaryPass
       if (!target)
         return emitError(mod.getLoc())
                << "target " << attr << " cannot serialise a gpu.module";
+      // A gfx942 code object is linked by ld.lld, which MLIR's ROCDL
+      // serialiser runs from <toolkit>/llvm/bin and reports only as "lld
+      // invocation failed": say where it looked and how to point it at one.
+      std::string lld;
+      if (fmt == gpu::CompilationTarget::Binary &&
+          attr.getDialect().getNamespace() == "rocdl") {
+        const char *rocm = std::getenv("ROCM_PATH");
+        std::string root = !toolkit.empty() ? toolkit.getValue()
+                           : rocm           ? std::string(rocm)
+                                            : std::string("/opt/rocm");
+        std::string from = !toolkit.empty() ? "toolkit=" + root
+                           : rocm           ? "ROCM_PATH=" + root
+                                  : "no toolkit= and no ROCM_PATH: /opt/rocm";
+        lld = root + "/llvm/bin/ld.lld";
+        if (!llvm::sys::fs::can_execute(lld))
+          return emitError(mod.getLoc())
+                 << "format=bin for " << attr << " links the code object with "
+                 << "ld.lld, looked for at '" << lld << "' (" << from
+                 << ", then llvm/bin), which is not there; hint: pass "
+                    "toolkit=DIR "
+                    "(or set ROCM_PATH=DIR) with ld.lld at "
+                    "DIR/llvm/bin/ld.lld, "
+                    "for example a link to Debian's lld-22: mkdir -p "
+                    "DIR/llvm/bin && ln -s /usr/lib/llvm-22/bin/ld.lld "
+                    "DIR/llvm/bin/ld.lld";
+      }
       std::optional<SmallVector<char, 0>> object;
       ChildResult child =
           runInChild([&] { return target.serializeToObject(mod, options); },
@@ -237,6 +265,11 @@ struct ArgusModuleToBinaryPass
           size_t first = lines.size() > 20 ? lines.size() - 20 : 0;
           for (size_t i = first; i < lines.size(); ++i)
             diag.attachNote(mod.getLoc()) << lines[i].trim();
+          if (!lld.empty() && output.contains("lld invocation failed"))
+            diag.attachNote(mod.getLoc())
+                << "the linker was '" << lld
+                << "'; hint: toolkit=DIR (or ROCM_PATH=DIR) picks "
+                   "DIR/llvm/bin/ld.lld";
           return diag;
         }
         // Warnings the backend printed: pass them on.

@@ -149,6 +149,15 @@ struct VerifyTagsPass
              "more";
       return signalPassFailure();
     }
+    // Each shard holds a Z3 context and a copy of the kernel's encoding
+    // (threads=1000 took 17 GB): the bound of argus.verify's threads=.
+    if (threads < 1 || threads > 64) {
+      mlir::emitError(loc)
+          << "argus-verify-tags: threads=" << unsigned(threads)
+          << " is not allowed; hint: threads is the number of shards the "
+             "checks run on (one thread and Z3 context each), from 1 to 64";
+      return signalPassFailure();
+    }
     // Check that the report can be written before the (long) verification.
     std::unique_ptr<llvm::raw_fd_ostream> reportStream;
     if (!report.empty() && report != "-") {

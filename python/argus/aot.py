@@ -408,12 +408,18 @@ def default_driver():
 
 
 def _current_stream() -> int:
-    """PyTorch's current CUDA stream (0, the legacy default, without torch or
-    with a torch built without CUDA, such as Debian's python3-torch)."""
+    """PyTorch's current CUDA stream; 0 (the legacy default stream) without
+    torch or with a PyTorch that has no CUDA (a CPU-only build such as
+    Debian's python3-torch raises "Torch not compiled with CUDA enabled"
+    from the lookup: issue 54)."""
     try:
         import torch
     except Exception:  # pragma: no cover - depends on the machine
         return 0
-    if not torch.cuda.is_available():
+    cuda = getattr(torch, "cuda", None)
+    try:
+        if cuda is None or not cuda.is_available():
+            return 0
+        return int(cuda.current_stream().cuda_stream)
+    except (AssertionError, RuntimeError, AttributeError):
         return 0
-    return int(torch.cuda.current_stream().cuda_stream)

@@ -36,6 +36,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <pybind11/eval.h>
 #include <pybind11/stl.h>
 
 #include <optional>
@@ -627,8 +628,20 @@ std::string typeText(Type t) {
 } // namespace
 
 void bindIRBuilder(py::module_ &m) {
-  buildErrorType() = py::reinterpret_steal<py::object>(
-      PyErr_NewException("_argus.BuildError", PyExc_Exception, nullptr));
+  // args are (message, [Diagnostic]); str() is the message, not the tuple.
+  // (The DSL raises the ArgusError of the first diagnostic's kind from it.)
+  py::dict scope;
+  scope["__builtins__"] = py::module_::import("builtins");
+  scope["__name__"] = "_argus";
+  py::exec(R"(
+class BuildError(Exception):
+    """An op, type or launch the IR builder could not make at all; args are
+    (message, [Diagnostic])."""
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+)",
+           scope);
+  buildErrorType() = scope["BuildError"];
   m.attr("BuildError") = buildErrorType();
 
   py::class_<Value>(m, "Value", "an SSA value of a kernel being built")

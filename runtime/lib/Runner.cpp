@@ -304,6 +304,7 @@ Json saveOutputs(const RunState &st) {
     if (f)
       f.write(reinterpret_cast<const char *>(st.out[i].data()),
               static_cast<std::streamsize>(st.out[i].size()));
+    f.close(); // a full disk shows only when the buffer is written
     if (!f)
       throw specPathError(ErrorKind::Runtime,
                           "cannot write '" + a.savePath +
@@ -465,6 +466,7 @@ void decodeProbes(const RunState &st, const RunOptions &opts, RunResult &res,
     if (f)
       f.write(reinterpret_cast<const char *>(pb.data()),
               static_cast<std::streamsize>(pb.size()));
+    f.close(); // a full disk shows only when the buffer is written
     if (!f)
       throw RuntimeError(ErrorKind::Runtime,
                          "cannot write the probe buffer to '" +

@@ -168,6 +168,42 @@ void getGrid(const Json &v, const std::string &path, unsigned out[3],
     one(v[i], path + "[" + std::to_string(i) + "]", static_cast<int>(i));
 }
 
+/// The launch limits every device argus-run drives shares (CUDA's, which
+/// HIP's are within: a grid of at most 2^31-1 x 65535 x 65535 blocks, a
+/// block of at most 1024 x 1024 x 64 and 1024 threads in all): a launch
+/// beyond them fails on every device, so --validate rejects it. A
+/// dimension of 0 launches nothing.
+void checkLaunchShape(const unsigned grid[3], const bool sms[3],
+                      const unsigned block[3]) {
+  static const char *axis[3] = {"x", "y", "z"};
+  static const uint64_t gridMax[3] = {0x7FFFFFFFull, 65535, 65535};
+  static const uint64_t blockMax[3] = {1024, 1024, 64};
+  for (int i = 0; i < 3; ++i) {
+    std::string gp = "$.grid[" + std::to_string(i) + "]";
+    if (!sms[i] && grid[i] == 0)
+      bad(gp, std::string("grid.") + axis[i] +
+                  " = 0 launches no block; hint: every grid dimension is at "
+                  "least 1");
+    if (grid[i] > gridMax[i])
+      bad(gp, std::string("grid.") + axis[i] + " = " + std::to_string(grid[i]) +
+                  " exceeds the device limit of " + std::to_string(gridMax[i]) +
+                  " blocks");
+    std::string bp = "$.block[" + std::to_string(i) + "]";
+    if (block[i] == 0)
+      bad(bp, std::string("block.") + axis[i] +
+                  " = 0 has no thread; hint: every block dimension is at "
+                  "least 1");
+    if (block[i] > blockMax[i])
+      bad(bp, std::string("block.") + axis[i] + " = " +
+                  std::to_string(block[i]) + " exceeds the device limit of " +
+                  std::to_string(blockMax[i]) + " threads");
+  }
+  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (threads > 1024)
+    bad("$.block", "a block of " + std::to_string(threads) +
+                       " threads exceeds the device limit of 1024");
+}
+
 std::string resolvePath(const std::string &p, const std::string &baseDir) {
   return (p[0] == '/' || baseDir.empty()) ? p : baseDir + "/" + p;
 }
@@ -505,6 +541,7 @@ LaunchSpec parseLaunchSpec(const Json &j, const std::string &baseDir,
     bad("$.kernel", "empty kernel name");
   getGrid(require(j, root, "grid"), "$.grid", s.launch.grid, s.gridSms);
   getDims(require(j, root, "block"), "$.block", s.launch.block);
+  checkLaunchShape(s.launch.grid, s.gridSms, s.launch.block);
   if (const Json *cl = findMember(j, "cluster")) {
     const std::string p = "$.cluster";
     if (!cl->is_array() || cl->size() == 0 || cl->size() > 3)

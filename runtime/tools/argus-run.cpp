@@ -59,6 +59,7 @@ bool writeText(const std::string &path, const std::string &text,
     return false;
   }
   f << text;
+  f.close(); // a full disk shows only when the buffer is written
   if (!f) {
     err = "error writing '" + path + "'";
     return false;
@@ -151,6 +152,16 @@ int runOne(const Cli &cli, const std::string &specFile,
     LaunchSpec spec = loadLaunchSpec(specFile);
     entry["name"] = spec.name;
     if (cli.validateOnly) {
+      // The launch would fail to load it (as an "init" file that is not
+      // there fails the spec's own parse).
+      struct stat st;
+      if (::stat(spec.modulePath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        throw specPathError(ErrorKind::Spec,
+                            "$.module: cannot open module file '" +
+                                spec.modulePath +
+                                "' (a relative path is relative to the spec's "
+                                "directory)",
+                            "$.module");
       entry["status"] = "valid";
       entry["exit_code"] = 0;
       if (!cli.quiet)

@@ -78,7 +78,11 @@ def worker(mutant_dir, start, count, progress, dedup, deadline, memory_gb=None):
                 f.write(digest + "\n")
         sent += 1
         steps = [lambda: m.verify_tags(timeout_ms=2000)]
-        steps += [lambda p=p: m.clone().run_pipeline(p, check=False) for p in PIPELINES]
+        # Every fourth mutant dumps to a full disk (issue 54: an LLVM fatal
+        # error ended the interpreter); the pipeline must fail with a message.
+        pipes = [p + "{dump=/dev/full}" if i % 4 == 0 and p.startswith("argus-to-") else p
+                 for p in PIPELINES]
+        steps += [lambda p=p: m.clone().run_pipeline(p, check=False) for p in pipes]
         for step in steps:
             try:
                 step()

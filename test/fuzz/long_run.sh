@@ -7,7 +7,7 @@
 #
 #   test/fuzz/long_run.sh [N] [build dir]
 #
-# TARGETS (default "argus-opt passes specs bindings") picks targets, JOBS
+# TARGETS (default "argus-opt passes specs bindings dsl") picks targets, JOBS
 # (default: the cores) the processes per target, TIME_BUDGET (seconds) stops
 # starting new inputs after that long. argus-opt gets batches of 500 mutants
 # as one --split-input-file input (a failing batch is rerun one mutant per
@@ -26,7 +26,7 @@ n=${1:-100000}
 build=${2:-$root/build}
 out=${OUT:-$root/fuzz-long-out}
 seed=${ARGUS_FUZZ_SEED:-$(date +%Y%m%d)}
-targets=${TARGETS:-argus-opt passes specs bindings}
+targets=${TARGETS:-argus-opt passes specs bindings dsl}
 jobs=${JOBS:-$(nproc)}
 budget=()
 [ -n "${TIME_BUDGET:-}" ] && budget=(--time-budget "$TIME_BUDGET")
@@ -38,9 +38,9 @@ run() { # name command...
   [[ " $targets " == *" $name "* ]] || return 0
   local t0=$SECONDS
   "$@" >"$out/$name.log" 2>&1 || status=1
-  echo "$name: $(grep -E '^(valid|parsed|mutants run|distinct)' "$out/$name.log" |
+  echo "$name: $(grep -E '^(valid|parsed|mutants run|distinct|built)' "$out/$name.log" |
     sed 's/ through --argus-verify-tags.*:/ through the passes:/' | paste -sd';' -);" \
-    "$(grep -E 'mutants: [0-9]+' "$out/$name.log" | tail -1) ($((SECONDS - t0)) s)"
+    "$(grep -E '(mutants|programs): [0-9]+' "$out/$name.log" | tail -1) ($((SECONDS - t0)) s)"
 }
 run argus-opt /usr/bin/python3 "$root/test/fuzz/mutate_argus_opt.py" --tool argus-opt \
   --count "$n" --seed "$seed" --jobs "$jobs" --batch 500 "${budget[@]}" \
@@ -57,4 +57,8 @@ run specs /usr/bin/python3 "$root/test/fuzz/mutate_specs.py" --tool argus-run \
 PYTHONPATH="$build/python:$root/python" run bindings /usr/bin/python3 \
   "$root/test/fuzz/fuzz_bindings.py" --count "$n" --seed "$seed" --jobs "$jobs" \
   --batch 1000 --dedup --memory-gb 8 "${budget[@]}" --work-dir "$out/bindings-work" "$root"/examples/*.mlir
+# DSL programs with out-of-range scalars and odd dtypes (fuzz_dsl.py).
+PYTHONPATH="$build/python:$root/python" run dsl /usr/bin/python3 \
+  "$root/test/fuzz/fuzz_dsl.py" --count "$n" --seed "$seed" --jobs "$jobs" \
+  --work-dir "$out/dsl-work"
 exit $status

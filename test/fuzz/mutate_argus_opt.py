@@ -3,7 +3,9 @@
 
 Each mutant is an example kernel with a few random edits: a token deleted,
 two tokens swapped, a number replaced by a random (often huge, negative or
-zero) one, a line deleted or duplicated, a character inserted. Every run
+zero) one, a line deleted or duplicated, a character inserted, a kernel
+copied next to itself as a function that is not a kernel, a register
+layout given a huge (replicated) slot mode (issue 54). Every run
 must end with exit status 0 (accepted) or 1 (diagnosed): a signal (crash,
 assertion), another status or a timeout is a failure, and the input is kept
 for reproduction.
@@ -13,6 +15,8 @@ mutant that parses and verifies is also run through each of those passes or
 pipelines, as a user would; ``--argus-verify-tags`` may also exit 2
 (unknown). ``--time-budget S`` stops starting new mutants after S seconds
 (the mutants are the same for a seed; how many run depends on the machine).
+``--output PATH`` is the ``-o`` of the runs through the passes (``/dev/full``:
+every output must fail with a message, exit 1, never an LLVM fatal error).
 
 ``--batch N`` (the long run, long_run.sh) joins N mutants with ``// -----``
 into one input and runs ``argus-opt --split-input-file`` over it, once to
@@ -49,6 +53,64 @@ NUMBERS = [0, 1, -1, 2, 3, 7, 8, 31, 64, 65, 127, 1023, 1024, 4096, 65536,
            2**31 - 1, 2**31, 2**32, 2**63 - 1, -2**63, 10**30]
 
 
+def _matching_brace(text, open_at):
+    """The index just past the brace that closes text[open_at] ('{'), or -1."""
+    depth = 0
+    for k in range(open_at, len(text)):
+        if text[k] == '{':
+            depth += 1
+        elif text[k] == '}':
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return -1
+
+
+def copy_as_helper(text, rng):
+    """A kernel's function copied next to it as a function that is not a
+    kernel (its attributes dropped, another name): argus ops outside a
+    kernel crashed the lowering (issue 54)."""
+    starts = [m for m in re.finditer(r'func\.func\s+(?:private\s+)?@([\w$.-]+)', text)]
+    if not starts:
+        return text
+    m = rng.choice(starts)
+    attrs = text.find('attributes', m.end())
+    body = text.find('{', m.end())
+    if body < 0:
+        return text
+    if 0 <= attrs < body:  # drop `attributes {...}` up to the body's brace
+        a_open = text.find('{', attrs)
+        a_end = _matching_brace(text, a_open)
+        if a_end < 0:
+            return text
+        body = text.find('{', a_end)
+        head = text[m.start():attrs] + text[a_end:body]
+    else:
+        head = text[m.start():body]
+    end = _matching_brace(text, body)
+    if end < 0:
+        return text
+    helper = head.replace('@' + m.group(1), '@' + m.group(1) + '_helper', 1) + \
+        text[body:end]
+    return text[:end] + '\n\n' + helper + text[end:]
+
+
+# A register layout's slot mode made huge (replicated: stride 0): a thread
+# with billions of slots ran the lowering out of memory (issue 54).
+HUGE_SLOTS = [2**16, 2**20, 2**31 - 1, 2**32 - 1, 2**40]
+
+
+def huge_layout(text, rng):
+    layouts = list(re.finditer(r'"\((\d+),(\d+)\):\((\d+),(\d+)\)"', text))
+    if not layouts:
+        return text
+    m = rng.choice(layouts)
+    t, v, ts, vs = m.groups()
+    new = '"(%s,%d):(%s,%s)"' % (t, rng.choice(HUGE_SLOTS), ts,
+                                 rng.choice(['0', vs]))
+    return text[:m.start()] + new + text[m.end():]
+
+
 def tokenize(text):
     return [(m.start(), m.end()) for m in TOKEN.finditer(text)]
 
@@ -58,7 +120,7 @@ def mutate(text, rng, max_edits=3):
         toks = tokenize(text)
         if not toks:
             break
-        kind = rng.randrange(7)
+        kind = rng.randrange(9)
         if kind in (1, 6) and len(toks) < 2:
             kind = 0  # two-token edits need two tokens
         if kind == 0:  # delete a token
@@ -84,6 +146,10 @@ def mutate(text, rng, max_edits=3):
         elif kind == 5:  # insert a character
             pos = rng.randrange(len(text) + 1)
             text = text[:pos] + rng.choice('()<>[]{},:;"%#!x0-=') + text[pos:]
+        elif kind == 7:  # a kernel copied as a function that is not one
+            text = copy_as_helper(text, rng)
+        elif kind == 8:  # a register layout with a huge slot mode
+            text = huge_layout(text, rng)
         else:  # copy a token over another
             (s1, e1), (s2, e2) = rng.sample(toks, 2)
             if s2 > s1:
@@ -127,9 +193,14 @@ def fatal(err):
     return next((m.decode() for m in FATAL if m in err), None)
 
 
-def run_tool(tool, args, text, timeout, ok_codes=(0, 1)):
+# Where runs through --pass write their output (--output; /dev/full: every
+# output stream must fail with a message, not an LLVM fatal error).
+PASS_OUTPUT = [os.devnull]
+
+
+def run_tool(tool, args, text, timeout, ok_codes=(0, 1), output=None):
     """(failure or None, exit status, stderr tail)."""
-    cmd, wall = limited([tool] + args + ['-o', os.devnull, '-'], timeout)
+    cmd, wall = limited([tool] + args + ['-o', output or os.devnull, '-'], timeout)
     try:
         proc = subprocess.run(cmd, input=text.encode(), stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=wall)
@@ -155,7 +226,7 @@ def run_one(tool, text, timeout, passes=(), deadline=None):
         return what, err, '--verify-each'
     for p in passes:
         ok = (0, 1, 2) if p.startswith('--argus-verify-tags') else (0, 1)
-        what, _, err = run_tool(tool, [p], text, timeout, ok)
+        what, _, err = run_tool(tool, [p], text, timeout, ok, PASS_OUTPUT[0])
         if what:
             return what, err, p
     return None, b'', 'valid'
@@ -235,7 +306,8 @@ def run_batch(tool, first, texts, timeout, passes=(), deadline=None, seen=None):
             continue
         found = False
         for i in todo:
-            w, _, e = run_tool(tool, [p], texts[i - first], timeout, ok)
+            w, _, e = run_tool(tool, [p], texts[i - first], timeout, ok,
+                               PASS_OUTPUT[0])
             if w:
                 results[i] = (w, e, p)
                 found = True
@@ -271,8 +343,12 @@ def main():
     ap.add_argument('--dedup', action='store_true',
                     help='with --batch: run a valid mutant through the passes '
                     'only when its IR differs from every one run before')
+    ap.add_argument('--output', default=os.devnull, metavar='PATH',
+                    help='the -o of the runs through --pass (e.g. /dev/full: '
+                    'the write fails; exit 1 with a message is expected)')
     ap.add_argument('inputs', nargs='+')
     args = ap.parse_args()
+    PASS_OUTPUT[0] = args.output
 
     seeds = [open(p).read() for p in args.inputs]
     seed = int(time.strftime('%Y%m%d')) if args.seed == 'date' else int(args.seed)

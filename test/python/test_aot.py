@@ -340,6 +340,38 @@ def test_kernel_grid_launches_the_export_on_argus_aot_path(fake, tmp_path, monke
         add1[None](x, y, BLOCK=128)
 
 
+class _CpuOnlyTorch:
+    """A stand-in for a PyTorch built without CUDA (Debian's python3-torch):
+    torch.cuda.current_stream() raises as that build's does."""
+
+    class cuda:
+        @staticmethod
+        def is_available():
+            return False
+
+        @staticmethod
+        def current_stream():
+            raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def test_a_cpu_only_torch_launches_on_the_default_stream(fake, tmp_path, monkeypatch):
+    # Issue 54: with a CPU-only PyTorch installed, the current-stream lookup
+    # raised "Torch not compiled with CUDA enabled" and kernel[grid] failed.
+    import sys
+    monkeypatch.setitem(sys.modules, "torch", _CpuOnlyTorch)
+    assert aot._current_stream() == 0
+    lib, so = fake
+    add1 = make_add1()
+    path = aot.export(add1.specialize(BLOCK=256), str(tmp_path))
+    meta = json.load(open(path))
+    sizes = slot_sizes(meta)
+    lib.fake_expect(len(sizes), (ctypes.c_int * len(sizes))(*sizes))
+    monkeypatch.setattr(aot, "default_driver", lambda: cd.CudaDriver(so))
+    monkeypatch.setenv("ARGUS_AOT_PATH", str(tmp_path))
+    x, y = FakeTensor((1024,), "float32", ptr=0x1000), FakeTensor((1024,), "float32", ptr=0x2000)
+    assert add1[None](x, y, BLOCK=256).outputs == {"Y": y}
+
+
 def test_without_the_extension_a_launch_needs_an_export(monkeypatch, tmp_path):
     import argus.ir
     monkeypatch.setattr(argus.ir, "_argus", None)

@@ -125,8 +125,56 @@ def test_cmake_install_prefix(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "usage: argus-agent" in p.stdout, p.stdout + p.stderr
 
+    # argus-measure is installed too, and runs from the installed package
+    # (issue 54: it was not in P/bin).
+    p = subprocess.run([str(prefix / "bin" / "argus-measure"), "--help"], cwd=work,
+                       env={"HOME": str(work), "PATH": "/usr/bin:/bin"},
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "usage: argus-measure" in p.stdout, p.stdout + p.stderr
+    # P/lib holds the runtime library only, not the compiler's internal
+    # static libraries (issue 54: 7 libArgus*.a were copied there).
+    libs = sorted(f for _, _, files in os.walk(prefix / "lib") for f in files
+                  if f.endswith(".a"))
+    assert libs == ["libArgusRuntime.a"], libs
+
     # _paths.py is relative: a moved prefix, off PATH, still finds its own tools.
     moved = tmp_path / "moved"
     os.rename(prefix, moved)
     out = _run_installed(str(moved), work, full=False, on_path=False)
     assert out["tools"] == {t: str(moved / "bin" / t) for t in TOOLS}
+
+
+def test_demo_builds_what_the_install_needs():
+    # Issue 54: scripts/demo.sh built only argus-opt, so the README's next
+    # step, `cmake --install build`, stopped at the missing _argus. Its
+    # build.sh call must build the default target (everything) or at least
+    # every installed target.
+    import re
+    import shlex
+    text = open(os.path.join(ROOT, "scripts", "demo.sh")).read()
+    calls = [shlex.split(m.group(1)) for m in
+             re.finditer(r'^\s*"\$root/scripts/build\.sh"(.*)$', text, re.M)]
+    assert calls, "demo.sh does not call scripts/build.sh"
+    installed = {"_argus", "argus-opt", "argus-layout", "argus-run", "argus-bench-verify",
+                 "ArgusRuntime"}
+    for targets in calls:
+        assert not targets or installed <= set(targets), targets
+
+
+def test_pip_writes_nothing_into_the_source_tree(tmp_path):
+    # Issue 54: `pip install .` left setuptools' build directory build-py/
+    # (and an egg-info) in the source tree. A wheel from the configured
+    # build tree (nothing to rebuild) must leave the tree as it was.
+    if not os.path.isfile(os.path.join(BUILD, "CMakeCache.txt")) or \
+            os.environ.get("ARGUS_BUILD_DIR"):
+        pytest.skip(f"needs the default build tree {BUILD}")
+    for mod in ("pip", "wheel", "setuptools"):
+        if subprocess.run([sys.executable, "-c", f"import {mod}"]).returncode:
+            pytest.skip(f"needs {mod}")
+    before = set(os.listdir(ROOT)) | set(os.listdir(os.path.join(ROOT, "python")))
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps",
+                        ROOT, "-w", str(tmp_path)], capture_output=True, text=True, timeout=1200,
+                       env=dict(os.environ, ARGUS_JOBS="2"))
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    after = set(os.listdir(ROOT)) | set(os.listdir(os.path.join(ROOT, "python")))
+    assert after - before == set(), after - before

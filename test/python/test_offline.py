@@ -51,6 +51,9 @@ def cli(tmp_path, monkeypatch, run):
     opt.write_text(FAKE_ARGUS_OPT % {"python": sys.executable})
     opt.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    # argus-measure prefers the argus-opt of its own install or build tree
+    # to PATH's (argus.find_tool); ARGUS_OPT picks the stand-in before both.
+    monkeypatch.setenv("ARGUS_OPT", str(opt))
     launch = tmp_path / "launch.json"
     launch.write_text(json.dumps(LAUNCH))
     argv = ["run", GEMM2, "--iterations", "0:16", "--launch", str(launch),
@@ -181,7 +184,13 @@ def test_waiting_is_not_failed_and_a_failing_collection_is_retried_once(tmp_path
         assert ex.status(c) == "waiting" and ex.status(c) not in TERMINAL
         assert ex.outcomes[c].attempts == 0 and not ex.outcomes[c].errors
     assert ex.ok() and ex.status(report) == "planned" and ex.outcomes[report].result is None
-    assert bash(ex.info["script"]).returncode == 0          # the script runs every block
+    # the script runs every block, says which failed and why, and exits 1
+    # (issue 54: it exited 0 and printed nothing)
+    p = bash(ex.info["script"])
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.count("failed (exit 1); the end of its stderr") == 2, p.stderr
+    assert "cp:" in p.stderr and p.stderr.rstrip().endswith(
+        "argus: 0 collection(s) done, 2 failed"), p.stderr
     assert len(lines(log, "end")) == 2
     # the failed attempt is taken and the collection prepared afresh into a new script
     _, ex2 = execute()
@@ -192,7 +201,7 @@ def test_waiting_is_not_failed_and_a_failing_collection_is_retried_once(tmp_path
         assert len(o.errors) == 1 and "attempt 1: argus-run exited 1" in o.errors[0]
         assert "cp:" in o.errors[0]                         # the tool's stderr
     assert ex2.status(report) == "planned"
-    assert bash(ex2.info["script"]).returncode == 0
+    assert bash(ex2.info["script"]).returncode == 1
     assert len(lines(log, "end")) == 4
     # past the retry: failed, and the report says what is missing
     _, ex3 = execute()

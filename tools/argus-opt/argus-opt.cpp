@@ -41,6 +41,25 @@ static std::vector<char *> withQuietDiagnostics(int argc, char **argv) {
   return args;
 }
 
+/// Whether everything written to `os` (`what`, for the message) reached
+/// its file: a write error (a full disk) is printed and cleared here, since
+/// one left on a raw_fd_ostream ends the process with an LLVM fatal error
+/// when the stream is destroyed.
+static bool checkWritten(llvm::raw_fd_ostream &os, llvm::StringRef what,
+                         bool close) {
+  if (close)
+    os.close();
+  else
+    os.flush();
+  if (!os.has_error())
+    return true;
+  llvm::errs() << "argus-opt: error writing " << what << ": "
+               << os.error().message()
+               << " (hint: check that the disk has space)\n";
+  os.clear_error();
+  return false;
+}
+
 int main(int argcIn, char **argvIn) {
   std::vector<char *> args = withQuietDiagnostics(argcIn, argvIn);
   int argc = static_cast<int>(args.size());
@@ -89,8 +108,16 @@ int main(int argcIn, char **argvIn) {
     llvm::errs() << error << "\n";
     return EXIT_FAILURE;
   }
-  if (mlir::failed(
-          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+  bool ok = mlir::succeeded(
+      mlir::MlirOptMain(output->os(), std::move(input), registry, config));
+  bool toStdout = outputFilename == "-";
+  bool written = checkWritten(output->os(),
+                              toStdout ? std::string("the standard output")
+                                       : "'" + outputFilename + "'",
+                              /*close=*/!toStdout);
+  // What passes printed (--argus-print-structure, report=-).
+  written &= checkWritten(llvm::outs(), "the standard output", false);
+  if (!ok || !written)
     return EXIT_FAILURE;
   output->keep();
   // The diagnostic verifier has already judged the expected warnings and

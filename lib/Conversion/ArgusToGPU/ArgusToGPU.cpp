@@ -278,9 +278,47 @@ struct ArgusToGPUPass
     return failure(r.wasInterrupted());
   }
 
+  /// Argus ops are lowered only inside kernels (func.func with
+  /// argus.kernel): outside one there is no block, target or launch for
+  /// their per-thread code. The op verifiers accept them in any function,
+  /// so they stop here with their location, before any rewriting (the
+  /// conversion patterns read the enclosing gpu.func and gpu.module of
+  /// every op they lower).
+  static LogicalResult checkOpsInKernels(ModuleOp top) {
+    bool ok = true;
+    llvm::DenseSet<Operation *> reported;
+    top.walk([&](Operation *op) {
+      if (!isa<ArgusDialect>(op->getDialect()))
+        return WalkResult::advance();
+      auto fn = op->getParentOfType<FunctionOpInterface>();
+      if (fn && fn->hasAttr(ArgusDialect::getKernelAttrName()))
+        return WalkResult::advance();
+      ok = false;
+      // One error per function: its first argus op.
+      if (!reported.insert(fn ? fn.getOperation() : op).second)
+        return WalkResult::skip();
+      InFlightDiagnostic d = op->emitError();
+      d << "argus-to-gpu: '" << op->getName() << "' is in ";
+      if (fn)
+        d << "function '" << SymbolTable::getSymbolName(fn).getValue()
+          << "', which is not an argus kernel";
+      else
+        d << "no function";
+      d << "; argus ops are lowered only inside kernels; hint: mark the "
+           "function with attributes {argus.kernel = #argus.kernel<block = "
+           "[...], target = \"...\">} or move the op into a kernel";
+      if (fn)
+        d.attachNote(fn.getLoc()) << "the function is declared here";
+      return WalkResult::skip();
+    });
+    return success(ok);
+  }
+
   void runOnOperation() override {
     ModuleOp top = getOperation();
     MLIRContext *ctx = &getContext();
+    if (failed(checkOpsInKernels(top)))
+      return signalPassFailure();
     SmallVector<func::FuncOp> kernels;
     top.walk([&](func::FuncOp fn) {
       if (fn->hasAttr("argus.kernel"))

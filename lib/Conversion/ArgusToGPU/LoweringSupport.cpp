@@ -21,10 +21,15 @@ KernelInfo mlir::argus::getKernelInfo(Operation *op) {
       k.roleBarrierId = role.size() > 2 ? role[2] : 0;
       break;
     }
-  if (auto attr = fn->getAttrOfType<StringAttr>("argus_chip"))
-    k.chip = attr.str();
+  // Outside an outlined kernel (argus-to-gpu rejects such ops before any
+  // pattern runs): the defaults, never a null function.
+  if (fn)
+    if (auto attr = fn->getAttrOfType<StringAttr>("argus_chip"))
+      k.chip = attr.str();
   k.target = &TargetInfo::get(k.chip);
   k.warpSize = k.target->getWarpSize();
+  if (!fn)
+    return k;
   if (auto cl = fn->getAttrOfType<DenseI64ArrayAttr>(kClusterAttr))
     for (int64_t d : cl.asArrayRef())
       k.clusterSize *= d;

@@ -119,6 +119,8 @@ struct AllocLowering : ArgusPattern<AllocOp> {
     auto type = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
     auto fn = op->getParentOfType<gpu::GPUFuncOp>();
     auto mod = op->getParentOfType<gpu::GPUModuleOp>();
+    if (!fn || !mod) // argus-to-gpu reports ops outside kernels first
+      return rewriter.notifyMatchFailure(op, "not in an outlined kernel");
     std::string base = ("__argus_" + fn.getName() + "_" + op.getName()).str();
     std::string name = base;
     for (int i = 1; SymbolTable::lookupSymbolIn(mod, name); ++i)

@@ -10,6 +10,8 @@ tiles) traced indices meet tiles through ``fill`` / ``splat``.
 
 from __future__ import annotations
 
+import math
+
 from ..errors import DTypeError, LayoutError, ShapeError, TraceError
 from ._tracer import _current_tracer, _err, _user_loc
 from .layouts import broadcast_layout, reduce_layout
@@ -34,6 +36,57 @@ def mma(instr: str, a: Tile, b: Tile, acc: Tile) -> Tile:
     return t
 
 
+# Float element types by width: a scalar parameter meets a float tile of
+# another width through arith.extf / arith.truncf.
+_FLOAT_BITS = {"f8E4M3FN": 8, "f8E4M3FNUZ": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+_INT_BITS = {"i1": 1, "i8": 8, "i32": 32, "i64": 64}
+
+
+def _fill_value(value, dtype: str, what: str, loc) -> float:
+    """``value`` (a Python number) as the f64 fill value of a ``dtype`` tile,
+    or a DTypeError: an integer tile takes integers its width holds (signed
+    or unsigned), a float tile any real number or an infinity (not one
+    beyond what an f64 holds)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _err(TraceError, f"{what}: the fill value must be a number, got {value!r}", loc)
+    try:
+        v = float(value)
+    except OverflowError:
+        raise _err(DTypeError, f"{what}: the number {value!r} does not fit an f64", loc,
+                   hint=f"use a value a {dtype} tile holds") from None
+    if math.isnan(v) and dtype in _INT_BITS:
+        raise _err(DTypeError, f"{what}: NaN meets a {dtype} tile, which holds integers", loc,
+                   hint="argus.convert the tile to a float type first")
+    bits = _INT_BITS.get(dtype)
+    if bits is not None:
+        if not math.isfinite(v) or v != math.floor(v):
+            raise _err(DTypeError, f"{what}: the number {value!r} meets a {dtype} tile, which "
+                       "holds integers", loc, hint="use an integer, or argus.convert the tile "
+                       "to a float type first")
+        n = int(value) if isinstance(value, int) else int(v)
+        if not -(1 << (bits - 1)) <= n < (1 << bits):
+            raise _err(DTypeError, f"{what}: {value!r} does not fit the {bits}-bit elements "
+                       f"of a {dtype} tile", loc,
+                       hint=f"use a value in [{-(1 << (bits - 1))}, {(1 << bits) - 1}]")
+        if not -2**53 <= n <= 2**53 and float(n) != n:  # (abs is argus.abs here)
+            raise _err(DTypeError, f"{what}: {value!r} is not exactly an f64, which the fill "
+                       "value is", loc, hint="use an integer of at most 53 bits")
+    return v
+
+
+def _fill(value, shape, dtype, layout, loc, what="argus.fill") -> Tile:
+    tr = _current_tracer()
+    lay = _as_layout(layout)
+    if lay is None:
+        raise _err(LayoutError, "a register tile needs a layout", loc)
+    dt = dtype_of(dtype)
+    v = _fill_value(value, dt, what, loc)
+    ttype = TileType(_shape(shape), dt, "register", lay)
+    t = _new_tile(tr, "fill", ttype)
+    t.h = tr.b.fill(v, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
+    return t
+
+
 def _splat(x, like: Tile, loc) -> Tile:
     """A scalar parameter or a traced index as a tile shaped like ``like``."""
     tr = _current_tracer()
@@ -45,8 +98,7 @@ def _splat(x, like: Tile, loc) -> Tile:
         if not (is_float(x.dtype) and is_float(like.dtype)):
             raise _err(DTypeError, f"scalar {x.pyname} is {x.dtype} but the tile holds "
                        f"{like.dtype}", loc)
-        widen = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-        op = "extf" if widen[x.dtype] < widen[like.dtype] else "truncf"
+        op = "extf" if _FLOAT_BITS[x.dtype] < _FLOAT_BITS[like.dtype] else "truncf"
         cast = ScalarValue(tr, tr.fresh(f"{x.pyname}_{like.dtype}"), ScalarSpec(like.dtype),
                            x.pyname)
         tr.op(f"arith.{op}", [x], [like.dtype], loc, cast)
@@ -66,9 +118,9 @@ def _as_tile(x, like: Tile, what: str, loc) -> Tile:
             raise _err(DTypeError, f"{what}: a Python bool meets a {like.dtype} tile", loc)
         return fill(1.0 if x else 0.0, like.shape, "i1", like.layout)
     if isinstance(x, (int, float)):
-        if like.dtype == "i1" or (not is_float(like.dtype) and float(x) != int(x)):
+        if like.dtype == "i1":
             raise _err(DTypeError, f"{what}: the number {x!r} meets a {like.dtype} tile", loc)
-        return fill(float(x), like.shape, like.dtype, like.layout)
+        return _fill(x, like.shape, like.dtype, like.layout, loc, what)
     if isinstance(x, (ScalarValue, IndexValue)):
         return _splat(x, like, loc)
     raise _err(TraceError, f"{what} needs register tiles or scalars, got {x!r}", loc,
@@ -258,6 +310,11 @@ def iota(shape, dim: int, layout, dtype="i32") -> Tile:
     dt = dtype_of(dtype)
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
         raise _err(ShapeError, f"iota dim must be a non-negative int, got {dim!r}", loc)
+    if dim >= len(shape):
+        # (The op verifier's too; a dim beyond 64 bits would not reach it.)
+        raise _err(ShapeError, f"iota dim {dim} is not a dimension of the {len(shape)}-d "
+                   f"tile {'x'.join(map(str, shape))}", loc,
+                   hint=f"dimensions count from 0 to {len(shape) - 1}")
     ttype = TileType(shape, dt, "register", lay)
     t = _new_tile(tr, "iota", ttype)
     t.h = tr.b.iota(dim, tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
@@ -277,22 +334,21 @@ def scale(x: Tile, factor: float) -> Tile:
     tr = _current_tracer()
     loc = _user_loc()
     _need_tile(x, "the scaled tile", loc, memory=False)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise _err(TraceError, f"argus.scale: the factor must be a number, got {factor!r}", loc)
+    try:
+        f = float(factor)
+    except OverflowError:
+        raise _err(DTypeError, f"argus.scale: the factor {factor!r} does not fit an f64", loc,
+                   hint=f"use a factor a {x.dtype} tile holds") from None
     t = _new_tile(tr, "scaled", x.ttype)
-    t.h = tr.b.scale(x.h, float(factor), tr.loc(loc, t.name))
+    t.h = tr.b.scale(x.h, f, tr.loc(loc, t.name))
     return t
 
 
 def fill(value: float, shape, dtype, layout) -> Tile:
     """A register tile with every element equal to ``value``."""
-    tr = _current_tracer()
-    loc = _user_loc(2)
-    lay = _as_layout(layout)
-    if lay is None:
-        raise _err(LayoutError, "a register tile needs a layout", loc)
-    ttype = TileType(_shape(shape), dtype_of(dtype), "register", lay)
-    t = _new_tile(tr, "fill", ttype)
-    t.h = tr.b.fill(float(value), tr.type(ttype.mlir(), loc), tr.loc(loc, t.name))
-    return t
+    return _fill(value, shape, dtype, layout, _user_loc(2))
 
 
 def zeros(shape, dtype, layout) -> Tile:

@@ -152,6 +152,10 @@ def _for_target_name() -> Optional[str]:
 #===------------------------------------------------------------------------===#
 
 
+# Probe records carry a region's ID in 32 bits (ProbeFormat.h).
+_MAX_REGION_ID = 2**32 - 1
+
+
 class region:
     """``with argus.region("mainloop"):`` brackets ops with region markers.
     IDs are assigned 1, 2, ... in order of appearance unless ``id`` is
@@ -168,9 +172,15 @@ class region:
             while tr.next_region_id in tr.region_ids:
                 tr.next_region_id += 1
             self.id = tr.next_region_id
-        if not isinstance(self.id, int) or self.id < 0:
+        if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
             raise _err(TraceError, f"region id must be a non-negative int, got {self.id!r}",
                        self._loc)
+        if self.id > _MAX_REGION_ID:
+            # The op verifier's bound too (RegionMarkers.cpp); a larger int
+            # would not even reach it (a 64-bit attribute).
+            raise _err(TraceError, f"region id {self.id} does not fit the 32-bit region_id of "
+                       f"a probe record (at most {_MAX_REGION_ID})", self._loc,
+                       hint="choose IDs below 2**32")
         # An ID used twice is the op verifier's (RegionBeginOp::verify).
         tr.region_ids[self.id] = self.name
         tr.b.region_begin(str(self.name), self.id, tr.loc(self._loc))

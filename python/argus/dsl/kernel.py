@@ -130,7 +130,18 @@ class Kernel:
     # -- tracing --------------------------------------------------------------
     def _trace(self):
         """Traces the function: the built module and the op verifiers'
-        diagnostics (the module is None when they found errors)."""
+        diagnostics (the module is None when they found errors). An op or
+        type the builder could not make at all (_argus.BuildError: a launch
+        the kernel attribute rejects, a tensor type that does not parse)
+        becomes the IRVerificationError of its kind at its line."""
+        try:
+            return self._trace_unchecked()
+        except _ir.extension().BuildError as e:
+            message, diags = e.args
+            raise classify_ir_error(diags, KernelIRError)(
+                f"kernel '{self.name}' is not valid argus IR: {message}", diags) from None
+
+    def _trace_unchecked(self):
         sig = inspect.signature(self.fn)
         code = self.fn.__code__
         def_loc = SourceLoc(code.co_filename, code.co_firstlineno, 1)

@@ -581,7 +581,13 @@ class Tile(Value):
         return _sugar["binary"]("mul", o, self)
     def __truediv__(self, o):
         if self._scales(o) and o != 0:
-            return _sugar["scale"](self, 1.0 / o)
+            try:
+                factor = 1.0 / o
+            except OverflowError:  # an int beyond an f64 (issue 54)
+                raise _err(DTypeError, f"dividing a tile by {o!r}: the number does not fit "
+                           "an f64", _user_loc(2), hint="divide by a number an f64 holds") \
+                    from None
+            return _sugar["scale"](self, factor)
         return _sugar["binary"]("div", self, o)
     def __rtruediv__(self, o): return _sugar["binary"]("div", o, self)
     def __neg__(self): return _sugar["unary"]("neg", self)

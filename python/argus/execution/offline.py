@@ -55,6 +55,7 @@ ATTEMPT_FILE = "attempt.json"
 
 class OfflineExecutor(SlurmExecutor):
     STORE_SUBDIR = "offline"
+    FAIL_EXIT = True
 
     def __init__(self, store: ArtifactStore, config: Optional[SlurmConfig] = None,
                  episode: Optional[str] = None):

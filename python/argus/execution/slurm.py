@@ -224,6 +224,9 @@ class Job:
 class SlurmExecutor(DagExecutor):
     #: The store's subdirectory of this backend's job scripts and journals.
     STORE_SUBDIR = "slurm"
+    #: Whether the GPU script exits 1 when a collection failed (the offline
+    #: script, run by a person; a Slurm job's state stays COMPLETED).
+    FAIL_EXIT = False
 
     def __init__(self, store: ArtifactStore, config: Optional[SlurmConfig] = None,
                  episode: Optional[str] = None, env: Optional[Dict[str, str]] = None,
@@ -319,7 +322,15 @@ class SlurmExecutor(DagExecutor):
                       f"    {argv} >> {out} 2>> stderr; r=$?; echo $r >> codes",
                       f"    case \" {ok} \" in *\" $r \"*) ;; *) ok=0 ;; esac",
                       "  fi"]
-        lines += ["  echo $r > exit.tmp && mv -f exit.tmp exit", "fi", "cd /"]
+        # A failed collection says so on the terminal (the script's stderr,
+        # the job's log on Slurm): its exit status and the end of its stderr.
+        lines += ["  echo $r > exit.tmp && mv -f exit.tmp exit",
+                  "  if [ $ok = 1 ]; then ran=$((ran + 1)); else",
+                  "    failed=$((failed + 1))",
+                  f"    echo \"argus: collection {tid} failed (exit $r); the end of its "
+                  f"stderr ({staging}/stderr):\" >&2",
+                  "    tail -n 8 stderr | sed 's/^/    /' >&2",
+                  "  fi", "fi", "cd /"]
         return "\n".join(lines)
 
     def _gpu_script(self, plan: Plan, items: List[Tuple[str, List[Command]]], out, ops,
@@ -328,7 +339,13 @@ class SlurmExecutor(DagExecutor):
         another: ``preamble`` (lines ending in a newline), then one block each."""
         blocks = [self._gpu_block(tid, self.store.staging(out[tid].key), cmds,
                                   ops[plan.tasks[tid].op].ok_codes) for tid, cmds in items]
-        return "#!/bin/bash\n" + preamble + "\n".join(blocks) + "\nexit 0\n"
+        # The last line: how many ran and failed; the exit status is 1 when
+        # any failed (FAIL_EXIT; a Slurm job exits 0 and its collections'
+        # `exit` files say what failed).
+        tail = ('echo "argus: $ran collection(s) done, $failed failed" >&2\n'
+                + ('[ $failed = 0 ] || exit 1\n' if self.FAIL_EXIT else '') + "exit 0\n")
+        return ("#!/bin/bash\n" + preamble + "ran=0; failed=0\n" + "\n".join(blocks)
+                + "\n" + tail)
 
     def _submit_gpu(self, plan: Plan, items: List[Tuple[str, List[Command]]], out, ops) -> Job:
         name, d = self._jobdir("gpu")

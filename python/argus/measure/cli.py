@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
+from ..tools import find_tool
 from . import capabilities
 from .executor import HandlerRef, LocalExecutor
 from .artifacts import ArtifactStore
@@ -31,6 +33,46 @@ from .planner import Planner
 from .query import Query, Scope, parse_ask
 from .recipes import REGISTRY
 from .report import text_summary
+
+
+def _check_scope_warps(program: str, scope: Scope) -> None:
+    """--warps against the program's kernels: a warp index the largest
+    kernel block does not have would select nothing (ValueError)."""
+    if not scope.warps:
+        return
+    try:
+        text = open(program).read()
+    except OSError:
+        return  # the planner reports an unreadable program
+    most = 0
+    for m in re.finditer(r"#argus\.kernel<([^>]*)>", text):
+        block = re.search(r"block\s*=\s*\[([\d,\s]+)\]", m.group(1))
+        target = re.search(r'target\s*=\s*"([^"]*)"', m.group(1))
+        if not block:
+            continue
+        threads = 1
+        for d in block.group(1).split(","):
+            if d.strip():
+                threads *= int(d)
+        lanes = 64 if target and target.group(1).startswith("gfx") else 32
+        most = max(most, (threads + lanes - 1) // lanes)
+    if most and scope.warps[-1] >= most:
+        raise ValueError(f"--warps: warp {scope.warps[-1]} is beyond the kernel's block "
+                         f"({most} warp{'s' if most != 1 else ''}: indices 0-{most - 1})")
+
+
+def _print_failures(ex) -> None:
+    """Every failed task's own errors on stderr (they are also in the
+    artifact's failed.json): the report only says what is missing."""
+    for tid, o in ex.outcomes.items():
+        if o.status != "failed":
+            continue
+        op = ex.plan.tasks[tid].op if tid in ex.plan.tasks else "?"
+        errors = [e for e in o.errors if e] or ["(no error recorded)"]
+        print(f"argus-measure: task {tid} ({op}) failed: {errors[-1].strip()}",
+              file=sys.stderr)
+        for e in errors[:-1]:
+            print(f"  an earlier attempt: {e.strip()}", file=sys.stderr)
 
 
 def main(argv=None) -> int:
@@ -53,10 +95,19 @@ def main(argv=None) -> int:
         p.add_argument("--argus-opt", default=None,
                        help="detect capabilities from this argus-opt's --help")
         p.add_argument("--json", action="store_true")
+        if name == "plan":
+            # The plan is the same for every backend; --offline says which of
+            # its tasks `run --offline` would put into the collection script.
+            p.add_argument("--offline", action="store_true",
+                           help="also list the GPU collections that `run --offline` "
+                                "writes into a script for the GPU host")
         if name == "run":
             p.add_argument("--launch", required=True, help="argus-run spec template")
             p.add_argument("--artifacts", required=True)
-            p.add_argument("--argus-run", default="argus-run")
+            p.add_argument("--argus-run", default=None,
+                           help="the argus-run to launch with (default: the one next to "
+                                "this install, else on PATH; with --offline: argus-run "
+                                "on the GPU host's PATH)")
             p.add_argument("--ncu", default="ncu")
             p.add_argument("--ptxas", default="ptxas",
                            help="hw signal: the GPU host's ptxas (makes the profiled cubin)")
@@ -82,8 +133,9 @@ def main(argv=None) -> int:
         return 0
     try:
         launch = json.load(open(a.launch)) if a.cmd == "run" else None
-        q = Query(a.program, asks=[parse_ask(x) for x in a.ask],
-                  scope=Scope.parse(a.roles, a.warps, a.blocks, a.iterations),
+        scope = Scope.parse(a.roles, a.warps, a.blocks, a.iterations)
+        _check_scope_warps(a.program, scope)
+        q = Query(a.program, asks=[parse_ask(x) for x in a.ask], scope=scope,
                   launch=launch, repeats=a.repeats)
         caps = capabilities.detect(a.argus_opt) if a.argus_opt else None
         plan = Planner(capabilities=caps, max_batch=a.max_batch,
@@ -93,10 +145,28 @@ def main(argv=None) -> int:
         print(f"argus-measure: {e}", file=sys.stderr)
         return 2
     if a.cmd == "plan":
-        print(plan.dumps() if a.json else plan.to_text())
+        gpu = [tid for tid, t in plan.tasks.items() if t.device]
+        if a.json:
+            text = plan.dumps()
+            if a.offline:
+                doc = json.loads(text)
+                doc["offline_collections"] = gpu
+                text = json.dumps(doc, indent=1)
+            print(text)
+        else:
+            print(plan.to_text())
+            if a.offline:
+                print(f"offline: {len(gpu)} GPU collection(s) go into the script that "
+                      "`argus-measure run --offline` writes (DIR/offline/collect.sh): "
+                      + (", ".join(gpu) or "none"))
         return 0
-    tools = {"argus-opt": a.argus_opt or "argus-opt", "argus-run": a.argus_run, "ncu": a.ncu,
-             "ptxas": a.ptxas, "nvdisasm": a.nvdisasm}
+    # argus-opt runs here: the one next to this package's install (or build
+    # tree) before PATH (argus.find_tool). argus-run likewise, except for
+    # --offline, whose script runs on another host with its own.
+    tools = {"argus-opt": a.argus_opt or find_tool("argus-opt") or "argus-opt",
+             "argus-run": a.argus_run or ("argus-run" if a.offline else
+                                          find_tool("argus-run") or "argus-run"),
+             "ncu": a.ncu, "ptxas": a.ptxas, "nvdisasm": a.nvdisasm}
     handlers = HandlerRef("argus.measure.handlers:make_handlers", {"tools": tools})
     if a.offline:
         from ..execution.offline import OfflineExecutor
@@ -122,6 +192,7 @@ def main(argv=None) -> int:
               f"'bash {ex.info['script']}' on the GPU host (artifact directory at the same "
               "path), then run this command again", file=sys.stderr)
         return 3
+    _print_failures(ex)
     rep = ex.outcomes[plan.by_op("report")[0].id].result
     out = {"report": rep, "execution": ex.to_json(), "plan": plan.to_json()}
     if a.perfetto and rep:

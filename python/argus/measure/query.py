@@ -12,6 +12,7 @@ conditions, iterations or runs: the planner derives those.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import List, Optional, Sequence, Tuple
 
 #: The signals a query may ask for (docs/Measure.md, "Signals").
@@ -25,6 +26,13 @@ SIGNALS = {
                "work between issue and wait in the reference run",
     "hw": "per-instruction hardware metrics attributed to the region",
 }
+
+
+# Bounds of a scope: a block has at most 1024 threads, 32 warps of 32 lanes
+# (argus-measure also checks the program's own block); a scope lists blocks
+# one by one, at most this many.
+MAX_WARPS_PER_BLOCK = 32
+MAX_SCOPE_BLOCKS = 1 << 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,21 +68,33 @@ class Scope:
               iterations: str = "") -> "Scope":
         """From CLI strings: ``roles="consumer"``, ``warps="0,4-7"``,
         ``iterations="0:16"``."""
-        def ints(s):
+        def ints(s, option, what, limit):
             out = []
             for part in filter(None, (p.strip() for p in s.split(","))):
-                if "-" in part:
-                    a, b = part.split("-", 1)
-                    out.extend(range(int(a), int(b) + 1))
-                else:
-                    out.append(int(part))
+                m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+                if not m:
+                    raise ValueError(f"{option}: {part!r} is not a {what} index or range "
+                                     f"(non-negative integers, ranges as 4-7, joined by "
+                                     f"commas: {option} 0,4-7)")
+                a = int(m.group(1))
+                b = int(m.group(2)) if m.group(2) is not None else a
+                if b < a:
+                    raise ValueError(f"{option}: the range {part!r} ends before it starts")
+                if b >= limit:
+                    raise ValueError(f"{option}: {what} {b} is beyond the most a launch "
+                                     f"has ({what} indices are below {limit})")
+                out.extend(range(a, b + 1))
             return out
         it = None
         if iterations:
-            a, _, b = iterations.partition(":")
-            it = (int(a), int(b))
-        return cls(tuple(r for r in roles.split(",") if r), tuple(ints(warps)),
-                   tuple(ints(blocks)), it)
+            m = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", iterations)
+            if not m:
+                raise ValueError(f"--iterations: {iterations!r} is not a window lo:hi of "
+                                 "non-negative integers (--iterations 0:16)")
+            it = (int(m.group(1)), int(m.group(2)))
+        return cls(tuple(r for r in roles.split(",") if r),
+                   tuple(ints(warps, "--warps", "warp", MAX_WARPS_PER_BLOCK)),
+                   tuple(ints(blocks, "--blocks", "block", MAX_SCOPE_BLOCKS)), it)
 
 
 @dataclasses.dataclass

@@ -38,6 +38,17 @@ func.func @negative_dim(%A: memref<?x?xf32>)
 
 // -----
 
+// An argus op in a function that is not a kernel (issue 54: it crashed the
+// lowering; test/lit/Conversion/non-kernel-functions.mlir has the others).
+// expected-note @+1 {{the function is declared here}}
+func.func @not_a_kernel() {
+  // expected-error @+1 {{argus-to-gpu: 'argus.fill' is in function 'not_a_kernel', which is not an argus kernel; argus ops are lowered only inside kernels; hint: mark the function with attributes}}
+  %f = argus.fill 0.0 : !argus.tile<32x4xf32, register, "(32,4):(1,32)">
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op argus-to-gpu: kernels must have one block}}
 func.func @two_blocks()
     attributes {argus.kernel = #argus.kernel<block = [32], target = "sm_90a">} {

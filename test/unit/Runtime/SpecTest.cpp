@@ -92,6 +92,38 @@ TEST_CASE("spec errors name the bad field", "[spec]") {
   CHECK(specErrorPath("[1, 2]") == "$");
 }
 
+TEST_CASE("launches no device can run are spec errors", "[spec]") {
+  // Issue 54: --validate accepted grid [0,0,0] and a block of 2^31 threads.
+  std::string g = kGood;
+  auto grid = [&](const std::string &v) {
+    return specErrorPath(replace(g, "\"grid\": [4, 4]", "\"grid\": " + v));
+  };
+  auto block = [&](const std::string &v) {
+    return specErrorPath(replace(g, "\"block\": [128]", "\"block\": " + v));
+  };
+  CHECK(grid("[0, 0, 0]") == "$.grid[0]");
+  CHECK(grid("[4, 0]") == "$.grid[1]");
+  CHECK(grid("0") == "$.grid[0]");
+  CHECK(grid("[2147483648]") == "$.grid[0]");
+  CHECK(grid("[1, 65536]") == "$.grid[1]");
+  CHECK(grid("[8, 2, 1]") == "<no error>");
+  CHECK(grid("[\"sms\", 2]") == "<no error>");
+  CHECK(block("[2147483648]") == "$.block[0]");
+  CHECK(block("[0]") == "$.block[0]");
+  CHECK(block("[1, 1, 65]") == "$.block[2]");
+  CHECK(block("[32, 33]") == "$.block");
+  CHECK(block("[1024]") == "<no error>");
+  CHECK(block("[32, 32]") == "<no error>");
+  try {
+    parseLaunchSpec(parseJson(replace(g, "\"grid\": [4, 4]", "\"grid\": [0]")),
+                    "/base");
+    FAIL("grid [0] was accepted");
+  } catch (const RuntimeError &e) {
+    CHECK(std::string(e.what()).find("grid.x = 0 launches no block") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("spec errors name the field as a JSON pointer too", "[spec]") {
   const std::string g = kGood;
   auto pointerOf = [](const std::string &text) -> std::string {
