@@ -1,0 +1,71 @@
+//===- Interpreter.h - run argus kernels on the CPU ------------*- C++ -*-===//
+//
+// Part of Argus, under the Apache License v2.0 with LLVM Exceptions.
+//
+// A tile-level interpreter of argus-dialect kernels: one launch (a grid of
+// blocks, run one after another) on host buffers. Block-collective ops
+// compute whole tiles in logical coordinates; values are exact for their
+// element types (f32, f16, bf16, fp8 rounded to nearest even; tf32 operand
+// rounding at tf32 matrix instructions; f32 accumulation in k order). Host
+// buffers hold every element as a double (exact for all element types the
+// dialect has except i64 beyond 2^53). An op it cannot interpret is an
+// error naming the op and its location.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_INTERPRET_INTERPRETER_H
+#define ARGUS_INTERPRET_INTERPRETER_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Types.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace argus::interp {
+
+/// A row-major contiguous host tensor of doubles (the caller owns it).
+struct HostBuffer {
+  double *data = nullptr;
+  std::vector<int64_t> shape;
+};
+
+/// One kernel argument: a tensor, an integer (index or iN) or a float.
+struct KernelArg {
+  enum Kind { Buffer, Int, Float } kind = Int;
+  HostBuffer buffer;
+  int64_t i = 0;
+  double f = 0;
+};
+
+struct Options {
+  /// Ops executed (all blocks) before the run stops with an error; 0: none.
+  int64_t stepBudget = 0;
+};
+
+struct Result {
+  bool ok = true;
+  std::string error;
+  int64_t steps = 0;
+};
+
+/// Runs `fn` once over `grid` blocks on `args` (one per function argument).
+Result runLaunch(mlir::func::FuncOp fn, std::vector<KernelArg> &args,
+                 std::array<int64_t, 3> grid, const Options &options = {});
+
+/// `v` rounded to element type `t` (to nearest even for floats, wrapped to
+/// the width for integers; index and f64 unchanged).
+double roundTo(mlir::Type t, double v);
+
+/// `v` rounded to tf32 (10 explicit mantissa bits, to nearest even).
+double roundTf32(double v);
+
+} // namespace argus::interp
+
+#endif // ARGUS_INTERPRET_INTERPRETER_H
