@@ -229,11 +229,16 @@ private:
       return m.store->data();
     return args[m.arg].buffer.data;
   }
+  void markWritten(const MemTile &m) {
+    if (m.kind != MemTile::Shared)
+      args[m.arg].written = true;
+  }
   void retireGroups(size_t keep) {
     while (groups.size() > keep) {
       for (AsyncCopy &c : groups.front()) {
         std::vector<int64_t> where;
         if (succeeded(locate(nullptr, *c.dst, where))) {
+          markWritten(*c.dst);
           double *s = storage(*c.dst);
           for (size_t e = 0; e < where.size(); ++e)
             if (where[e] >= 0)
@@ -388,6 +393,7 @@ LogicalResult BlockRun::writeTile(Operation *op, const MemTile &m,
   std::vector<int64_t> where;
   if (failed(locate(op, m, where)))
     return failure();
+  markWritten(m);
   double *s = storage(m);
   for (size_t e = 0; e < where.size(); ++e) {
     if (where[e] < 0)
@@ -762,8 +768,8 @@ LogicalResult BlockRun::execArith(Operation *op, bool &handled) {
   if (auto s = dyn_cast<arith::SelectOp>(op)) {
     if (!s.getCondition().getType().isInteger(1))
       return fail(op, "only scalar selects are supported");
-    env[s.getResult()] =
-        env[intOf(s.getCondition()) ? s.getTrueValue() : s.getFalseValue()];
+    Val v = env[intOf(s.getCondition()) ? s.getTrueValue() : s.getFalseValue()];
+    env[s.getResult()] = v;
     return success();
   }
   if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(op)) {
@@ -892,7 +898,8 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
           AssumeIndicesOp>(op))
     return success();
   if (auto tag = dyn_cast<TagOp>(op)) {
-    env[tag.getResult()] = env[tag.getInput()];
+    Val v = env[tag.getInput()];
+    env[tag.getResult()] = v;
     return success();
   }
   if (auto as = dyn_cast<AssumeOp>(op)) {
@@ -1047,7 +1054,8 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
     return success();
   }
   if (isa<ConvertLayoutOp>(op)) {
-    env[op->getResult(0)] = env[op->getOperand(0)];
+    Val v = env[op->getOperand(0)];
+    env[op->getResult(0)] = v;
     return success();
   }
   if (auto f = dyn_cast<FillOp>(op)) {
@@ -1330,6 +1338,14 @@ Result runLaunch(func::FuncOp fn, std::vector<KernelArg> &args,
         return res;
       }
   }
+  for (auto [i, a] : llvm::enumerate(fn.getArgumentTypes()))
+    if (auto mt = dyn_cast<MemRefType>(a)) {
+      HostBuffer &b = args[i].buffer;
+      int64_t n = product(b.shape);
+      Type elt = mt.getElementType();
+      for (int64_t e = 0; e < n; ++e)
+        b.data[e] = roundTo(elt, b.data[e]);
+    }
   int64_t steps = 0;
   for (int64_t z = 0; z < grid[2]; ++z)
     for (int64_t y = 0; y < grid[1]; ++y)

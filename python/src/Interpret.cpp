@@ -124,6 +124,11 @@ py::dict run(const std::string &text, const std::string &func,
     throw std::runtime_error(r.error);
   py::dict out;
   out["steps"] = r.steps;
+  py::list written;
+  for (auto [i, a] : llvm::enumerate(kargs))
+    if (a.written)
+      written.append(i);
+  out["written"] = written;
   return out;
 }
 

@@ -42,6 +42,8 @@ struct KernelArg {
   HostBuffer buffer;
   int64_t i = 0;
   double f = 0;
+  /// Set by the run when a store, copy or atomic wrote the buffer.
+  bool written = false;
 };
 
 struct Options {
@@ -56,6 +58,8 @@ struct Result {
 };
 
 /// Runs `fn` once over `grid` blocks on `args` (one per function argument).
+/// Buffers are first rounded to their memref element type in place (the
+/// values the kernel would see after an upload).
 Result runLaunch(mlir::func::FuncOp fn, std::vector<KernelArg> &args,
                  std::array<int64_t, 3> grid, const Options &options = {});
 
