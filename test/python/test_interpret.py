@@ -1,0 +1,296 @@
+"""The CPU interpreter (argus.interpret, lib/Interpret): the example kernels
+run on numpy arrays and match numpy references (bitwise where the order of
+operations is fixed, else within the stated tolerance), launches route to it
+(interpret=True, ARGUS_INTERPRET=1, the KernelBench executor), and errors
+name the op, its location and the block."""
+
+import os
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import argus
+from argus import ir
+
+pytestmark = pytest.mark.skipif(ir._argus is None or not hasattr(ir._argus, "interpret_run"),
+                                reason="_argus built without lib/Interpret")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples" / "python"))
+
+import argus.interpret as ai  # noqa: E402
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def f32_gemm_in_k_order(a, b, c0=None):
+    """C = A @ B with f32 accumulation in k order (the interpreter's mma)."""
+    a = a.astype(np.float32)
+    b = b.astype(np.float32)
+    c = np.zeros((a.shape[0], b.shape[1]), np.float32) if c0 is None else c0.astype(np.float32)
+    for k in range(a.shape[1]):
+        c = (c.astype(np.float64) + a[:, k:k + 1].astype(np.float64) * b[k:k + 1, :]).astype(
+            np.float32)
+    return c
+
+
+# --- rounding -----------------------------------------------------------------
+
+
+def test_bf16_bits_roundtrip():
+    exact = np.array([1.0, 1.0078125, -3.5, 65536.0])
+    assert np.array_equal(ai.bf16_bits_to_float(ai.float_to_bf16_bits(exact)), exact)
+
+
+# --- example kernels ------------------------------------------------------------
+
+
+def test_gemm_mfma_matches_k_order_f32_bitwise():
+    from gemm import gemm_mfma
+    r = rng(1)
+    M, N, K = 128, 256, 64
+    A = r.standard_normal((M, K)).astype(np.float16)
+    B = r.standard_normal((K, N)).astype(np.float16)
+    C = np.full((M, N), np.nan, np.float32)
+    res = ai.run(gemm_mfma, A, B, C, K, grid=(2, 1))
+    assert res.written == ["C"]
+    assert np.array_equal(C, f32_gemm_in_k_order(A, B))
+
+
+def test_gemm_grid_rule_and_interpret_flag():
+    from gemm import gemm_mfma
+    r = rng(2)
+    M, N, K = 128, 128, 32
+    A = r.standard_normal((M, K)).astype(np.float16)
+    B = r.standard_normal((K, N)).astype(np.float16)
+    C = np.zeros((M, N), np.float32)
+    res = gemm_mfma[None](A, B, C, K, interpret=True)  # the grid from the kernel's assumptions
+    assert res.report["launch"] == "argus.interpret"
+    assert res.outputs["C"] is C
+    assert np.array_equal(C, f32_gemm_in_k_order(A, B))
+
+
+def test_argus_interpret_env_routes_launch(monkeypatch):
+    from gemm import gemm_mfma
+    monkeypatch.setenv("ARGUS_INTERPRET", "1")
+    r = rng(3)
+    A = r.standard_normal((128, 32)).astype(np.float16)
+    B = r.standard_normal((32, 128)).astype(np.float16)
+    C = np.zeros((128, 128), np.float32)
+    gemm_mfma[(1, 1)](A, B, C, 32)
+    assert np.array_equal(C, f32_gemm_in_k_order(A, B))
+
+
+def test_assumption_violation_is_an_error():
+    from gemm import gemm_mfma
+    A = np.zeros((128, 32), np.float16)
+    B = np.zeros((32, 128), np.float16)
+    C = np.zeros((128, 128), np.float32)
+    with pytest.raises(ai.InterpretError, match="argus.assume.*K a multiple of 32|"
+                       "assumption"):
+        ai.run(gemm_mfma, A, B, C, 31, grid=(1, 1))
+
+
+def test_softmax_clipped_rows():
+    from softmax import softmax
+    r = rng(4)
+    X = r.standard_normal((100, 128)).astype(np.float32)  # 100: the last tile is clipped
+    Y = np.full_like(X, np.nan)
+    ai.run(softmax, X, Y, grid=(2,))
+    x = X.astype(np.float64)
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(Y, e / e.sum(1, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
+def test_softmax_any_other_is_minus_inf():
+    from softmax import softmax_any
+    r = rng(5)
+    X = r.standard_normal((5, 300)).astype(np.float32)
+    Y = np.zeros_like(X)
+    ai.run(softmax_any, X, Y, grid=(3,))
+    x = X.astype(np.float64)
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(Y, e / e.sum(1, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
+def test_layernorm_and_rmsnorm_scalar_argument():
+    from softmax import layernorm, rmsnorm
+    r = rng(6)
+    X = r.standard_normal((40, 256)).astype(np.float32)
+    Y = np.zeros_like(X)
+    ai.run(layernorm, X, Y, 1e-5, grid=(2,))
+    x = X.astype(np.float64)
+    ref = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(Y, ref, rtol=1e-4, atol=1e-5)
+    W = r.standard_normal(256).astype(np.float32)
+    ai.run(rmsnorm, X, W, Y, 1e-5, grid=(2,))
+    ref = x / np.sqrt((x * x).mean(1, keepdims=True) + 1e-5) * W
+    np.testing.assert_allclose(Y, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_column_sum_atomic_add_over_blocks():
+    from column_sum import column_sum, reference
+    r = rng(7)
+    X = r.standard_normal((300, 200)).astype(np.float32)
+    S = np.zeros(200, np.float32)
+    column_sum[None](X, S, interpret=True)
+    np.testing.assert_allclose(S, reference(X), rtol=1e-5, atol=1e-4)
+
+
+def test_cumsum_rows_bitwise_sequential():
+    from cumsum import cumsum_rows
+    r = rng(8)
+    X = r.standard_normal((20, 128)).astype(np.float32)
+    Y = np.zeros_like(X)
+    cumsum_rows[None](X, Y, interpret=True)
+    ref = np.zeros_like(X)
+    acc = np.zeros(20, np.float32)
+    for j in range(128):  # the interpreter scans in order, rounding to f32 each step
+        acc = (acc + X[:, j]).astype(np.float32)
+        ref[:, j] = acc
+    assert np.array_equal(Y, ref)
+
+
+def test_gemm_epilogue_bias_gelu_f16():
+    from gemm_epilogue import gemm_bias_gelu
+    from scipy_free_gelu import gelu
+    r = rng(9)
+    M, N, K = 70, 80, 48
+    A = (r.standard_normal((M, K)) * 0.5).astype(np.float16)
+    B = (r.standard_normal((K, N)) * 0.5).astype(np.float16)
+    Bias = r.standard_normal(N).astype(np.float16)
+    C = np.zeros((M, N), np.float16)
+    gemm_bias_gelu[None](A, B, C, Bias, interpret=True)
+    ref = gelu(A.astype(np.float64) @ B.astype(np.float64) + Bias.astype(np.float64))
+    np.testing.assert_allclose(C.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+
+
+def test_gemm_fp32_tf32_rounding():
+    from gemm_epilogue import gemm_fp32
+    r = rng(10)
+    M, N, K = 64, 64, 32
+    A = r.standard_normal((M, K)).astype(np.float32)
+    B = r.standard_normal((K, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    gemm_fp32[None](A, B, C, interpret=True)
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    err = np.abs(C - exact).max()
+    assert err < 5e-2  # tf32 operands: about 2^-11 relative per product
+    assert err > 1e-5  # and not full f32 precision: the operands were rounded
+
+
+def test_conv2d_im2col():
+    from conv2d import conv3x3, reference
+    r = rng(11)
+    n, h, w, c, co = 2, 6, 5, 16, 32
+    X = r.standard_normal((n, h, w, c)).astype(np.float16)
+    Wt4 = r.standard_normal((co, 3, 3, c)).astype(np.float16)
+    Wt = Wt4.reshape(co, 9 * c)
+    Y = np.zeros((n * h * w, co), np.float16)
+    conv3x3[None](X, Wt, Y, interpret=True)
+    ref = reference(X, Wt4)
+    np.testing.assert_allclose(Y.astype(np.float64), ref, rtol=2e-3, atol=2e-2)
+
+
+def flash_reference(q, k, v, scale=0.125):
+    s = q.astype(np.float64) @ k.astype(np.float64).T * scale
+    p = np.exp(s - s.max(1, keepdims=True))
+    return (p / p.sum(1, keepdims=True)) @ v.astype(np.float64)
+
+
+def test_flash_attention_fwd():
+    from flash_attention import flash_attention_fwd
+    r = rng(12)
+    S = 256
+    Q, K, V = (r.standard_normal((S, 64)).astype(np.float16) for _ in range(3))
+    O = np.zeros((S, 64), np.float16)
+    ai.run(flash_attention_fwd, Q, K, V, O, S, grid=(2,))
+    np.testing.assert_allclose(O.astype(np.float64), flash_reference(Q, K, V), atol=4e-3)
+
+
+# --- MLIR examples ----------------------------------------------------------------
+
+
+def test_mlir_gemm_mfma_file():
+    r = rng(13)
+    M, N, K = 128, 128, 64
+    A = r.standard_normal((M, K)).astype(np.float16)
+    B = r.standard_normal((K, N)).astype(np.float16)
+    C = np.zeros((M, N), np.float32)
+    ai.run(str(ROOT / "examples" / "gemm_mfma.mlir"), A, B, C, K, grid=(1, 1))
+    assert np.array_equal(C, f32_gemm_in_k_order(A, B))
+
+
+@pytest.mark.parametrize("name,tm,tn", [("gemm_pipelined_2stage.mlir", 64, 64),
+                                         ("gemm_pipelined_3stage.mlir", 64, 64),
+                                         ("gemm_wgmma.mlir", 64, 128)])
+def test_mlir_gemms(name, tm, tn):
+    """cp.async pipelines (commit/wait groups, stages) and wgmma, bitwise."""
+    r = rng(14)
+    M, N, K = 2 * tm, 2 * tn, 128
+    A = r.standard_normal((M, K)).astype(np.float16)
+    B = r.standard_normal((K, N)).astype(np.float16)
+    C = np.zeros((M, N), np.float32)
+    ai.run(str(ROOT / "examples" / name), A, B, C, K, grid=(2, 2))
+    assert np.array_equal(C, f32_gemm_in_k_order(A, B))
+
+
+def test_mlir_flash_attention_fwd():
+    r = rng(15)
+    S = 256
+    Q, K, V = (r.standard_normal((S, 64)).astype(np.float16) for _ in range(3))
+    O = np.zeros((S, 64), np.float16)
+    ai.run(str(ROOT / "examples" / "flash_attention_fwd.mlir"), Q, K, V, O, S, grid=(2,))
+    np.testing.assert_allclose(O.astype(np.float64), flash_reference(Q, K, V), atol=4e-3)
+
+
+def test_mlir_moe_grouped_gemm_gather_bf16():
+    r = rng(16)
+    T, N, E = 100, 64, 2
+    X = r.standard_normal((T, 4096)).astype(np.float32)
+    W = (r.standard_normal((E * 4096, N)) * 0.05).astype(np.float32)
+    # Tokens sorted by expert, padded to 64-row blocks by repeating a token
+    # of the same expert (the scatter writes the same value again).
+    expert = r.integers(0, E, T)
+    ids, blocks = [], []
+    for e in range(E):
+        toks = list(np.nonzero(expert == e)[0])
+        while len(toks) % 64:
+            toks.append(toks[-1])
+        ids += toks
+        blocks += [e] * (len(toks) // 64)
+    sorted_ids = np.array(ids, np.int32)
+    block_expert = np.array(blocks, np.int32)
+    Xb = ai.float_to_bf16_bits(ai.bf16_bits_to_float(ai.float_to_bf16_bits(X)))
+    Wb = ai.float_to_bf16_bits(W)  # truncated to bf16: the test's inputs, exact
+    Y = np.zeros((T, N), np.float32)
+    ai.run(str(ROOT / "examples" / "moe_grouped_gemm.mlir"), Xb, Wb, Y, sorted_ids,
+           block_expert, grid=(1, len(blocks)))
+    xf, wf = ai.bf16_bits_to_float(Xb), ai.bf16_bits_to_float(Wb)
+    for t in range(T):
+        e = expert[t]
+        ref = xf[t] @ wf[e * 4096:(e + 1) * 4096]
+        np.testing.assert_allclose(Y[t], ref, rtol=1e-4, atol=1e-3)
+
+
+def test_unsupported_op_names_op_and_location():
+    text = (ROOT / "examples" / "sm90a" / "gemm_tma_ws.mlir").read_text()
+    sig = ir._argus.interpret_signature(text)
+    args = []
+    for kind, elt, rank in sig:
+        args.append(np.zeros((128,) * rank, np.float32) if kind == "buffer" else 128)
+    with pytest.raises(ai.InterpretError, match=r"'argus\..*' at .*gemm_tma_ws|not supported"):
+        ai.run(text, *args, grid=(1, 1))
+
+
+def test_step_budget_stops_the_run():
+    from gemm import gemm_mfma
+    A = np.zeros((128, 3200), np.float16)
+    B = np.zeros((3200, 128), np.float16)
+    C = np.zeros((128, 128), np.float32)
+    with pytest.raises(ai.InterpretError, match="step budget"):
+        ai.run(gemm_mfma, A, B, C, 3200, grid=(1, 1), step_budget=100)
