@@ -168,3 +168,214 @@ def kernelbench_execute(variant, grid, bound) -> None:
     """The KernelBench evaluator's CPU executor (argus.kernelbench.executors):
     runs the launch on the bound CPU tensors, written tensors in place."""
     launch(variant, grid, bound)
+
+
+#===------------------------------------------------------------------------===#
+# Differential checks: random small launches against a numpy reference
+#===------------------------------------------------------------------------===#
+
+#: Default tolerances by element type (|got - expected| <= atol + rtol |expected|).
+TOLERANCES = {"f64": (1e-12, 1e-12), "f32": (1e-4, 1e-5), "f16": (1e-2, 1e-2),
+              "bf16": (4e-2, 4e-2), "f8E4M3FN": (0.13, 0.05), "f8E4M3FNUZ": (0.13, 0.05)}
+
+_NUMPY_OF = {"f64": "float64", "f32": "float32", "f16": "float16", "i8": "int8",
+             "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32", "i1": "bool"}
+
+
+@dataclasses.dataclass
+class Counterexample:
+    """A launch whose output differs from the reference: its sizes, grid
+    and arguments (shapes of tensors, values of scalars), the tensor and the
+    element (its index), the expected and the computed value."""
+    launch: int
+    sizes: Dict[str, int]
+    grid: Tuple[int, int, int]
+    arguments: Dict[str, Any]
+    tensor: str
+    index: Tuple[int, ...]
+    expected: float
+    got: float
+    mismatches: int
+    tolerance: Tuple[float, float]
+
+    def __str__(self) -> str:
+        return (f"differential launch {self.launch} (sizes {self.sizes}, grid {self.grid}): "
+                f"{self.tensor}[{', '.join(map(str, self.index))}] = {self.got!r}, the "
+                f"reference gives {self.expected!r} ({self.mismatches} elements differ beyond "
+                f"rtol={self.tolerance[0]}, atol={self.tolerance[1]})")
+
+
+@dataclasses.dataclass
+class DifferentialResult:
+    kernel: str
+    launches: int
+    skipped: int
+    counterexample: Optional[Counterexample] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.counterexample is None
+
+    def summary(self) -> str:
+        if self.ok:
+            return (f"{self.kernel}: {self.launches} random launches match the reference"
+                    + (f" ({self.skipped} size draws outside the kernel's assumptions)"
+                       if self.skipped else ""))
+        return f"{self.kernel}: {self.counterexample}"
+
+
+class DifferentialMismatch(ArgusError):
+    """The interpreter's output differs from the reference."""
+
+    def __init__(self, result: DifferentialResult):
+        super().__init__(result.summary())
+        self.result = result
+        self.counterexample = result.counterexample
+
+
+def _default_candidates(max_size: int) -> List[int]:
+    c = set(range(1, 9))
+    for t in (16, 32, 64, 128):
+        for k in range(1, max_size // t + 1):
+            c.update({t * k - 1, t * k, t * k + 1})
+    return sorted(x for x in c if 1 <= x <= max_size)
+
+
+def _random_tensor(r, shape, dtype: str):
+    np = _np()
+    if dtype.startswith("i") or dtype.startswith("u"):
+        return r.integers(0, 8, size=shape).astype(_NUMPY_OF.get(dtype, "int32"))
+    x = r.standard_normal(shape)
+    if dtype == "bf16":
+        return float_to_bf16_bits(x.astype(np.float32))
+    return x.astype(_NUMPY_OF.get(dtype, "float32"))
+
+
+def _as_float(a, dtype: str):
+    np = _np()
+    if dtype == "bf16" and a.dtype in (np.uint16, np.int16):
+        return bf16_bits_to_float(a)
+    return np.asarray(a, dtype=np.float64)
+
+
+def differential(kernel, reference: Callable, n: int = 10, *, seed: int = 0,
+                 dims: Optional[Dict[str, Sequence[int]]] = None, max_size: int = 160,
+                 scalars: Optional[Dict[str, Any]] = None, inputs: Optional[Callable] = None,
+                 outputs: Sequence[str] = (), rtol: Optional[float] = None,
+                 atol: Optional[float] = None, grid=None, max_draws: int = 200,
+                 step_budget: int = DEFAULT_STEP_BUDGET) -> DifferentialResult:
+    """Run ``n`` random small launches of DSL ``kernel`` on the interpreter and
+    compare every written tensor with ``reference``.
+
+    Sizes: each named dim of the tensor annotations is drawn from
+    ``dims[name]`` (default: 1..8 and tile multiples +-1 up to ``max_size``);
+    an ``argus.index`` parameter named like a dim takes the dim's value,
+    others are drawn the same way; ``scalars`` gives float parameters (default
+    1e-5). A draw that breaks the kernel's preconditions (its ``argus.assume``
+    conditions, or its grid rule) is redrawn, at most ``max_draws`` draws in
+    all. The grid is the kernel's grid rule (or ``grid``, a tuple or a
+    callable of the sizes). Tensors are random normal (integers 0..7),
+    except those named in ``outputs`` or annotated ``out``, which start at
+    zero; ``inputs(sizes, rng)`` may return arrays by name instead.
+
+    ``reference(**arrays)`` gets copies of the launch's arrays before the run
+    (bf16 as float64 values, by parameter name, plus the index and scalar
+    parameters) and returns the expected written tensors: a dict by name, or
+    one array when the kernel writes one tensor. The first element outside
+    ``atol + rtol |expected|`` (defaults by element type: ``TOLERANCES``)
+    is the counterexample."""
+    from .dsl.types import TensorSpec
+    np = _np()
+    r = np.random.default_rng(seed)
+    kernel.source()
+    params = list(kernel.params)
+    cands = _default_candidates(max_size)
+    dims = dict(dims or {})
+    scalars = dict(scalars or {})
+    compiled = None
+    launches = skipped = draws = 0
+    while launches < n:
+        draws += 1
+        if draws > max_draws:
+            raise ArgusError(f"differential check of {kernel.name}: {skipped} of {draws - 1} "
+                             f"size draws broke the kernel's preconditions",
+                             hint="give dims={name: [sizes]} that satisfy the kernel's "
+                             "assumptions")
+        sizes: Dict[str, int] = {}
+        for _, ann in params:
+            for d in getattr(ann, "shape", ()):
+                if isinstance(d, str) and d not in sizes:
+                    sizes[d] = int(r.choice(dims.get(d, cands)))
+        args, named = [], {}
+        given = inputs(dict(sizes), r) if inputs else {}
+        for name, ann in params:
+            if isinstance(ann, TensorSpec):
+                shape = tuple(sizes[d] if isinstance(d, str) else d for d in ann.shape)
+                if name in given:
+                    a = np.array(given[name], copy=True)
+                elif name in outputs or ann.access == "out":
+                    a = (np.zeros(shape, np.uint16) if ann.dtype == "bf16"
+                         else np.zeros(shape, _NUMPY_OF.get(ann.dtype, "float32")))
+                else:
+                    a = _random_tensor(r, shape, ann.dtype)
+                args.append(a)
+                named[name] = a
+            elif getattr(ann, "dtype", "index").startswith(("f", "bf")):
+                v = float(scalars.get(name, 1e-5))
+                args.append(v)
+                named[name] = v
+            else:
+                v = int(scalars.get(name, sizes.get(name, r.choice(dims.get(name, cands)))))
+                sizes.setdefault(name, v)
+                args.append(v)
+                named[name] = v
+        if grid is None and compiled is None:
+            # The grid rule comes from the launch ABI of the compiled kernel;
+            # a kernel that does not lower needs grid= instead.
+            compiled = kernel.compile()
+        try:
+            g = (grid(dict(sizes)) if callable(grid) else grid) if grid is not None \
+                else compiled.grid(*args)
+        except ArgusError:  # the sizes cannot satisfy the grid rule: redraw
+            skipped += 1
+            continue
+        g = tuple(int(x) for x in (g if not isinstance(g, int) else (g,)))
+        g = g + (1,) * (3 - len(g))
+        before = {k: (_as_float(v, ann.dtype) if isinstance(ann, TensorSpec) else v)
+                  for (k, ann), v in zip(params, args)}
+        try:
+            res = run(kernel, *args, grid=g, step_budget=step_budget)
+        except InterpretError as e:
+            if "assumption" in str(e):
+                skipped += 1
+                continue
+            raise
+        launches += 1
+        expected = reference(**{k: (v.copy() if hasattr(v, "copy") else v)
+                                for k, v in before.items()})
+        if not isinstance(expected, dict):
+            if isinstance(expected, (tuple, list)):
+                expected = dict(zip(res.written, expected))
+            else:
+                if len(res.written) != 1:
+                    raise ArgusError(f"{kernel.name} wrote {res.written}: the reference must "
+                                     "return a dict of the written tensors by name")
+                expected = {res.written[0]: expected}
+        anns = dict(params)
+        for name, exp in expected.items():
+            ann = anns[name]
+            got = _as_float(named[name], ann.dtype)
+            exp = np.broadcast_to(np.asarray(exp, dtype=np.float64), got.shape)
+            rt, at = TOLERANCES.get(ann.dtype, (1e-4, 1e-5))
+            rt = rtol if rtol is not None else rt
+            at = atol if atol is not None else at
+            bad = ~(np.abs(got - exp) <= at + rt * np.abs(exp))
+            bad &= ~(np.isnan(got) & np.isnan(exp))
+            if bad.any():
+                idx = tuple(int(i) for i in np.argwhere(bad)[0])
+                shapes = {k: (tuple(v.shape) if hasattr(v, "shape") else v)
+                          for k, v in named.items()}
+                ce = Counterexample(launches - 1, sizes, g, shapes, name, idx,
+                                    float(exp[idx]), float(got[idx]), int(bad.sum()), (rt, at))
+                return DifferentialResult(kernel.name, launches, skipped, ce)
+    return DifferentialResult(kernel.name, launches, skipped)
