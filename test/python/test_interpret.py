@@ -294,3 +294,56 @@ def test_step_budget_stops_the_run():
     C = np.zeros((128, 128), np.float32)
     with pytest.raises(ai.InterpretError, match="step budget"):
         ai.run(gemm_mfma, A, B, C, 3200, grid=(1, 1), step_budget=100)
+
+
+# --- torch and the KernelBench executor ---------------------------------------------
+
+
+def test_torch_cpu_tensors_in_place():
+    torch = pytest.importorskip("torch")
+    from softmax import softmax
+    X = torch.randn(64, 128)
+    Y = torch.zeros(64, 128)
+    softmax[(1,)](X, Y, interpret=True)
+    torch.testing.assert_close(Y, torch.softmax(X.double(), 1).float(), rtol=2e-6, atol=1e-7)
+
+
+def test_torch_bf16_tensor_written_back():
+    torch = pytest.importorskip("torch")
+    import moe_free_bf16_copy as m
+    X = torch.randn(4, 128).to(torch.bfloat16)
+    Y = torch.zeros(4, 128, dtype=torch.bfloat16)
+    ai.run(m.scale2, X, Y, grid=(1,))
+    assert torch.equal(Y, X * 2)
+
+
+@pytest.fixture
+def kb_env(tmp_path, monkeypatch, need_verifier):
+    pytest.importorskip("torch")
+    import test_kernelbench as kb
+
+    def make(solution, n=4096):
+        t = tmp_path / "task.py"
+        t.write_text(kb.TASK.format(N=n))
+        s = tmp_path / f"sol_{abs(hash(solution))}.py"
+        s.write_text(solution)
+        return str(t), str(s)
+    return make
+
+
+def test_kernelbench_cpu_executor_checks_correctness(kb_env, monkeypatch):
+    import test_kernelbench as kb
+    from argus.kernelbench import Options, evaluate, executors
+    monkeypatch.delenv("ARGUS_KB_EXECUTOR", raising=False)
+    # The interpreter is the default CPU executor once it is importable.
+    assert executors.cpu_executor_spec() == "argus.interpret:kernelbench_execute"
+    task, sol = kb_env(kb.HONEST)
+    rec = evaluate(task, sol, Options(seeds=2, executor="argus.interpret:kernelbench_execute",
+                                      timeout_s=120))
+    assert rec["accepted"] and rec["correct"] is True, "\n".join(rec["reasons"])
+    # A kernel that computes x + 2 for the model's x + 1 is caught by value.
+    wrong = kb.HONEST.replace("argus.load(gx) + 1.0", "argus.load(gx) + 2.0")
+    task, sol = kb_env(wrong)
+    monkeypatch.setenv("ARGUS_KB_EXECUTOR", "argus.interpret:kernelbench_execute")
+    rec = evaluate(task, sol, Options(seeds=2, timeout_s=120))
+    assert rec["correct"] is False and not rec["accepted"]
