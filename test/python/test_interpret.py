@@ -46,6 +46,48 @@ def test_bf16_bits_roundtrip():
     assert np.array_equal(ai.bf16_bits_to_float(ai.float_to_bf16_bits(exact)), exact)
 
 
+def make_roundtrip(dt):
+    @argus.kernel(target="sm_90a", block=128, name=f"roundtrip_{dt}")
+    def rt(X: argus.Tensor[("M", 128), "f32"], Y: argus.Tensor[("M", 128), "f32"]):
+        argus.assume(argus.grid_dim("x").eq(argus.cdiv(X.dim("M"), 4)), "4 rows per block")
+        m0 = argus.block_id("x") * 4
+        x = argus.load(argus.view(X, (m0, 0), (4, 128), clipped=True))
+        argus.store(argus.convert(argus.convert(x, dt), "f32"),
+                    argus.view(Y, (m0, 0), (4, 128), clipped=True))
+    return rt
+
+
+def round_e4m3(x):
+    a = np.abs(x.astype(np.float64))
+    e = np.floor(np.log2(np.where(a > 0, a, 1.0)))
+    q = np.exp2(np.maximum(e, -6) - 3)
+    return np.sign(x) * np.round(a / q) * q
+
+
+def tricky_values():
+    """Ties (to even), subnormals and ordinary values of f16, bf16 and e4m3."""
+    ties = [1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8,
+            1 + 2.0 ** -4, 1 + 3 * 2.0 ** -4, 2.0 ** -25, 3 * 2.0 ** -25, 2.0 ** -10,
+            2.0 ** -7 * 1.5, 2.0 ** -10 * 1.5, 300.0, 0.0, -0.0]
+    r = rng(99).standard_normal(512 - 2 * len(ties)) * 20
+    return np.concatenate([ties, [-t for t in ties], r]).astype(np.float32).reshape(4, 128)
+
+
+@pytest.mark.parametrize("dt", ["f16", "bf16", "f8E4M3FN"])
+def test_convert_rounds_to_nearest_even(dt):
+    from argus.compile import float_to_bf16_bits
+    X = tricky_values()
+    Y = np.zeros_like(X)
+    ai.run(make_roundtrip(dt), X, Y, grid=(1,))
+    if dt == "f16":
+        ref = X.astype(np.float16).astype(np.float32)
+    elif dt == "bf16":
+        ref = ai.bf16_bits_to_float(float_to_bf16_bits(X)).astype(np.float32)
+    else:
+        ref = round_e4m3(np.clip(X, -448, 448)).astype(np.float32)
+    assert np.array_equal(Y, ref), np.argwhere(Y != ref)[:5]
+
+
 # --- example kernels ------------------------------------------------------------
 
 
