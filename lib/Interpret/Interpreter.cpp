@@ -28,9 +28,13 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <random>
+
+#include <ucontext.h>
 
 using namespace mlir;
 using namespace mlir::argus;
@@ -133,6 +137,34 @@ struct Val {
   std::shared_ptr<Tile> t;
   std::shared_ptr<MemTile> m;
   std::shared_ptr<Buffer> b;
+  std::shared_ptr<struct Ring> ring;
+};
+
+/// One mbarrier: `expected` arrivals and the transaction bytes complete a
+/// phase; `completed` counts completed phases (the phase parity is its low
+/// bit).
+struct MBar {
+  int64_t expected = 0, pending = 0, tx = 0, completed = 0;
+};
+
+struct Ring {
+  std::string name;
+  std::vector<MBar> bars;
+};
+
+/// A warp role run as a cooperative task (its own stack, switched with
+/// swapcontext at waits).
+struct Task {
+  RoleOp role;
+  int64_t threads = 0;
+  ucontext_t ctx;
+  std::vector<char> stack;
+  bool started = false, done = false, failed = false, blocked = false;
+  std::function<bool()> ready;
+  Operation *waitOp = nullptr;
+  std::string waitWhat;
+  std::vector<int64_t> ivs; // induction variables of the enclosing loops
+  std::string err;
 };
 
 struct AsyncCopy {
@@ -146,7 +178,9 @@ public:
            std::array<int64_t, 3> grid, std::array<int64_t, 3> blockId,
            const Options &options, int64_t &steps)
       : fn(fn), args(args), grid(grid), blockId(blockId), options(options),
-        steps(steps) {}
+        steps(steps),
+        rng(options.scheduleSeed ^ (blockId[0] * 0x9E3779B97F4A7C15ull) ^
+            (blockId[1] << 20) ^ (blockId[2] << 40)) {}
 
   LogicalResult run(std::string &error);
 
@@ -160,6 +194,39 @@ private:
   std::string err;
   std::vector<AsyncCopy> uncommitted;
   std::deque<std::vector<AsyncCopy>> groups;
+  // Warp roles.
+  std::vector<std::unique_ptr<Task>> tasks;
+  Task *cur = nullptr;
+  ucontext_t mainCtx;
+  bool aborting = false;
+  std::vector<int64_t> mainIvs;
+  llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> namedBars; // count, gen
+  std::mt19937_64 rng;
+
+  std::vector<int64_t> &ivs() { return cur ? cur->ivs : mainIvs; }
+  int64_t warpSize() {
+    auto k = fn->getAttrOfType<KernelAttr>("argus.kernel");
+    return k ? k.getWarpSize() : 32;
+  }
+  int64_t blockThreads() {
+    auto k = fn->getAttrOfType<KernelAttr>("argus.kernel");
+    return k ? k.getNumThreads() : 1;
+  }
+  /// The threads that run `op`: its role's, or the block's.
+  int64_t threadsOf(Operation *op) {
+    if (auto r = op->getParentOfType<RoleOp>())
+      return r.getNumWarps() * warpSize();
+    return blockThreads();
+  }
+  LogicalResult waitUntil(Operation *op, std::function<bool()> cond,
+                          const std::string &what);
+  LogicalResult runRoles(ArrayRef<RoleOp> roles);
+  static void taskEntry();
+  LogicalResult mma(Operation *op, StringRef instr, Value a, Value b,
+                    Value acc, Value result);
+  LogicalResult execHopper(Operation *op, bool &handled);
+  LogicalResult arrive(Operation *op, Ring &ring, int64_t stage,
+                       int64_t count, int64_t tx);
 
   LogicalResult fail(Operation *op, const Twine &msg) {
     std::string loc;
@@ -447,7 +514,23 @@ LogicalResult BlockRun::run(std::string &error) {
 }
 
 LogicalResult BlockRun::execBlock(Block &block, SmallVectorImpl<Val> *yielded) {
-  for (Operation &op : block) {
+  for (auto it = block.begin(); it != block.end(); ++it) {
+    Operation &op = *it;
+    if (auto role = dyn_cast<RoleOp>(&op)) {
+      // Consecutive roles run together, as cooperative tasks.
+      SmallVector<RoleOp> roles;
+      auto last = it;
+      for (auto j = it; j != block.end() && isa<RoleOp>(*j); ++j) {
+        roles.push_back(cast<RoleOp>(*j));
+        last = j;
+      }
+      if (cur)
+        return fail(&op, "a role inside a role");
+      if (failed(runRoles(roles)))
+        return failure();
+      it = last;
+      continue;
+    }
     bool terminated = false;
     if (failed(exec(&op, yielded, terminated)))
       return failure();
@@ -487,7 +570,9 @@ LogicalResult BlockRun::exec(Operation *op, SmallVectorImpl<Val> *yielded,
     for (Value v : forOp.getInitArgs())
       carried.push_back(env[v]);
     Block &body = *forOp.getBody();
+    ivs().push_back(lb);
     for (int64_t iv = lb; iv < ub; iv += st) {
+      ivs().back() = iv;
       setInt(body.getArgument(0), iv);
       for (auto [j, c] : llvm::enumerate(carried))
         env[body.getArgument(j + 1)] = c;
@@ -496,6 +581,7 @@ LogicalResult BlockRun::exec(Operation *op, SmallVectorImpl<Val> *yielded,
         return failure();
       carried = out;
     }
+    ivs().pop_back();
     for (auto [j, r] : llvm::enumerate(forOp.getResults()))
       env[r] = carried[j];
     return success();
@@ -1238,7 +1324,19 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
     setTile(bc.getResult(), t);
     return success();
   }
-  if (auto mma = dyn_cast<MmaOp>(op)) {
+  if (auto m = dyn_cast<MmaOp>(op))
+    return mma(op, m.getInstr(), m.getA(), m.getB(), m.getAcc(), m.getResult());
+  if (failed(execHopper(op, handled)))
+    return failure();
+  if (handled)
+    return success();
+  handled = false;
+  return success();
+}
+
+LogicalResult BlockRun::mma(Operation *op, StringRef instr, Value aV, Value bV,
+                            Value accV, Value resultV) {
+  {
     auto operand = [&](Value v, Tile &out) -> LogicalResult {
       Val &x = env[v];
       if (x.kind == Val::TileV) {
@@ -1248,15 +1346,15 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
       return readTile(op, *x.m, out, 0);
     };
     Tile A, B;
-    if (failed(operand(mma.getA(), A)) || failed(operand(mma.getB(), B)))
+    if (failed(operand(aV, A)) || failed(operand(bV, B)))
       return failure();
-    auto acc = tileOf(mma.getAcc());
+    auto acc = tileOf(accV);
     if (A.shape.size() != 2 || B.shape.size() != 2 ||
         acc->shape.size() != 2 || A.shape[1] != B.shape[0] ||
         A.shape[0] != acc->shape[0] || B.shape[1] != acc->shape[1])
       return fail(op, "operand shapes are not MxK, KxN, MxN");
     int64_t M = A.shape[0], K = A.shape[1], N = B.shape[1];
-    if (isTf32Instr(mma.getInstr())) {
+    if (isTf32Instr(instr)) {
       for (double &x : A.v)
         x = roundTf32(x);
       for (double &x : B.v)
@@ -1267,7 +1365,7 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
     for (int64_t k = 0; k < K; ++k)
       for (int64_t n = 0; n < N; ++n)
         bt[n * K + k] = B.v[k * N + n];
-    auto t = newTile(mma.getResult());
+    auto t = newTile(resultV);
     bool f32 = t->elt.isF32();
     bool isInt = !isFloatLike(t->elt);
     for (int64_t m = 0; m < M; ++m) {
@@ -1289,16 +1387,257 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
         t->v[m * N + n] = c;
       }
     }
-    setTile(mma.getResult(), t);
+    setTile(resultV, t);
     return success();
   }
-  if (isa<RoleOp, MmaAsyncOp, WgmmaCommitOp, WgmmaWaitOp, TmaLoadOp,
-          TmaStoreOp, TmaStoreWaitOp, MBarrierAllocOp, MBarrierArriveOp,
-          MBarrierArriveExpectTxOp, MBarrierWaitOp, NamedBarrierSyncOp,
-          NamedBarrierArriveOp, TensorMapOp, FenceProxyAsyncOp>(op))
-    return fail(op, "Hopper warp-specialised constructs (roles, mbarriers, "
-                    "TMA, async wgmma, named barriers) are not supported by "
-                    "the interpreter yet");
+}
+
+//===----------------------------------------------------------------------===//
+// Hopper: warp roles, mbarriers, TMA, async wgmma, named barriers
+//===----------------------------------------------------------------------===//
+
+static thread_local BlockRun *gRun = nullptr;
+static thread_local Task *gTask = nullptr;
+
+void BlockRun::taskEntry() {
+  BlockRun *run = gRun;
+  Task *t = gTask;
+  if (failed(run->execBlock(t->role.getBody().front(), nullptr))) {
+    t->failed = true;
+    t->err = run->err;
+  }
+  t->done = true;
+  swapcontext(&t->ctx, &run->mainCtx);
+}
+
+LogicalResult BlockRun::waitUntil(Operation *op, std::function<bool()> cond,
+                                  const std::string &what) {
+  while (!cond()) {
+    if (!cur)
+      return fail(op, "deadlock: " + what +
+                          " outside a role, and no role can complete it");
+    Task *me = cur;
+    me->blocked = true;
+    me->ready = cond;
+    me->waitOp = op;
+    me->waitWhat = what;
+    swapcontext(&me->ctx, &mainCtx);
+    me->blocked = false;
+    if (aborting)
+      return fail(op, "aborted");
+  }
+  return success();
+}
+
+LogicalResult BlockRun::runRoles(ArrayRef<RoleOp> roles) {
+  tasks.clear();
+  for (RoleOp r : roles) {
+    auto t = std::make_unique<Task>();
+    t->role = r;
+    t->threads = r.getNumWarps() * warpSize();
+    t->stack.resize(1 << 20);
+    getcontext(&t->ctx);
+    t->ctx.uc_stack.ss_sp = t->stack.data();
+    t->ctx.uc_stack.ss_size = t->stack.size();
+    t->ctx.uc_link = &mainCtx;
+    makecontext(&t->ctx, &BlockRun::taskEntry, 0);
+    tasks.push_back(std::move(t));
+  }
+  size_t n = tasks.size(), last = n - 1;
+  std::string failure;
+  auto resume = [&](Task *t) {
+    cur = t;
+    gRun = this;
+    gTask = t;
+    t->started = true;
+    swapcontext(&mainCtx, &t->ctx);
+    cur = nullptr;
+  };
+  while (true) {
+    SmallVector<size_t> runnable;
+    bool allDone = true;
+    for (size_t k = 1; k <= n; ++k) {
+      size_t i = (last + k) % n; // round robin after the last one run
+      Task *t = tasks[i].get();
+      if (t->done)
+        continue;
+      allDone = false;
+      if (!t->blocked || t->ready())
+        runnable.push_back(i);
+    }
+    if (allDone)
+      break;
+    if (runnable.empty()) {
+      std::string msg = "deadlock: no role can run;";
+      for (auto &t : tasks) {
+        if (t->done)
+          continue;
+        std::string loc;
+        llvm::raw_string_ostream os(loc);
+        t->waitOp->getLoc().print(os);
+        msg += " role '" + t->role.getName().str() + "' waits at '" +
+               t->waitOp->getName().getStringRef().str() + "' " + os.str() +
+               " (" + t->waitWhat + ", loop iterations [";
+        for (size_t j = 0; j < t->ivs.size(); ++j)
+          msg += (j ? ", " : "") + std::to_string(t->ivs[j]);
+        msg += "]);";
+      }
+      msg.pop_back();
+      failure = msg + " (block (" + std::to_string(blockId[0]) + ", " +
+                std::to_string(blockId[1]) + ", " +
+                std::to_string(blockId[2]) + "))";
+      break;
+    }
+    size_t pick = runnable.front();
+    if (options.scheduleSeed)
+      pick = runnable[rng() % runnable.size()];
+    last = pick;
+    Task *t = tasks[pick].get();
+    resume(t);
+    if (t->failed) {
+      failure = "role '" + t->role.getName().str() + "': " + t->err;
+      break;
+    }
+  }
+  if (!failure.empty()) {
+    // Unwind the roles that wait (their frames release what they hold).
+    aborting = true;
+    for (auto &t : tasks)
+      if (t->started && !t->done)
+        resume(t.get());
+    aborting = false;
+    tasks.clear();
+    err = failure;
+    return LogicalResult::failure();
+  }
+  tasks.clear();
+  return success();
+}
+
+LogicalResult BlockRun::arrive(Operation *op, Ring &ring, int64_t stage,
+                               int64_t count, int64_t tx) {
+  if (stage < 0 || stage >= static_cast<int64_t>(ring.bars.size()))
+    return fail(op, "barrier " + Twine(stage) + " of a ring of " +
+                        Twine(ring.bars.size()));
+  MBar &b = ring.bars[stage];
+  b.tx += tx;
+  b.pending -= count;
+  if (b.pending < 0)
+    return fail(op, "more arrivals on " + Twine(ring.name) + "[" +
+                        Twine(stage) + "] than its phase expects (" +
+                        Twine(b.expected) + ")");
+  if (b.pending == 0 && b.tx <= 0) {
+    ++b.completed;
+    b.pending = b.expected;
+    b.tx = 0;
+  }
+  return success();
+}
+
+LogicalResult BlockRun::execHopper(Operation *op, bool &handled) {
+  handled = true;
+  if (isa<TensorMapOp, FenceProxyAsyncOp, TmaStoreWaitOp, WgmmaCommitOp>(op))
+    return success();
+  if (auto ma = dyn_cast<MBarrierAllocOp>(op)) {
+    auto ring = std::make_shared<Ring>();
+    ring->name = ma.getName().str();
+    int64_t stages = cast<MBarrierType>(ma.getType()).getStages();
+    MBar b;
+    b.expected = b.pending = static_cast<int64_t>(ma.getArrivals());
+    ring->bars.assign(stages, b);
+    Val v;
+    v.kind = Val::None;
+    v.ring = ring;
+    env[ma.getResult()] = v;
+    return success();
+  }
+  if (auto a = dyn_cast<MBarrierArriveOp>(op)) {
+    if (a.getCluster())
+      return fail(op, "cluster arrivals are not supported by the interpreter");
+    return arrive(op, *env[a.getBarrier()].ring, intOf(a.getStage()),
+                  threadsOf(op), 0);
+  }
+  if (auto a = dyn_cast<MBarrierArriveExpectTxOp>(op))
+    return arrive(op, *env[a.getBarrier()].ring, intOf(a.getStage()), 1,
+                  static_cast<int64_t>(a.getBytes()));
+  if (auto w = dyn_cast<MBarrierWaitOp>(op)) {
+    auto ring = env[w.getBarrier()].ring;
+    int64_t stage = intOf(w.getStage()), parity = intOf(w.getParity()) & 1;
+    if (stage < 0 || stage >= static_cast<int64_t>(ring->bars.size()))
+      return fail(op, "barrier " + Twine(stage) + " of a ring of " +
+                          Twine(ring->bars.size()));
+    MBar *b = &ring->bars[stage];
+    // try_wait.parity P returns once the phase of parity P has completed:
+    // the current phase's parity differs from P.
+    return waitUntil(
+        op, [b, parity] { return (b->completed & 1) != parity; },
+        ring->name + "[" + std::to_string(stage) + "] parity " +
+            std::to_string(parity));
+  }
+  if (auto t = dyn_cast<TmaLoadOp>(op)) {
+    if (t.getMulticast())
+      return fail(op, "multicast TMA loads are not supported by the "
+                      "interpreter");
+    Tile data;
+    MemTile src = *memOf(t.getSource());
+    src.clipped = true; // the hardware's out-of-bounds fill
+    if (failed(readTile(op, src, data, 0)) ||
+        failed(writeTile(op, *memOf(t.getDest()), data, std::nullopt)))
+      return failure();
+    int64_t bytes = static_cast<int64_t>(data.v.size()) *
+                    ((src.elt.getIntOrFloatBitWidth() + 7) / 8);
+    Ring &ring = *env[t.getBarrier()].ring;
+    int64_t stage = intOf(t.getStage());
+    if (stage < 0 || stage >= static_cast<int64_t>(ring.bars.size()))
+      return fail(op, "barrier " + Twine(stage) + " out of range");
+    MBar &b = ring.bars[stage];
+    b.tx -= bytes;
+    if (b.pending == 0 && b.tx <= 0) {
+      ++b.completed;
+      b.pending = b.expected;
+      b.tx = 0;
+    }
+    return success();
+  }
+  if (auto t = dyn_cast<TmaStoreOp>(op)) {
+    Tile data;
+    if (failed(readTile(op, *memOf(t.getSource()), data, 0)))
+      return failure();
+    MemTile dst = *memOf(t.getDest());
+    dst.clipped = true; // TMA stores clip
+    return writeTile(op, dst, data, std::nullopt);
+  }
+  if (auto m = dyn_cast<MmaAsyncOp>(op))
+    return mma(op, m.getInstr(), m.getA(), m.getB(), m.getAcc(), m.getResult());
+  if (auto w = dyn_cast<WgmmaWaitOp>(op)) {
+    for (auto [r, v] : llvm::zip(w.getResults(), w.getValues())) {
+      Val x = env[v];
+      env[r] = x;
+    }
+    return success();
+  }
+  if (isa<NamedBarrierSyncOp, NamedBarrierArriveOp>(op)) {
+    int64_t slot = intOf(op->getOperand(0));
+    int64_t need = isa<NamedBarrierSyncOp>(op)
+                       ? static_cast<int64_t>(
+                             cast<NamedBarrierSyncOp>(op).getThreads())
+                       : static_cast<int64_t>(
+                             cast<NamedBarrierArriveOp>(op).getThreads());
+    auto &[count, gen] = namedBars[slot];
+    count += threadsOf(op);
+    int64_t myGen = gen;
+    if (count >= need) {
+      count -= need;
+      ++gen;
+      return success();
+    }
+    if (isa<NamedBarrierArriveOp>(op))
+      return success();
+    int64_t *g = &namedBars[slot].second;
+    return waitUntil(
+        op, [g, myGen] { return *g != myGen; },
+        "named barrier " + std::to_string(slot));
+  }
   handled = false;
   return success();
 }

@@ -96,11 +96,13 @@ def _write_back(dst, src, elt: str) -> None:
 
 
 def run(kernel, *args, grid=None, func: Optional[str] = None,
-        step_budget: int = DEFAULT_STEP_BUDGET) -> InterpretResult:
+        step_budget: int = DEFAULT_STEP_BUDGET, schedule_seed: int = 0) -> InterpretResult:
     """Run one launch of ``kernel`` on the CPU. ``args`` follow the kernel's
     parameters (numpy arrays or CPU torch tensors for tensors, ints, floats);
     ``grid`` is (gx[, gy[, gz]]), or None for a DSL kernel's grid rule.
-    Tensors the kernel writes are updated in place."""
+    Tensors the kernel writes are updated in place. Warp roles (Hopper
+    kernels) run as cooperative tasks switched where they wait;
+    ``schedule_seed`` (nonzero) picks another deterministic order."""
     from . import ir
     from .launch import is_torch_tensor, to_host
     np = _np()
@@ -135,7 +137,8 @@ def run(kernel, *args, grid=None, func: Optional[str] = None,
         grid = (grid,)
     grid = [int(g) for g in grid] + [1] * (3 - len(grid))
     try:
-        res = ir._argus.interpret_run(text, fname, flat, grid, int(step_budget))
+        res = ir._argus.interpret_run(text, fname, flat, grid, int(step_budget),
+                                      int(schedule_seed))
     except RuntimeError as e:
         raise InterpretError(f"argus.interpret: {fname}: {e}") from None
     written = []

@@ -83,7 +83,7 @@ py::list signature(const std::string &text, const std::string &func) {
 
 py::dict run(const std::string &text, const std::string &func,
              const py::list &args, std::vector<int64_t> grid,
-             int64_t stepBudget) {
+             int64_t stepBudget, uint64_t scheduleSeed) {
   auto p = parseKernel(text, func);
   std::vector<::argus::interp::KernelArg> kargs;
   std::vector<py::array_t<double>> keep;
@@ -114,6 +114,7 @@ py::dict run(const std::string &text, const std::string &func,
   grid.resize(3, 1);
   ::argus::interp::Options opts;
   opts.stepBudget = stepBudget;
+  opts.scheduleSeed = scheduleSeed;
   ::argus::interp::Result r;
   {
     py::gil_scoped_release release;
@@ -140,7 +141,7 @@ void bindInterpret(py::module_ &m) {
         "[(kind, element type, rank)] of a kernel's arguments: kind is "
         "'buffer', 'int' or 'float'");
   m.def("interpret_run", &run, py::arg("text"), py::arg("func"),
-        py::arg("args"), py::arg("grid"), py::arg("step_budget") = 0,
+        py::arg("args"), py::arg("grid"), py::arg("step_budget") = 0, py::arg("schedule_seed") = 0,
         "Run one launch of the kernel on the CPU (float64 arrays, in place); "
         "raises RuntimeError naming the op, location and block on failure");
 }

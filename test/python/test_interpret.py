@@ -320,13 +320,19 @@ def test_mlir_moe_grouped_gemm_gather_bf16():
 
 
 def test_unsupported_op_names_op_and_location():
-    text = (ROOT / "examples" / "sm90a" / "gemm_tma_ws.mlir").read_text()
+    """Clusters (multicast TMA, cluster arrivals) are not interpreted: a
+    located error naming the op and the block, never a silent skip."""
+    text = (ROOT / "examples" / "sm90a" / "gemm_tma_cluster_ws.mlir").read_text()
     sig = ir._argus.interpret_signature(text)
-    args = []
-    for kind, elt, rank in sig:
-        args.append(np.zeros((128,) * rank, np.float32) if kind == "buffer" else 128)
-    with pytest.raises(ai.InterpretError, match=r"'argus\..*' at .*gemm_tma_ws|not supported"):
-        ai.run(text, *args, grid=(1, 1))
+    r = rng(23)
+    M, N, K = 256, 256, 64
+    shapes = {0: (M, K), 1: (K, N), 2: (M, N)}
+    args = [np.zeros(shapes[i], np.uint16) if kind == "buffer" else {3: M, 4: N, 5: K}[i]
+            for i, (kind, elt, rank) in enumerate(sig)]
+    with pytest.raises(ai.InterpretError,
+                       match=r"'gpu\.cluster_id' at loc\(.*:\d+:\d+\): "
+                       r".*not support.*\(block \(0, 0, 0\)\)"):
+        ai.run(text, *args, grid=(2,))
 
 
 def test_step_budget_stops_the_run():
@@ -389,3 +395,81 @@ def test_kernelbench_cpu_executor_checks_correctness(kb_env, monkeypatch):
     monkeypatch.setenv("ARGUS_KB_EXECUTOR", "argus.interpret:kernelbench_execute")
     rec = evaluate(task, sol, Options(seeds=2, timeout_s=120))
     assert rec["correct"] is False and not rec["accepted"]
+
+
+# --- Hopper: warp roles, mbarrier rings, TMA, async wgmma ---------------------------
+
+
+def bf16_inputs(r, *shape, scale=1.0):
+    """Random bf16 bit patterns (exact bf16 values) and their float64 values."""
+    bits = ai.float_to_bf16_bits((r.standard_normal(shape) * scale).astype(np.float32))
+    return bits, ai.bf16_bits_to_float(bits)
+
+
+@pytest.mark.parametrize("name", ["gemm_tma_ws.mlir", "gemm_tma_store_ws.mlir"])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_hopper_ws_gemm_roles_and_schedules(name, seed):
+    """Producer and consumer roles through mbarrier rings, persistent over a
+    grid smaller than the tile count, clipped edges; every schedule seed gives
+    the same (bf16-rounded) result."""
+    r = rng(20)
+    M, N, K = 200, 296, 136
+    A, a = bf16_inputs(r, M, K)
+    B, b = bf16_inputs(r, K, N)
+    C = np.zeros((M, N), np.uint16)
+    ai.run(str(ROOT / "examples" / "sm90a" / name), A, B, C, M, N, K, grid=(3,),
+           schedule_seed=seed)
+    ref = f32_gemm_in_k_order(a, b)
+    expected = ai.bf16_bits_to_float(ai.float_to_bf16_bits(ref))  # truncation vs RNE: 1 ulp
+    got = ai.bf16_bits_to_float(C)
+    np.testing.assert_allclose(got, ref, rtol=2 ** -7, atol=1e-6)
+    assert np.abs(got - expected).max() <= np.abs(expected).max() * 2 ** -7
+
+
+def test_hopper_flash_attention_ws():
+    r = rng(21)
+    H, S, D = 2, 256, 128
+    Q, q = bf16_inputs(r, H * S, D)
+    K, k = bf16_inputs(r, H * S, D)
+    V, v = bf16_inputs(r, H * S, D)
+    O = np.zeros((H * S, D), np.uint16)
+    LSE = np.zeros(H * S, np.float32)
+    ai.run(str(ROOT / "examples" / "sm90a" / "flash_attention_ws.mlir"), Q, K, V, O, LSE, S,
+           grid=(S // 128, H))
+    for h in range(H):
+        rows = slice(h * S, (h + 1) * S)
+        s = q[rows] @ k[rows].T / np.sqrt(D)
+        mx = s.max(1, keepdims=True)
+        p = np.exp(s - mx)
+        np.testing.assert_allclose(ai.bf16_bits_to_float(O[rows]),
+                                   (p / p.sum(1, keepdims=True)) @ v[rows], atol=2e-2)
+        np.testing.assert_allclose(LSE[rows], (mx + np.log(p.sum(1, keepdims=True)))[:, 0],
+                                   rtol=1e-4, atol=1e-3)
+
+
+def test_hopper_deadlock_names_roles_ops_and_iterations():
+    """The consumer waits for the wrong phase parity of the full ring: no role
+    can run, and the error says which role waits where, at which iteration."""
+    text = (ROOT / "examples" / "sm90a" / "gemm_tma_ws.mlir").read_text()
+    bad = text.replace("argus.mbarrier.wait %full[%s], %phase : !Ring",
+                       "argus.mbarrier.wait %full[%s], %free : !Ring", 1)
+    assert bad != text
+    bad = bad.replace("%round = arith.divui %i, %c4 : index\n        %phase = arith.remui "
+                      "%round, %c2 : index\n        argus.mbarrier.wait %full",
+                      "%round = arith.divui %i, %c4 : index\n        %phase = arith.remui "
+                      "%round, %c2 : index\n        %free = arith.subi %c1, %phase : index\n"
+                      "        argus.mbarrier.wait %full")
+    r = rng(22)
+    M, N, K = 128, 256, 256
+    A, _ = bf16_inputs(r, M, K)
+    B, _ = bf16_inputs(r, K, N)
+    C = np.zeros((M, N), np.uint16)
+    with pytest.raises(ai.InterpretError) as info:
+        ai.run(bad, A, B, C, M, N, K, grid=(1,))
+    msg = str(info.value)
+    assert "deadlock" in msg and "role 'consumer' waits at 'argus.mbarrier.wait'" in msg
+    # The producer filled all four stages (phase 0 of each full barrier) and
+    # finished; the consumer waits for phase 1 at its first tile and k step.
+    assert "producer" not in msg
+    assert "full[0] parity 1" in msg and "loop iterations [0, 0]" in msg
+    assert "gpu" not in msg and "(block (0, 0, 0))" in msg

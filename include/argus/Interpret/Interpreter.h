@@ -49,6 +49,11 @@ struct KernelArg {
 struct Options {
   /// Ops executed (all blocks) before the run stops with an error; 0: none.
   int64_t stepBudget = 0;
+  /// Warp roles run as cooperative tasks switched only where a role waits
+  /// (mbarrier.wait, named_barrier.sync). 0: the next runnable role in
+  /// program order after the one that blocked; otherwise a seeded random
+  /// choice among the runnable roles (another deterministic schedule).
+  uint64_t scheduleSeed = 0;
 };
 
 struct Result {
