@@ -473,3 +473,31 @@ def test_hopper_deadlock_names_roles_ops_and_iterations():
     assert "producer" not in msg
     assert "full[0] parity 1" in msg and "loop iterations [0, 0]" in msg
     assert "gpu" not in msg and "(block (0, 0, 0))" in msg
+
+
+def test_hopper_dsl_gemm_tma_ws():
+    from gemm_tma_ws import gemm_tma_ws
+    r = rng(24)
+    M, N, K = 200, 296, 136
+    A, a = bf16_inputs(r, M, K)
+    B, b = bf16_inputs(r, K, N)
+    C = np.zeros((M, N), np.uint16)
+    gemm_tma_ws[(2,)](A, B, C, M, N, K, interpret=True)
+    np.testing.assert_allclose(ai.bf16_bits_to_float(C), f32_gemm_in_k_order(a, b),
+                               rtol=2 ** -7, atol=1e-6)
+
+
+def test_hopper_dsl_flash_attention_ws():
+    from flash_attention_ws import flash_attention_ws
+    r = rng(25)
+    H, S, D = 1, 256, 128
+    Q, q = bf16_inputs(r, H * S, D)
+    K, k = bf16_inputs(r, H * S, D)
+    V, v = bf16_inputs(r, H * S, D)
+    O = np.zeros((H * S, D), np.uint16)
+    LSE = np.zeros(H * S, np.float32)
+    ai.run(flash_attention_ws, Q, K, V, O, LSE, S, grid=(S // 128, H))
+    s = q @ k.T / np.sqrt(D)
+    p = np.exp(s - s.max(1, keepdims=True))
+    np.testing.assert_allclose(ai.bf16_bits_to_float(O), (p / p.sum(1, keepdims=True)) @ v,
+                               atol=2e-2)
