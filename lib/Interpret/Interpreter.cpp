@@ -222,11 +222,11 @@ private:
                           const std::string &what);
   LogicalResult runRoles(ArrayRef<RoleOp> roles);
   static void taskEntry();
-  LogicalResult mma(Operation *op, StringRef instr, Value a, Value b,
-                    Value acc, Value result);
+  LogicalResult mma(Operation *op, StringRef instr, Value a, Value b, Value acc,
+                    Value result);
   LogicalResult execHopper(Operation *op, bool &handled);
-  LogicalResult arrive(Operation *op, Ring &ring, int64_t stage,
-                       int64_t count, int64_t tx);
+  LogicalResult arrive(Operation *op, Ring &ring, int64_t stage, int64_t count,
+                       int64_t tx);
 
   LogicalResult fail(Operation *op, const Twine &msg) {
     std::string loc;
@@ -377,11 +377,11 @@ LogicalResult BlockRun::locate(Operation *op, const MemTile &m,
           inside = false;
       }
       if (!inside && !m.clipped && op)
-        return fail(op, "element (" + Twine(coord[0]) +
-                            (coord.size() > 1 ? ", " + Twine(coord[1])
-                                              : Twine("")) +
-                            ") of an unclipped view of argument " +
-                            Twine(m.arg) + " lies outside the tensor");
+        return fail(
+            op, "element (" + Twine(coord[0]) +
+                    (coord.size() > 1 ? ", " + Twine(coord[1]) : Twine("")) +
+                    ") of an unclipped view of argument " + Twine(m.arg) +
+                    " lies outside the tensor");
     } else if (m.kind == MemTile::Gather) {
       int64_t row = coord[m.perm[0] == 0 ? 0 : 1];
       int64_t col = coord[m.perm[0] == 0 ? 1 : 0];
@@ -757,9 +757,9 @@ LogicalResult BlockRun::execArith(Operation *op, bool &handled) {
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     Attribute v = c.getValue();
     if (auto ia = dyn_cast<IntegerAttr>(v)) {
-      setInt(c, ia.getType().isIndex() ? ia.getInt()
-                                       : wrapInt(ia.getType(),
-                                                 ia.getValue().getSExtValue()));
+      setInt(c, ia.getType().isIndex()
+                    ? ia.getInt()
+                    : wrapInt(ia.getType(), ia.getValue().getSExtValue()));
       return success();
     }
     if (auto fa = dyn_cast<FloatAttr>(v)) {
@@ -779,9 +779,7 @@ LogicalResult BlockRun::execArith(Operation *op, bool &handled) {
     setFlt(op->getResult(0), roundTo(rt, f(a, b)));
     return success();
   };
-  auto divCheck = [&]() -> bool {
-    return intOf(op->getOperand(1)) == 0;
-  };
+  auto divCheck = [&]() -> bool { return intOf(op->getOperand(1)) == 0; };
   if (isa<arith::AddIOp>(op))
     return bin([](int64_t a, int64_t b) { return a + b; });
   if (isa<arith::SubIOp>(op))
@@ -833,7 +831,8 @@ LogicalResult BlockRun::execArith(Operation *op, bool &handled) {
   if (isa<arith::ShLIOp>(op))
     return bin([](int64_t a, int64_t b) { return b >= 64 ? 0 : a << b; });
   if (isa<arith::ShRSIOp>(op))
-    return bin([](int64_t a, int64_t b) { return a >> std::min<int64_t>(b, 63); });
+    return bin(
+        [](int64_t a, int64_t b) { return a >> std::min<int64_t>(b, 63); });
   if (isa<arith::ShRUIOp>(op)) {
     Type ot = op->getOperand(0).getType();
     uint64_t a = unsignedOf(ot, intOf(op->getOperand(0)));
@@ -864,9 +863,8 @@ LogicalResult BlockRun::execArith(Operation *op, bool &handled) {
   }
   if (isa<arith::IndexCastUIOp, arith::ExtUIOp>(op)) {
     Type ot = op->getOperand(0).getType();
-    setInt(op->getResult(0),
-           wrapInt(rt, static_cast<int64_t>(
-                           unsignedOf(ot, intOf(op->getOperand(0))))));
+    setInt(op->getResult(0), wrapInt(rt, static_cast<int64_t>(unsignedOf(
+                                             ot, intOf(op->getOperand(0))))));
     return success();
   }
   if (isa<arith::SIToFPOp>(op)) {
@@ -876,9 +874,8 @@ LogicalResult BlockRun::execArith(Operation *op, bool &handled) {
   }
   if (isa<arith::UIToFPOp>(op)) {
     Type ot = op->getOperand(0).getType();
-    setFlt(op->getResult(0),
-           roundTo(rt, static_cast<double>(
-                           unsignedOf(ot, intOf(op->getOperand(0))))));
+    setFlt(op->getResult(0), roundTo(rt, static_cast<double>(unsignedOf(
+                                             ot, intOf(op->getOperand(0))))));
     return success();
   }
   if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
@@ -1186,8 +1183,7 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
       else if (isa<DivOp>(op)) {
         if (isInt) {
           if (y == 0)
-            return fail(op, "integer division by zero at element " +
-                                Twine(e));
+            return fail(op, "integer division by zero at element " + Twine(e));
           r = std::trunc(x / y);
         } else {
           r = x / y;
@@ -1349,9 +1345,9 @@ LogicalResult BlockRun::mma(Operation *op, StringRef instr, Value aV, Value bV,
     if (failed(operand(aV, A)) || failed(operand(bV, B)))
       return failure();
     auto acc = tileOf(accV);
-    if (A.shape.size() != 2 || B.shape.size() != 2 ||
-        acc->shape.size() != 2 || A.shape[1] != B.shape[0] ||
-        A.shape[0] != acc->shape[0] || B.shape[1] != acc->shape[1])
+    if (A.shape.size() != 2 || B.shape.size() != 2 || acc->shape.size() != 2 ||
+        A.shape[1] != B.shape[0] || A.shape[0] != acc->shape[0] ||
+        B.shape[1] != acc->shape[1])
       return fail(op, "operand shapes are not MxK, KxN, MxN");
     int64_t M = A.shape[0], K = A.shape[1], N = B.shape[1];
     if (isTf32Instr(instr)) {
@@ -1484,8 +1480,8 @@ LogicalResult BlockRun::runRoles(ArrayRef<RoleOp> roles) {
       }
       msg.pop_back();
       failure = msg + " (block (" + std::to_string(blockId[0]) + ", " +
-                std::to_string(blockId[1]) + ", " +
-                std::to_string(blockId[2]) + "))";
+                std::to_string(blockId[1]) + ", " + std::to_string(blockId[2]) +
+                "))";
       break;
     }
     size_t pick = runnable.front();
@@ -1618,11 +1614,10 @@ LogicalResult BlockRun::execHopper(Operation *op, bool &handled) {
   }
   if (isa<NamedBarrierSyncOp, NamedBarrierArriveOp>(op)) {
     int64_t slot = intOf(op->getOperand(0));
-    int64_t need = isa<NamedBarrierSyncOp>(op)
-                       ? static_cast<int64_t>(
-                             cast<NamedBarrierSyncOp>(op).getThreads())
-                       : static_cast<int64_t>(
-                             cast<NamedBarrierArriveOp>(op).getThreads());
+    int64_t need =
+        isa<NamedBarrierSyncOp>(op)
+            ? static_cast<int64_t>(cast<NamedBarrierSyncOp>(op).getThreads())
+            : static_cast<int64_t>(cast<NamedBarrierArriveOp>(op).getThreads());
     auto &[count, gen] = namedBars[slot];
     count += threadsOf(op);
     int64_t myGen = gen;
@@ -1671,9 +1666,9 @@ Result runLaunch(func::FuncOp fn, std::vector<KernelArg> &args,
     if (auto mt = dyn_cast<MemRefType>(a))
       if (mt.getRank() != static_cast<int64_t>(args[i].buffer.shape.size())) {
         res.ok = false;
-        res.error = ("argument " + Twine(i) + " must have rank " +
-                     Twine(mt.getRank()))
-                        .str();
+        res.error =
+            ("argument " + Twine(i) + " must have rank " + Twine(mt.getRank()))
+                .str();
         return res;
       }
   }

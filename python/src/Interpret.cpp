@@ -71,8 +71,8 @@ py::list signature(const std::string &text, const std::string &func) {
   py::list out;
   for (Type t : p->fn.getArgumentTypes()) {
     if (auto mt = dyn_cast<MemRefType>(t))
-      out.append(py::make_tuple("buffer", typeStr(mt.getElementType()),
-                                mt.getRank()));
+      out.append(
+          py::make_tuple("buffer", typeStr(mt.getElementType()), mt.getRank()));
     else if (isa<FloatType>(t))
       out.append(py::make_tuple("float", typeStr(t), 0));
     else
@@ -141,7 +141,8 @@ void bindInterpret(py::module_ &m) {
         "[(kind, element type, rank)] of a kernel's arguments: kind is "
         "'buffer', 'int' or 'float'");
   m.def("interpret_run", &run, py::arg("text"), py::arg("func"),
-        py::arg("args"), py::arg("grid"), py::arg("step_budget") = 0, py::arg("schedule_seed") = 0,
+        py::arg("args"), py::arg("grid"), py::arg("step_budget") = 0,
+        py::arg("schedule_seed") = 0,
         "Run one launch of the kernel on the CPU (float64 arrays, in place); "
         "raises RuntimeError naming the op, location and block on failure");
 }
