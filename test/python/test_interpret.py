@@ -501,3 +501,26 @@ def test_hopper_dsl_flash_attention_ws():
     p = np.exp(s - s.max(1, keepdims=True))
     np.testing.assert_allclose(ai.bf16_bits_to_float(O), (p / p.sum(1, keepdims=True)) @ v,
                                atol=2e-2)
+
+
+def test_hopper_moe_grouped_gemm_ws_toy():
+    """Weights through TMA and the mbarrier ring, token rows gathered with
+    cp.async inside the consumer role, named barriers, scatter with routing
+    weights; one position block of 128 rows and one 256-column slab."""
+    r = rng(26)
+    T, N, E, topk = 40, 256, 2, 1
+    X, x = bf16_inputs(r, T, 4096)
+    W, w = bf16_inputs(r, E * 4096, N, scale=0.05)
+    P = 128
+    rows = np.concatenate([r.permutation(T), np.zeros(P - T, np.int64)]).astype(np.int32)
+    ids = np.concatenate([rows[:T], np.arange(T, P)]).astype(np.int32)  # padding: spare rows
+    weights = np.concatenate([r.uniform(0.5, 1.5, T), np.zeros(P - T)]).astype(np.float32)
+    block_expert = np.array([1], np.int32)
+    Y = np.zeros((P, N), np.uint16)
+    ai.run(str(ROOT / "examples" / "sm90a" / "moe_grouped_gemm_ws.mlir"), X, W, Y, rows, ids,
+           weights, block_expert, grid=(1, 1))
+    got = ai.bf16_bits_to_float(Y)
+    for p in range(T):
+        ref = weights[p] * (x[rows[p]] @ w[4096:8192])
+        np.testing.assert_allclose(got[ids[p]], ref, rtol=2 ** -7, atol=2e-3)
+    assert np.all(got[T:] == 0)  # padding positions have weight 0
