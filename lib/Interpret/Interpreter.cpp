@@ -121,12 +121,20 @@ struct MemTile {
   // im2col
   std::vector<int64_t> window, stride, pad, dilation;
   // Shared tiles.
-  std::shared_ptr<std::vector<double>> store;
+  std::shared_ptr<struct SharedStore> store;
   TileType type;
 };
 
+/// A shared-memory stage: its elements and which were ever written (a read
+/// of one never written is an error).
+struct SharedStore {
+  std::string name;
+  std::vector<double> v;
+  std::vector<uint8_t> init;
+};
+
 struct Buffer {
-  std::vector<std::shared_ptr<std::vector<double>>> stages;
+  std::vector<std::shared_ptr<SharedStore>> stages;
   TileType tile;
 };
 
@@ -293,7 +301,7 @@ private:
                           std::optional<AtomicKind> atomic);
   double *storage(const MemTile &m) {
     if (m.kind == MemTile::Shared)
-      return m.store->data();
+      return m.store->v.data();
     return args[m.arg].buffer.data;
   }
   void markWritten(const MemTile &m) {
@@ -308,8 +316,11 @@ private:
           markWritten(*c.dst);
           double *s = storage(*c.dst);
           for (size_t e = 0; e < where.size(); ++e)
-            if (where[e] >= 0)
+            if (where[e] >= 0) {
               s[where[e]] = roundTo(c.dst->elt, c.data.v[e]);
+              if (c.dst->kind == MemTile::Shared)
+                c.dst->store->init[where[e]] = 1;
+            }
         }
       }
       groups.pop_front();
@@ -341,8 +352,10 @@ LogicalResult BlockRun::locate(Operation *op, const MemTile &m,
     int64_t maxOff = 0;
     for (int64_t o : offs)
       maxOff = std::max(maxOff, o);
-    if (maxOff >= static_cast<int64_t>(m.store->size()))
-      m.store->resize(maxOff + 1, std::numeric_limits<double>::quiet_NaN());
+    if (maxOff >= static_cast<int64_t>(m.store->v.size())) {
+      m.store->v.resize(maxOff + 1, std::numeric_limits<double>::quiet_NaN());
+      m.store->init.resize(maxOff + 1, 0);
+    }
     where = std::move(offs);
     return success();
   }
@@ -444,6 +457,19 @@ LogicalResult BlockRun::readTile(Operation *op, const MemTile &m, Tile &out,
   out.shape = m.shape;
   out.elt = m.elt;
   out.v.resize(where.size());
+  if (m.kind == MemTile::Shared)
+    for (size_t e = 0; e < where.size(); ++e)
+      if (!m.store->init[where[e]]) {
+        std::string coord;
+        int64_t r = static_cast<int64_t>(e);
+        for (int d = static_cast<int>(m.shape.size()) - 1; d >= 0; --d) {
+          coord = std::to_string(r % m.shape[d]) + (coord.empty() ? "" : ", ") +
+                  coord;
+          r /= m.shape[d];
+        }
+        return fail(op, "reads element (" + coord + ") of shared stage " +
+                            m.store->name + ", which nothing wrote");
+      }
   double *s = storage(m);
   for (size_t e = 0; e < where.size(); ++e)
     out.v[e] = where[e] >= 0 ? s[where[e]] : other;
@@ -465,6 +491,8 @@ LogicalResult BlockRun::writeTile(Operation *op, const MemTile &m,
   for (size_t e = 0; e < where.size(); ++e) {
     if (where[e] < 0)
       continue;
+    if (m.kind == MemTile::Shared)
+      m.store->init[where[e]] = 1;
     double v = in.v[e];
     double &d = s[where[e]];
     if (atomic) {
@@ -1047,8 +1075,10 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
     auto bt = cast<BufferType>(a.getType());
     auto b = std::make_shared<Buffer>();
     b->tile = bt.getTile();
-    for (int64_t s = 0; s < bt.getStages(); ++s)
-      b->stages.push_back(std::make_shared<std::vector<double>>());
+    for (int64_t s = 0; s < bt.getStages(); ++s) {
+      b->stages.push_back(std::make_shared<SharedStore>());
+      b->stages.back()->name = (a.getName() + "[" + Twine(s) + "]").str();
+    }
     Val v;
     v.kind = Val::Buf;
     v.b = b;

@@ -524,3 +524,20 @@ def test_hopper_moe_grouped_gemm_ws_toy():
         ref = weights[p] * (x[rows[p]] @ w[4096:8192])
         np.testing.assert_allclose(got[ids[p]], ref, rtol=2 ** -7, atol=2e-3)
     assert np.all(got[T:] == 0)  # padding positions have weight 0
+
+
+def test_uninitialised_shared_read_is_an_error():
+    """The planted 2-stage pipeline bug: the copy goes to stage 0 and the
+    load reads stage 1, which nothing wrote."""
+    @argus.kernel(target="sm_90a", block=128, name="stale_stage")
+    def stale(X: argus.Tensor[(32, 128), "f32"], Y: argus.Tensor[(32, 128), "f32"]):
+        s = argus.alloc((32, 128), "f32", name="sX", stages=2)
+        argus.copy(argus.view(X, (0, 0), (32, 128)), s[0])
+        argus.barrier()
+        argus.store(argus.load(s[1]), argus.view(Y, (0, 0), (32, 128)))
+    X = np.ones((32, 128), np.float32)
+    Y = np.zeros_like(X)
+    with pytest.raises(ai.InterpretError,
+                       match=r"'argus.load' at .*reads element \(0, 0\) of shared stage "
+                       r"sX\[1\], which nothing wrote \(block \(0, 0, 0\)\)"):
+        ai.run(stale, X, Y, grid=(1,))
