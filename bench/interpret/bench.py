@@ -1,7 +1,8 @@
 """How fast the CPU interpreter (argus.interpret) runs: a 256x256x256 GEMM
 (examples/python/gemm.py, f16 in, f32 out, 2x2 blocks of 128x128) and a
 1024x1024 softmax (examples/python/softmax.py's softmax_any: Triton's
-tutorial softmax, 512 blocks of 2 rows). Prints the best of --repeat wall
+tutorial softmax, 512 blocks of 2 rows), and 8x / 4x the work of each to
+show the cost is linear in the work. Prints the best of --repeat wall
 times of ``argus.interpret.run`` (parse + launch + conversions) and checks
 the values against numpy.
 
@@ -37,22 +38,23 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     a = p.parse_args()
     r = np.random.default_rng(0)
-    A = r.standard_normal((256, 256)).astype(np.float16)
-    B = r.standard_normal((256, 256)).astype(np.float16)
-    C = np.zeros((256, 256), np.float32)
     gemm_mfma.ir()  # trace once: the times are the interpreter's
-    t = best(lambda: ai.run(gemm_mfma, A, B, C, 256, grid=(2, 2)), a.repeat)
-    err = np.abs(C - A.astype(np.float64) @ B.astype(np.float64)).max()
-    print(f"gemm 256x256x256 f16->f32: {t:.3f} s (max |err| vs fp64 {err:.2e})")
-    X = r.standard_normal((1024, 1024)).astype(np.float32)
-    Y = np.zeros_like(X)
     softmax_any.ir()
-    t = best(lambda: ai.run(softmax_any, X, Y, grid=(512,)), a.repeat)
-    x = X.astype(np.float64)
-    e = np.exp(x - x.max(1, keepdims=True))
-    err = np.abs(Y - e / e.sum(1, keepdims=True)).max()
-    print(f"softmax 1024x1024 f32: {t:.3f} s (max |err| vs fp64 {err:.2e})")
-
+    for n in (256, 512):
+        A = r.standard_normal((n, n)).astype(np.float16)
+        B = r.standard_normal((n, n)).astype(np.float16)
+        C = np.zeros((n, n), np.float32)
+        t = best(lambda: ai.run(gemm_mfma, A, B, C, n, grid=(n // 128, n // 128)), a.repeat)
+        err = np.abs(C - A.astype(np.float64) @ B.astype(np.float64)).max()
+        print(f"gemm {n}x{n}x{n} f16->f32: {t:.3f} s (max |err| vs fp64 {err:.2e})")
+    for m in (1024, 4096):
+        X = r.standard_normal((m, 1024)).astype(np.float32)
+        Y = np.zeros_like(X)
+        t = best(lambda: ai.run(softmax_any, X, Y, grid=(m // 2,)), a.repeat)
+        x = X.astype(np.float64)
+        e = np.exp(x - x.max(1, keepdims=True))
+        err = np.abs(Y - e / e.sum(1, keepdims=True)).max()
+        print(f"softmax {m}x1024 f32: {t:.3f} s (max |err| vs fp64 {err:.2e})")
 
 if __name__ == "__main__":
     main()
