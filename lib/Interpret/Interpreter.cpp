@@ -191,6 +191,12 @@ public:
             (blockId[1] << 20) ^ (blockId[2] << 40)) {}
 
   LogicalResult run(std::string &error);
+  void setWriters(int32_t linear, std::vector<std::string> *ops,
+                  llvm::DenseMap<Operation *, int32_t> *ids) {
+    blockLinear = linear;
+    writerOps = ops;
+    writerIds = ids;
+  }
 
 private:
   func::FuncOp fn;
@@ -200,6 +206,28 @@ private:
   int64_t &steps;
   llvm::DenseMap<Value, Val> env;
   std::string err;
+  // trackWriters: the op being executed and the ids of writing ops.
+  Operation *curOp = nullptr;
+  int32_t blockLinear = 0;
+  std::vector<std::string> *writerOps = nullptr;
+  llvm::DenseMap<Operation *, int32_t> *writerIds = nullptr;
+
+  void recordWriter(const MemTile &m, int64_t where) {
+    if (!options.trackWriters || m.kind == MemTile::Shared || !curOp)
+      return;
+    KernelArg &a = args[m.arg];
+    auto [it, inserted] =
+        writerIds->try_emplace(curOp, static_cast<int32_t>(writerOps->size()));
+    if (inserted) {
+      std::string loc;
+      llvm::raw_string_ostream os(loc);
+      curOp->getLoc().print(os);
+      writerOps->push_back("'" + curOp->getName().getStringRef().str() +
+                           "' at " + os.str());
+    }
+    a.writerBlock[where] = blockLinear;
+    a.writerOp[where] = it->second;
+  }
   std::vector<AsyncCopy> uncommitted;
   std::deque<std::vector<AsyncCopy>> groups;
   // Warp roles.
@@ -320,6 +348,7 @@ private:
               s[where[e]] = roundTo(c.dst->elt, c.data.v[e]);
               if (c.dst->kind == MemTile::Shared)
                 c.dst->store->init[where[e]] = 1;
+              recordWriter(*c.dst, where[e]);
             }
         }
       }
@@ -493,6 +522,7 @@ LogicalResult BlockRun::writeTile(Operation *op, const MemTile &m,
       continue;
     if (m.kind == MemTile::Shared)
       m.store->init[where[e]] = 1;
+    recordWriter(m, where[e]);
     double v = in.v[e];
     double &d = s[where[e]];
     if (atomic) {
@@ -573,6 +603,7 @@ static bool isFloatLike(Type t) { return isa<FloatType>(t); }
 LogicalResult BlockRun::exec(Operation *op, SmallVectorImpl<Val> *yielded,
                              bool &terminated) {
   ++steps;
+  curOp = op;
   if (options.stepBudget > 0 && steps > options.stepBudget)
     return fail(op, "the step budget of " + Twine(options.stepBudget) +
                         " ops is spent");
@@ -1710,11 +1741,21 @@ Result runLaunch(func::FuncOp fn, std::vector<KernelArg> &args,
       for (int64_t e = 0; e < n; ++e)
         b.data[e] = roundTo(elt, b.data[e]);
     }
+  llvm::DenseMap<Operation *, int32_t> writerIds;
+  if (options.trackWriters)
+    for (KernelArg &a : args)
+      if (a.kind == KernelArg::Buffer) {
+        int64_t n = product(a.buffer.shape);
+        a.writerBlock.assign(n, -1);
+        a.writerOp.assign(n, -1);
+      }
   int64_t steps = 0;
   for (int64_t z = 0; z < grid[2]; ++z)
     for (int64_t y = 0; y < grid[1]; ++y)
       for (int64_t x = 0; x < grid[0]; ++x) {
         BlockRun run(fn, args, grid, {x, y, z}, options, steps);
+        run.setWriters(static_cast<int32_t>(x + grid[0] * (y + grid[1] * z)),
+                       &res.writerOps, &writerIds);
         std::string error;
         if (failed(run.run(error))) {
           res.ok = false;

@@ -40,6 +40,11 @@ class InterpretResult:
     the tensors the kernel wrote, each written back in place."""
     steps: int
     written: List[Any]
+    #: With ``track_writers=True``: per written tensor (by name or argument
+    #: number), arrays of its shape giving the linear block id and the index
+    #: into ``writer_ops`` of the op that wrote each element last (-1: none).
+    writers: Dict[Any, Tuple[Any, Any]] = dataclasses.field(default_factory=dict)
+    writer_ops: List[str] = dataclasses.field(default_factory=list)
 
 
 def _np():
@@ -55,7 +60,7 @@ def enabled() -> bool:
 def _source(kernel, func: Optional[str]) -> Tuple[str, str, Optional[List[str]]]:
     """(MLIR text, function name, parameter names or None)."""
     if hasattr(kernel, "fn") and hasattr(kernel, "ir"):  # a DSL kernel
-        text = kernel.ir()
+        text = kernel.ir(debug_info=True)  # errors name the Python lines
         return text, func or kernel.name, [p for p, _ in kernel.params]
     if isinstance(kernel, os.PathLike) or (isinstance(kernel, str) and kernel.endswith(".mlir")
                                            and "\n" not in kernel):
@@ -96,7 +101,8 @@ def _write_back(dst, src, elt: str) -> None:
 
 
 def run(kernel, *args, grid=None, func: Optional[str] = None,
-        step_budget: int = DEFAULT_STEP_BUDGET, schedule_seed: int = 0) -> InterpretResult:
+        step_budget: int = DEFAULT_STEP_BUDGET, schedule_seed: int = 0,
+        track_writers: bool = False) -> InterpretResult:
     """Run one launch of ``kernel`` on the CPU. ``args`` follow the kernel's
     parameters (numpy arrays or CPU torch tensors for tensors, ints, floats);
     ``grid`` is (gx[, gy[, gz]]), or None for a DSL kernel's grid rule.
@@ -138,7 +144,7 @@ def run(kernel, *args, grid=None, func: Optional[str] = None,
     grid = [int(g) for g in grid] + [1] * (3 - len(grid))
     try:
         res = ir._argus.interpret_run(text, fname, flat, grid, int(step_budget),
-                                      int(schedule_seed))
+                                      int(schedule_seed), bool(track_writers))
     except RuntimeError as e:
         raise InterpretError(f"argus.interpret: {fname}: {e}") from None
     written = []
@@ -149,7 +155,11 @@ def run(kernel, *args, grid=None, func: Optional[str] = None,
         if h is not None:
             h.write_back()
         written.append(names[i] if names else i)
-    return InterpretResult(res["steps"], written)
+    writers = {}
+    for i, (blk, op) in res.get("writers", {}).items():
+        shape = flat[i].shape
+        writers[names[i] if names else i] = (blk.reshape(shape), op.reshape(shape))
+    return InterpretResult(res["steps"], written, writers, list(res.get("writer_ops", [])))
 
 
 def launch(variant, grid, bound) -> "Any":
@@ -200,12 +210,18 @@ class Counterexample:
     got: float
     mismatches: int
     tolerance: Tuple[float, float]
+    #: The block (x, y, z) and op (name and location) that wrote the element
+    #: last; None when no block wrote it.
+    block: Optional[Tuple[int, int, int]] = None
+    program_point: Optional[str] = None
 
     def __str__(self) -> str:
+        where = (f", written by block {self.block} at {self.program_point}" if self.block
+                 else ", never written by the kernel")
         return (f"differential launch {self.launch} (sizes {self.sizes}, grid {self.grid}): "
                 f"{self.tensor}[{', '.join(map(str, self.index))}] = {self.got!r}, the "
-                f"reference gives {self.expected!r} ({self.mismatches} elements differ beyond "
-                f"rtol={self.tolerance[0]}, atol={self.tolerance[1]})")
+                f"reference gives {self.expected!r}{where} ({self.mismatches} elements "
+                f"differ beyond rtol={self.tolerance[0]}, atol={self.tolerance[1]})")
 
 
 @dataclasses.dataclass
@@ -347,7 +363,7 @@ def differential(kernel, reference: Callable, n: int = 10, *, seed: int = 0,
         before = {k: (_as_float(v, ann.dtype) if isinstance(ann, TensorSpec) else v)
                   for (k, ann), v in zip(params, args)}
         try:
-            res = run(kernel, *args, grid=g, step_budget=step_budget)
+            res = run(kernel, *args, grid=g, step_budget=step_budget, track_writers=True)
         except InterpretError as e:
             if "assumption" in str(e):
                 skipped += 1
@@ -380,5 +396,10 @@ def differential(kernel, reference: Callable, n: int = 10, *, seed: int = 0,
                           for k, v in named.items()}
                 ce = Counterexample(launches - 1, sizes, g, shapes, name, idx,
                                     float(exp[idx]), float(got[idx]), int(bad.sum()), (rt, at))
+                if name in res.writers:
+                    blk, op = (int(w[idx]) for w in res.writers[name])
+                    if blk >= 0:
+                        ce.block = (blk % g[0], blk // g[0] % g[1], blk // (g[0] * g[1]))
+                        ce.program_point = res.writer_ops[op]
                 return DifferentialResult(kernel.name, launches, skipped, ce)
     return DifferentialResult(kernel.name, launches, skipped)

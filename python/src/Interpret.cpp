@@ -83,7 +83,7 @@ py::list signature(const std::string &text, const std::string &func) {
 
 py::dict run(const std::string &text, const std::string &func,
              const py::list &args, std::vector<int64_t> grid,
-             int64_t stepBudget, uint64_t scheduleSeed) {
+             int64_t stepBudget, uint64_t scheduleSeed, bool trackWriters) {
   auto p = parseKernel(text, func);
   std::vector<::argus::interp::KernelArg> kargs;
   std::vector<py::array_t<double>> keep;
@@ -115,6 +115,7 @@ py::dict run(const std::string &text, const std::string &func,
   ::argus::interp::Options opts;
   opts.stepBudget = stepBudget;
   opts.scheduleSeed = scheduleSeed;
+  opts.trackWriters = trackWriters;
   ::argus::interp::Result r;
   {
     py::gil_scoped_release release;
@@ -130,6 +131,17 @@ py::dict run(const std::string &text, const std::string &func,
     if (a.written)
       written.append(i);
   out["written"] = written;
+  if (trackWriters) {
+    py::dict writers;
+    for (auto [i, a] : llvm::enumerate(kargs))
+      if (a.kind == ::argus::interp::KernelArg::Buffer && a.written) {
+        py::array_t<int32_t> blk(a.writerBlock.size(), a.writerBlock.data());
+        py::array_t<int32_t> opi(a.writerOp.size(), a.writerOp.data());
+        writers[py::int_(i)] = py::make_tuple(blk, opi);
+      }
+    out["writers"] = writers;
+    out["writer_ops"] = r.writerOps;
+  }
   return out;
 }
 
@@ -142,7 +154,7 @@ void bindInterpret(py::module_ &m) {
         "'buffer', 'int' or 'float'");
   m.def("interpret_run", &run, py::arg("text"), py::arg("func"),
         py::arg("args"), py::arg("grid"), py::arg("step_budget") = 0,
-        py::arg("schedule_seed") = 0,
+        py::arg("schedule_seed") = 0, py::arg("track_writers") = false,
         "Run one launch of the kernel on the CPU (float64 arrays, in place); "
         "raises RuntimeError naming the op, location and block on failure");
 }

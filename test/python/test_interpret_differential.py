@@ -197,6 +197,10 @@ def test_planted_bug_is_caught(bug, make, ref, kw):
     assert len(ce.index) == 2
     assert not np.isclose(ce.expected, ce.got, rtol=1e-3, atol=1e-3)
     assert f"{out}[{ce.index[0]}, {ce.index[1]}]" in str(info.value)
+    # The block that wrote the element and the store's Python line.
+    assert ce.block is not None and ce.program_point.startswith("'argus.store' at ")
+    assert "test_interpret_differential.py" in ce.program_point
+    assert all(0 <= b < g for b, g in zip(ce.block, ce.grid))
 
 
 def test_harmless_initial_sum_is_not_a_bug():
@@ -212,6 +216,8 @@ def test_reference_mismatch_names_element_and_launch():
     ce = res.counterexample
     assert ce is not None and ce.index == (0, 77) and ce.launch == 0 and ce.mismatches == 1
     assert ce.sizes["K"] in (32, 64, 96) and ce.grid[2] == 1
+    assert ce.block == (0, 0, 0)  # element (0, 77) is in block (0, 0)
+    assert "written by block (0, 0, 0) at 'argus.store'" in str(ce)
 
 
 def test_unsatisfiable_dims_are_reported():

@@ -44,6 +44,10 @@ struct KernelArg {
   double f = 0;
   /// Set by the run when a store, copy or atomic wrote the buffer.
   bool written = false;
+  /// With Options::trackWriters: per element, the linear block id
+  /// (x + gx * (y + gy * z)) and the op (an index into Result::writerOps)
+  /// that wrote it last, or -1.
+  std::vector<int32_t> writerBlock, writerOp;
 };
 
 struct Options {
@@ -54,12 +58,16 @@ struct Options {
   /// program order after the one that blocked; otherwise a seeded random
   /// choice among the runnable roles (another deterministic schedule).
   uint64_t scheduleSeed = 0;
+  /// Record which block and op wrote each element of each buffer.
+  bool trackWriters = false;
 };
 
 struct Result {
   bool ok = true;
   std::string error;
   int64_t steps = 0;
+  /// The writing ops' names and locations (trackWriters).
+  std::vector<std::string> writerOps;
 };
 
 /// Runs `fn` once over `grid` blocks on `args` (one per function argument).
