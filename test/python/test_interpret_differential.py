@@ -1,9 +1,11 @@
 """Differential checks (argus.interpret.differential, kernel.verify(
 differential=N, reference=fn)): random small launches inside the kernels'
 preconditions against numpy references. Each correct kernel passes; each of
-six planted value bugs (online-softmax rescaling and the carried maximum, a
+ten planted value bugs (online-softmax rescaling and the carried maximum, a
 scale factor, a dropped epilogue term, an accumulator's initial value, fp8
-dequantisation), which the tag verifier cannot see (the right
+dequantisation, fp8 scaling before quantisation, LayerNorm's eps outside the
+square root, RMSNorm's dropped weight, the wrong activation), which the tag
+verifier cannot see (the right
 elements meet, with the wrong numbers), comes back as a counterexample
 naming the tensor and element."""
 
@@ -166,6 +168,71 @@ def fp8_reference(X, Y, s):
     return (round_e4m3(t).astype(np.float32) * np.float32(s)).astype(np.float32)
 
 
+# --- row kernels: normalisations and activations -------------------------------------
+
+
+def make_rows(kind, bug=None):
+    """Y = f(X) row by row, 16 x 128 tiles, any number of rows (clipped):
+    ``layernorm`` (no affine part), ``rmsnorm`` (times W), ``gelu``, and
+    ``quant`` (fp8 fake quantisation with the scale applied first)."""
+    rows, cols = 16, 128
+
+    @argus.kernel(target="sm_90a", block=128, name=f"{kind}_{bug or 'ok'}")
+    def rowk(X: argus.Tensor[("M", cols), "f32"], W: argus.Tensor[(cols,), "f32"],
+             Y: argus.Tensor[("M", cols), "f32"], eps: argus.Scalar["f32"]):
+        argus.assume(argus.grid_dim("x").eq(argus.cdiv(X.dim("M"), rows)),
+                     "one row tile per block, the last one clipped")
+        m0 = argus.block_id("x") * rows
+        x = argus.load(argus.view(X, (m0, 0), (rows, cols), clipped=True))
+        inv_n = 1.0 / cols
+        if kind == "layernorm":
+            mean = argus.broadcast(argus.reduce(x, "sum", 1), 1) * inv_n
+            d = x - mean
+            var = argus.broadcast(argus.reduce(d * d, "sum", 1), 1) * inv_n
+            # The planted bug adds eps after the square root.
+            y = d / (argus.sqrt(var) + argus.splat(eps, x)) if bug == "eps" else \
+                d * argus.rsqrt(var + argus.splat(eps, x))
+        elif kind == "rmsnorm":
+            ms = argus.broadcast(argus.reduce(x * x, "sum", 1), 1) * inv_n
+            y = x * argus.rsqrt(ms + argus.splat(eps, x))
+            if bug != "weight":  # the planted bug drops the weight
+                w = argus.load(argus.view(W, (0,), (cols,)), layout=argus.reduce(
+                    x, "sum", 0).layout)
+                y = y * argus.broadcast(w, 0, like=x)
+        elif kind == "gelu":
+            y = argus.relu(x) if bug == "act" else argus.gelu(x)
+        else:  # quant: scale = eps
+            st = argus.splat(eps, x)
+            t = x * st if bug == "quant_scale" else x / st  # the bug multiplies by the scale
+            y = argus.convert(argus.convert(t, "f8E4M3FN"), "f32") * st
+        argus.store(y, argus.view(Y, (m0, 0), (rows, cols), clipped=True))
+
+    return rowk
+
+
+def rows_reference(kind):
+    from scipy_free_gelu import gelu
+
+    def ref(X, W, Y, eps):
+        x = X.astype(np.float64)
+        if kind == "layernorm":
+            return (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + eps)
+        if kind == "rmsnorm":
+            return x / np.sqrt((x * x).mean(1, keepdims=True) + eps) * W
+        if kind == "gelu":
+            return gelu(x)
+        return fp8_reference(X, Y, eps)
+    return ref
+
+
+def rows_grid(sizes):  # the fp8 conversion does not lower: no grid rule from the ABI
+    return (-(-sizes["M"] // 16),)
+
+
+ROW_KW = dict(dims={"M": [1, 15, 16, 17, 40]}, outputs=("Y",), grid=rows_grid, rtol=1e-4,
+              atol=1e-4)
+
+
 # --- the checks ---------------------------------------------------------------------
 
 
@@ -201,6 +268,24 @@ def test_planted_bug_is_caught(bug, make, ref, kw):
     assert ce.block is not None and ce.program_point.startswith("'argus.store' at ")
     assert "test_interpret_differential.py" in ce.program_point
     assert all(0 <= b < g for b, g in zip(ce.block, ce.grid))
+
+
+@pytest.mark.parametrize("kind,eps", [("layernorm", 1e-5), ("rmsnorm", 1e-5), ("gelu", 0.0),
+                                      ("quant", 0.02)])
+def test_row_kernels_pass(kind, eps):
+    assert make_rows(kind).verify(differential=3, reference=rows_reference(kind),
+                                  scalars={"eps": eps}, **ROW_KW).ok
+
+
+@pytest.mark.parametrize("kind,bug,eps", [("layernorm", "eps", 0.5), ("rmsnorm", "weight", 1e-5),
+                                          ("gelu", "act", 0.0), ("quant", "quant_scale", 0.02)])
+def test_planted_row_bug_is_caught(kind, bug, eps):
+    with pytest.raises(ai.DifferentialMismatch) as info:
+        make_rows(kind, bug).verify(differential=3, reference=rows_reference(kind),
+                                    scalars={"eps": eps}, **ROW_KW)
+    ce = info.value.counterexample
+    assert ce.tensor == "Y" and len(ce.index) == 2 and ce.block is not None
+    assert abs(ce.got - ce.expected) > 1e-4 + 1e-4 * abs(ce.expected)
 
 
 def test_harmless_initial_sum_is_not_a_bug():
