@@ -541,3 +541,42 @@ def test_uninitialised_shared_read_is_an_error():
                        match=r"'argus.load' at .*reads element \(0, 0\) of shared stage "
                        r"sX\[1\], which nothing wrote \(block \(0, 0, 0\)\)"):
         ai.run(stale, X, Y, grid=(1,))
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_dsl_pipelined_gemm_bitwise(stages):
+    from pipelined_gemm import make_pipelined_gemm
+    r = rng(30)
+    M, N, K = 128, 64, 160
+    A = r.standard_normal((M, K)).astype(np.float16)
+    B = r.standard_normal((K, N)).astype(np.float16)
+    C = np.zeros((M, N), np.float32)
+    make_pipelined_gemm(stages)[(1, 2)](A, B, C, K, interpret=True)
+    assert np.array_equal(C, f32_gemm_in_k_order(A, B))
+
+
+def test_dsl_pipelined_gemm_wait_too_shallow_reads_stale_stage():
+    """wait_group 2 in a 3-stage pipeline lets slab kt be read before its
+    cp.async group landed: the first such read finds a stage nothing wrote."""
+    from pipelined_gemm import make_pipelined_gemm
+    r = rng(31)
+    M, N, K = 64, 64, 128
+    A = r.standard_normal((M, K)).astype(np.float16)
+    B = r.standard_normal((K, N)).astype(np.float16)
+    C = np.zeros((M, N), np.float32)
+    with pytest.raises(ai.InterpretError, match=r"'argus.load' at .*pipelined_gemm.py.*"
+                       r"reads element \(0, 0\) of shared stage .*which nothing wrote"):
+        make_pipelined_gemm(3, wait=2)[(1, 1)](A, B, C, K, interpret=True)
+
+
+def test_dsl_gemm_tf32_kn_hopper():
+    from gemm_tf32_kn import gemm_tf32_kn
+    r = rng(32)
+    M, N, K = 150, 260, 100
+    A = r.standard_normal((M, K)).astype(np.float32)
+    B = r.standard_normal((K, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    gemm_tf32_kn[(2,)](A, B, C, M, N, K, interpret=True)
+    exact = A.astype(np.float64) @ B.astype(np.float64)
+    err = np.abs(C - exact).max()
+    assert 1e-4 < err < 5e-2  # tf32 operands, f32 accumulation

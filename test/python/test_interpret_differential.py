@@ -5,9 +5,9 @@ ten planted value bugs (online-softmax rescaling and the carried maximum, a
 scale factor, a dropped epilogue term, an accumulator's initial value, fp8
 dequantisation, fp8 scaling before quantisation, LayerNorm's eps outside the
 square root, RMSNorm's dropped weight, the wrong activation), which the tag
-verifier cannot see (the right
-elements meet, with the wrong numbers), comes back as a counterexample
-naming the tensor and element."""
+verifier cannot see (the right elements meet, with the wrong numbers), comes
+back as a counterexample naming the tensor, the element, and the block and
+op that wrote it."""
 
 import numpy as np
 import pytest
