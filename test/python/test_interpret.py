@@ -580,3 +580,25 @@ def test_dsl_gemm_tf32_kn_hopper():
     exact = A.astype(np.float64) @ B.astype(np.float64)
     err = np.abs(C - exact).max()
     assert 1e-4 < err < 5e-2  # tf32 operands, f32 accumulation
+
+
+def test_hopper_flash_attention_causal_ws():
+    r = rng(27)
+    H, S, D = 2, 256, 128
+    Q, q = bf16_inputs(r, H * S, D)
+    K, k = bf16_inputs(r, H * S, D)
+    V, v = bf16_inputs(r, H * S, D)
+    O = np.zeros((H * S, D), np.uint16)
+    LSE = np.zeros(H * S, np.float32)
+    ai.run(str(ROOT / "examples" / "sm90a" / "flash_attention_causal_ws.mlir"), Q, K, V, O, LSE,
+           S, grid=(H, S // 128))
+    mask = np.tril(np.ones((S, S), bool))
+    for h in range(H):
+        rows = slice(h * S, (h + 1) * S)
+        s = np.where(mask, q[rows] @ k[rows].T / np.sqrt(D), -np.inf)
+        mx = s.max(1, keepdims=True)
+        p = np.exp(s - mx)
+        np.testing.assert_allclose(ai.bf16_bits_to_float(O[rows]),
+                                   (p / p.sum(1, keepdims=True)) @ v[rows], atol=2e-2)
+        np.testing.assert_allclose(LSE[rows], (mx + np.log(p.sum(1, keepdims=True)))[:, 0],
+                                   rtol=1e-4, atol=1e-3)
