@@ -602,3 +602,26 @@ def test_hopper_flash_attention_causal_ws():
                                    (p / p.sum(1, keepdims=True)) @ v[rows], atol=2e-2)
         np.testing.assert_allclose(LSE[rows], (mx + np.log(p.sum(1, keepdims=True)))[:, 0],
                                    rtol=1e-4, atol=1e-3)
+
+
+def test_hopper_flash_attention_ragged_ws():
+    """S = 200: the last query tile of each head is clipped at the head's
+    end ('clipped to' bounds), the partial key tile masked to -inf."""
+    r = rng(28)
+    H, S, D = 2, 200, 128
+    Q, q = bf16_inputs(r, H * S, D)
+    K, k = bf16_inputs(r, H * S, D)
+    V, v = bf16_inputs(r, H * S, D)
+    O = np.zeros((H * S, D), np.uint16)
+    LSE = np.zeros(H * S, np.float32)
+    ai.run(str(ROOT / "examples" / "sm90a" / "flash_attention_ragged_ws.mlir"), Q, K, V, O, LSE,
+           S, grid=(2, H))
+    for h in range(H):
+        rows = slice(h * S, (h + 1) * S)
+        s = q[rows] @ k[rows].T / np.sqrt(D)
+        mx = s.max(1, keepdims=True)
+        p = np.exp(s - mx)
+        np.testing.assert_allclose(ai.bf16_bits_to_float(O[rows]),
+                                   (p / p.sum(1, keepdims=True)) @ v[rows], atol=2e-2)
+        np.testing.assert_allclose(LSE[rows], (mx + np.log(p.sum(1, keepdims=True)))[:, 0],
+                                   rtol=1e-4, atol=1e-3)
