@@ -503,25 +503,33 @@ def test_hopper_dsl_flash_attention_ws():
                                atol=2e-2)
 
 
-def test_hopper_moe_grouped_gemm_ws_toy():
+@pytest.mark.parametrize("name,grid", [("moe_grouped_gemm_ws.mlir", (2, 1)),
+                                       ("moe_grouped_gemm_persistent_ws.mlir", (1, 1))])
+def test_hopper_moe_grouped_gemm_ws_toy(name, grid):
     """Weights through TMA and the mbarrier ring, token rows gathered with
     cp.async inside the consumer role, named barriers, scatter with routing
-    weights; one position block of 128 rows and one 256-column slab."""
+    weights: two position blocks of 128 rows (experts 1 and 0) and one
+    256-column slab; the persistent kernel walks both work items in one block."""
     r = rng(26)
-    T, N, E, topk = 40, 256, 2, 1
+    T, N, E = 40, 256, 2
     X, x = bf16_inputs(r, T, 4096)
     W, w = bf16_inputs(r, E * 4096, N, scale=0.05)
-    P = 128
-    rows = np.concatenate([r.permutation(T), np.zeros(P - T, np.int64)]).astype(np.int32)
-    ids = np.concatenate([rows[:T], np.arange(T, P)]).astype(np.int32)  # padding: spare rows
-    weights = np.concatenate([r.uniform(0.5, 1.5, T), np.zeros(P - T)]).astype(np.float32)
-    block_expert = np.array([1], np.int32)
-    Y = np.zeros((P, N), np.uint16)
-    ai.run(str(ROOT / "examples" / "sm90a" / "moe_grouped_gemm_ws.mlir"), X, W, Y, rows, ids,
-           weights, block_expert, grid=(1, 1))
+    P = 256
+    toks = r.permutation(T)
+    rows = np.zeros(P, np.int32)
+    rows[:T // 2], rows[128:128 + T // 2] = toks[:T // 2], toks[T // 2:]
+    live = np.zeros(P, bool)
+    live[:T // 2] = live[128:128 + T // 2] = True
+    ids = np.where(live, rows, T + np.arange(P)).astype(np.int32)  # padding: spare rows
+    weights = np.where(live, r.uniform(0.5, 1.5, P), 0).astype(np.float32)
+    block_expert = np.array([1, 0], np.int32)
+    Y = np.zeros((T + P, N), np.uint16)
+    ai.run(str(ROOT / "examples" / "sm90a" / name), X, W, Y, rows, ids, weights, block_expert,
+           grid=grid)
     got = ai.bf16_bits_to_float(Y)
-    for p in range(T):
-        ref = weights[p] * (x[rows[p]] @ w[4096:8192])
+    for p in np.nonzero(live)[0]:
+        e = block_expert[p // 128]
+        ref = weights[p] * (x[rows[p]] @ w[e * 4096:(e + 1) * 4096])
         np.testing.assert_allclose(got[ids[p]], ref, rtol=2 ** -7, atol=2e-3)
     assert np.all(got[T:] == 0)  # padding positions have weight 0
 
