@@ -169,6 +169,13 @@ def launch(variant, grid, bound) -> "Any":
     from .compile import RunResult
     from .dsl.types import TensorSpec
     from .launch import _grid
+    unsupported = [k for k in ("check", "probes") if bound.options.get(k)]
+    if unsupported:
+        code = variant.fn.__code__
+        raise ArgusError(f"{', '.join(unsupported)}: not available in the interpreter "
+                         f"(argus.interpret runs values, not the device runtime)",
+                         code.co_filename, code.co_firstlineno,
+                         hint="compare with numpy after the launch, or launch on a GPU")
     values = [val for _, _, val in bound.values]
     g = _grid(grid, dict(bound.meta, block=variant.block), variant)
     res = run(variant, *values, grid=g)

@@ -116,6 +116,15 @@ def test_gemm_grid_rule_and_interpret_flag():
     assert np.array_equal(C, f32_gemm_in_k_order(A, B))
 
 
+def test_interpret_launch_refuses_runtime_options():
+    from gemm import gemm_mfma
+    A = np.zeros((128, 32), np.float16)
+    B = np.zeros((32, 128), np.float16)
+    C = np.zeros((128, 128), np.float32)
+    with pytest.raises(argus.ArgusError, match="probes: not available in the interpreter"):
+        gemm_mfma[(1, 1)](A, B, C, 32, interpret=True, probes=True)
+
+
 def test_argus_interpret_env_routes_launch(monkeypatch):
     from gemm import gemm_mfma
     monkeypatch.setenv("ARGUS_INTERPRET", "1")
