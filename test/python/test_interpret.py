@@ -367,7 +367,7 @@ def test_torch_cpu_tensors_in_place():
 
 def test_torch_bf16_tensor_written_back():
     torch = pytest.importorskip("torch")
-    import moe_free_bf16_copy as m
+    import interp_bf16_kernel as m
     X = torch.randn(4, 128).to(torch.bfloat16)
     Y = torch.zeros(4, 128, dtype=torch.bfloat16)
     ai.run(m.scale2, X, Y, grid=(1,))
