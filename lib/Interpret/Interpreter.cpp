@@ -227,6 +227,44 @@ private:
     }
     a.writerBlock[where] = blockLinear;
     a.writerOp[where] = it->second;
+    a.writerThread[where] = curThreads ? (*curThreads)[curElement] : -1;
+  }
+  // trackWriters: the thread of each element of the value being stored
+  // (row-major), per store op.
+  llvm::DenseMap<Operation *, std::vector<int32_t>> threadTables;
+  const std::vector<int32_t> *curThreads = nullptr;
+  int64_t curElement = 0;
+
+  /// The first thread holding each element (row-major) of register tile
+  /// type `tt`, or null when the layout is unknown.
+  const std::vector<int32_t> *holders(Operation *op, TileType tt) {
+    auto [it, inserted] = threadTables.try_emplace(op);
+    if (inserted) {
+      FailureOr<::argus::layout::Layout> l = getRegisterLayout(tt);
+      std::vector<int32_t> &tab = it->second;
+      tab.assign(tt.getNumElements(), -1);
+      if (succeeded(l) && l->rank() == 2) {
+        int64_t threads = l->mode(0).size();
+        std::vector<int64_t> vals = l->values();
+        ArrayRef<int64_t> shape = tt.getShape();
+        for (int64_t idx = 0; idx < static_cast<int64_t>(vals.size()); ++idx) {
+          // Colexicographic logical coordinate -> row-major element.
+          int64_t c = vals[idx], e = 0, stride = 1;
+          std::vector<int64_t> coord(shape.size());
+          for (size_t d = 0; d < shape.size(); ++d) {
+            coord[d] = c % shape[d];
+            c /= shape[d];
+          }
+          for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+            e += coord[d] * stride;
+            stride *= shape[d];
+          }
+          if (e >= 0 && e < static_cast<int64_t>(tab.size()) && tab[e] < 0)
+            tab[e] = static_cast<int32_t>(idx % threads);
+        }
+      }
+    }
+    return &it->second;
   }
   std::vector<AsyncCopy> uncommitted;
   std::deque<std::vector<AsyncCopy>> groups;
@@ -522,6 +560,7 @@ LogicalResult BlockRun::writeTile(Operation *op, const MemTile &m,
       continue;
     if (m.kind == MemTile::Shared)
       m.store->init[where[e]] = 1;
+    curElement = static_cast<int64_t>(e);
     recordWriter(m, where[e]);
     double v = in.v[e];
     double &d = s[where[e]];
@@ -1169,7 +1208,12 @@ LogicalResult BlockRun::execArgus(Operation *op, bool &handled) {
     std::optional<AtomicKind> atomic;
     if (auto a = st.getAtomic())
       atomic = *a;
-    return writeTile(op, *memOf(st.getDest()), *tileOf(st.getValue()), atomic);
+    if (options.trackWriters)
+      curThreads = holders(op, cast<TileType>(st.getValue().getType()));
+    LogicalResult r =
+        writeTile(op, *memOf(st.getDest()), *tileOf(st.getValue()), atomic);
+    curThreads = nullptr;
+    return r;
   }
   if (auto cp = dyn_cast<CopyOp>(op)) {
     Tile t;
@@ -1748,6 +1792,7 @@ Result runLaunch(func::FuncOp fn, std::vector<KernelArg> &args,
         int64_t n = product(a.buffer.shape);
         a.writerBlock.assign(n, -1);
         a.writerOp.assign(n, -1);
+        a.writerThread.assign(n, -1);
       }
   int64_t steps = 0;
   for (int64_t z = 0; z < grid[2]; ++z)

@@ -41,9 +41,10 @@ class InterpretResult:
     steps: int
     written: List[Any]
     #: With ``track_writers=True``: per written tensor (by name or argument
-    #: number), arrays of its shape giving the linear block id and the index
-    #: into ``writer_ops`` of the op that wrote each element last (-1: none).
-    writers: Dict[Any, Tuple[Any, Any]] = dataclasses.field(default_factory=dict)
+    #: number), arrays of its shape giving the linear block id, the index
+    #: into ``writer_ops`` of the op that wrote each element last, and the
+    #: thread (register stores: the layout's first holder; else -1).
+    writers: Dict[Any, Tuple[Any, Any, Any]] = dataclasses.field(default_factory=dict)
     writer_ops: List[str] = dataclasses.field(default_factory=list)
 
 
@@ -156,9 +157,9 @@ def run(kernel, *args, grid=None, func: Optional[str] = None,
             h.write_back()
         written.append(names[i] if names else i)
     writers = {}
-    for i, (blk, op) in res.get("writers", {}).items():
+    for i, arrays in res.get("writers", {}).items():
         shape = flat[i].shape
-        writers[names[i] if names else i] = (blk.reshape(shape), op.reshape(shape))
+        writers[names[i] if names else i] = tuple(x.reshape(shape) for x in arrays)
     return InterpretResult(res["steps"], written, writers, list(res.get("writer_ops", [])))
 
 
@@ -221,10 +222,13 @@ class Counterexample:
     #: last; None when no block wrote it.
     block: Optional[Tuple[int, int, int]] = None
     program_point: Optional[str] = None
+    #: The thread of that block that wrote it (register stores), or None.
+    thread: Optional[int] = None
 
     def __str__(self) -> str:
-        where = (f", written by block {self.block} at {self.program_point}" if self.block
-                 else ", never written by the kernel")
+        thread = f" thread {self.thread}" if self.thread is not None else ""
+        where = (f", written by block {self.block}{thread} at {self.program_point}"
+                 if self.block else ", never written by the kernel")
         return (f"differential launch {self.launch} (sizes {self.sizes}, grid {self.grid}): "
                 f"{self.tensor}[{', '.join(map(str, self.index))}] = {self.got!r}, the "
                 f"reference gives {self.expected!r}{where} ({self.mismatches} elements "
@@ -404,9 +408,10 @@ def differential(kernel, reference: Callable, n: int = 10, *, seed: int = 0,
                 ce = Counterexample(launches - 1, sizes, g, shapes, name, idx,
                                     float(exp[idx]), float(got[idx]), int(bad.sum()), (rt, at))
                 if name in res.writers:
-                    blk, op = (int(w[idx]) for w in res.writers[name])
+                    blk, op, thr = (int(w[idx]) for w in res.writers[name])
                     if blk >= 0:
                         ce.block = (blk % g[0], blk // g[0] % g[1], blk // (g[0] * g[1]))
                         ce.program_point = res.writer_ops[op]
+                        ce.thread = thr if thr >= 0 else None
                 return DifferentialResult(kernel.name, launches, skipped, ce)
     return DifferentialResult(kernel.name, launches, skipped)

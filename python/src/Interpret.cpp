@@ -137,7 +137,8 @@ py::dict run(const std::string &text, const std::string &func,
       if (a.kind == ::argus::interp::KernelArg::Buffer && a.written) {
         py::array_t<int32_t> blk(a.writerBlock.size(), a.writerBlock.data());
         py::array_t<int32_t> opi(a.writerOp.size(), a.writerOp.data());
-        writers[py::int_(i)] = py::make_tuple(blk, opi);
+        py::array_t<int32_t> thr(a.writerThread.size(), a.writerThread.data());
+        writers[py::int_(i)] = py::make_tuple(blk, opi, thr);
       }
     out["writers"] = writers;
     out["writer_ops"] = r.writerOps;

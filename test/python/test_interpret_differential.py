@@ -268,6 +268,7 @@ def test_planted_bug_is_caught(bug, make, ref, kw):
     assert ce.block is not None and ce.program_point.startswith("'argus.store' at ")
     assert "test_interpret_differential.py" in ce.program_point
     assert all(0 <= b < g for b, g in zip(ce.block, ce.grid))
+    assert 0 <= ce.thread < k.block[0] and f"thread {ce.thread} at" in str(info.value)
 
 
 @pytest.mark.parametrize("kind,eps", [("layernorm", 1e-5), ("rmsnorm", 1e-5), ("gelu", 0.0),
@@ -285,6 +286,7 @@ def test_planted_row_bug_is_caught(kind, bug, eps):
                                     scalars={"eps": eps}, **ROW_KW)
     ce = info.value.counterexample
     assert ce.tensor == "Y" and len(ce.index) == 2 and ce.block is not None
+    assert 0 <= ce.thread < 128
     assert abs(ce.got - ce.expected) > 1e-4 + 1e-4 * abs(ce.expected)
 
 
@@ -302,7 +304,14 @@ def test_reference_mismatch_names_element_and_launch():
     assert ce is not None and ce.index == (0, 77) and ce.launch == 0 and ce.mismatches == 1
     assert ce.sizes["K"] in (32, 64, 96) and ce.grid[2] == 1
     assert ce.block == (0, 0, 0)  # element (0, 77) is in block (0, 0)
-    assert "written by block (0, 0, 0) at 'argus.store'" in str(ce)
+    # The thread: the first (thread, slot) of the accumulator's fragment
+    # layout over 128 x 128 that holds element (0, 77) (colexicographic 128 * 77).
+    from argus.dsl.types import TileType
+    lay = ir.extension().register_layout(
+        ir.context(), TileType((128, 128), "f32", "register", MMA.c).mlir())
+    values = [lay(i) for i in range(128 * 128)]
+    assert ce.thread == values.index(128 * 77) % MMA.threads
+    assert f"written by block (0, 0, 0) thread {ce.thread} at 'argus.store'" in str(ce)
 
 
 def test_unsatisfiable_dims_are_reported():

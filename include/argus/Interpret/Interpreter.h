@@ -48,6 +48,10 @@ struct KernelArg {
   /// (x + gx * (y + gy * z)) and the op (an index into Result::writerOps)
   /// that wrote it last, or -1.
   std::vector<int32_t> writerBlock, writerOp;
+  /// With trackWriters: per element, the first thread whose registers held
+  /// the stored value (register stores: the register layout's first holder,
+  /// which writes it), or -1 (copies, TMA stores, unwritten).
+  std::vector<int32_t> writerThread;
 };
 
 struct Options {
