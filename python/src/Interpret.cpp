@@ -10,6 +10,7 @@
 
 #include "Context.h"
 
+#include "argus/Dialect/SourceLimits.h"
 #include "argus/Interpret/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,6 +44,11 @@ struct Parsed {
 std::unique_ptr<Parsed> parseKernel(const std::string &text,
                                     const std::string &func) {
   auto p = std::make_unique<Parsed>();
+  // Text on which MLIR's parser would end the process (SourceLimits.h).
+  if (std::optional<mlir::argus::SourceLimitError> bad =
+          mlir::argus::checkSourceLimits(text))
+    throw py::value_error("argus.interpret: the kernel does not parse: " +
+                          bad->message);
   std::vector<PyDiagnostic> diags;
   {
     DiagnosticCollector collect(p->ctx->get());
