@@ -318,3 +318,28 @@ def test_unsatisfiable_dims_are_reported():
     with pytest.raises(argus.ArgusError, match="size draws"):
         ai.differential(make_gemm(), gemm_reference, n=1, max_draws=5,
                         dims={"M": [100], "N": [128], "K": [32]})
+
+
+def test_example_kernels_with_default_size_draws():
+    """No dims given: sizes drawn from the defaults, the grid from each
+    kernel's grid rule, draws outside the assumptions redrawn."""
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"))
+    from column_sum import column_sum
+    from cumsum import cumsum_rows
+    from softmax import softmax
+
+    def softmax_ref(X, Y):
+        e = np.exp(X - X.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+    r = softmax.verify(differential=4, reference=softmax_ref, seed=3)
+    assert r.ok and r.launches == 4
+    assert cumsum_rows.verify(differential=4, reference=lambda X, Y: np.cumsum(X, 1),
+                              rtol=1e-4, atol=1e-4).ok
+    # Atomic accumulation: S keeps its initial (random) contents plus the sums.
+    assert column_sum.verify(differential=4, reference=lambda X, S: S + X.sum(0),
+                             rtol=1e-4, atol=1e-4).ok
+    with pytest.raises(ai.DifferentialMismatch):  # a reference that forgets S's contents
+        column_sum.verify(differential=4, reference=lambda X, S: X.sum(0), rtol=1e-4,
+                          atol=1e-4)
