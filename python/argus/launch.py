@@ -16,6 +16,10 @@ distinct key, measures it through the runtime (``RunResult.time_ms``), keeps
 the fastest, caches the choice and launches it; configurations that fail to
 trace, verify, compile or run are skipped with the reason recorded.
 
+With ``interpret=True`` (or ``$ARGUS_INTERPRET=1``; ``interpret=False``
+overrides it) the launch runs on the CPU interpreter (argus.interpret)
+instead, on numpy arrays or CPU torch tensors in place.
+
 With an export of the launched variant on ``$ARGUS_AOT_PATH`` (argus.aot),
 ``kernel[grid]`` launches it on the device tensors in place instead of
 compiling and running through argus-run (the way to launch on a GPU host
@@ -38,7 +42,7 @@ from .errors import ArgusError, CompileError, InvariantViolation, MLIRError, NoG
 # Keyword arguments of a launch that are not kernel parameters (a parameter
 # of the same name wins).
 LAUNCH_OPTIONS = ("sizes", "check", "outputs", "repetitions", "warmup", "probes", "target",
-                  "block", "min_blocks_per_sm")
+                  "block", "min_blocks_per_sm", "interpret")
 # What an autotune configuration may set besides constexpr parameters.
 _VARIANT_OPTIONS = ("block", "min_blocks_per_sm")
 
@@ -264,6 +268,13 @@ def launch(kernel: Kernel, grid, args: Sequence[Any], kwargs: Dict[str, Any],
 
 def _launch_variant(variant: Kernel, grid, b: BoundLaunch) -> RunResult:
     o = b.options
+    interp = o.get("interpret")
+    if interp is None:
+        from . import interpret
+        interp = interpret.enabled()
+    if interp:  # the CPU interpreter (argus.interpret), arrays in place
+        from . import interpret
+        return interpret.launch(variant, grid, b)
     exported = _exported(variant)
     if exported is not None:
         return _launch_exported(exported, b, grid, variant)

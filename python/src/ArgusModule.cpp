@@ -558,6 +558,7 @@ PYBIND11_MODULE(_argus, m) {
 
   ::argus::python::bindIRBuilder(m);
   ::argus::python::bindLayouts(m);
+  ::argus::python::bindInterpret(m);
 
   m.def("has_pass", &hasPass, py::arg("name"),
         "Whether a pass or pass pipeline of this name is registered.");

@@ -96,6 +96,10 @@ void bindIRBuilder(pybind11::module_ &m);
 /// Registers `_argus.Layout` and `_argus.register_layout` (Layouts.cpp).
 void bindLayouts(pybind11::module_ &m);
 
+/// Registers `_argus.interpret_signature` and `_argus.interpret_run`
+/// (Interpret.cpp).
+void bindInterpret(pybind11::module_ &m);
+
 } // namespace argus::python
 
 #endif // ARGUS_PYTHON_CONTEXT_H

@@ -243,7 +243,24 @@ class Kernel:
         """Run the tag verifier (argus-verify-tags). Returns a
         VerificationResult; raises InvariantViolation on a violation and,
         with ``strict=True``, VerificationUnknown when nothing is violated
-        but some check is unknown."""
+        but some check is unknown.
+
+        ``verify(differential=N, reference=fn, ...)`` runs the differential
+        check instead (argus.interpret.differential: N random small launches
+        on the CPU interpreter against ``fn``; the other keywords are
+        differential's): returns an argus.interpret.DifferentialResult and
+        raises argus.interpret.DifferentialMismatch, whose
+        ``counterexample`` names the launch and element, on a mismatch."""
+        if "differential" in options:
+            from .. import interpret
+            n = options.pop("differential")
+            reference = options.pop("reference", None)
+            if reference is None:
+                raise TypeError("verify(differential=N) needs reference=fn")
+            res = interpret.differential(self, reference, n=n, **options)
+            if not res.ok and raise_on_violation:
+                raise interpret.DifferentialMismatch(res)
+            return res
         from ..verify import verify_kernel
         return verify_kernel(self, raise_on_violation=raise_on_violation, strict=strict,
                              **options)
