@@ -158,32 +158,10 @@ private:
     if (auto s = dyn_cast<arith::SelectOp>(d))
       return eval(s.getCondition()) ? eval(s.getTrueValue())
                                     : eval(s.getFalseValue());
-    if (auto c = dyn_cast<arith::CmpIOp>(d)) {
-      int64_t a = eval(c.getLhs()), b = eval(c.getRhs());
-      uint64_t ua = a, ub = b;
-      switch (c.getPredicate()) {
-      case arith::CmpIPredicate::eq:
-        return a == b;
-      case arith::CmpIPredicate::ne:
-        return a != b;
-      case arith::CmpIPredicate::slt:
-        return a < b;
-      case arith::CmpIPredicate::sle:
-        return a <= b;
-      case arith::CmpIPredicate::sgt:
-        return a > b;
-      case arith::CmpIPredicate::sge:
-        return a >= b;
-      case arith::CmpIPredicate::ult:
-        return ua < ub;
-      case arith::CmpIPredicate::ule:
-        return ua <= ub;
-      case arith::CmpIPredicate::ugt:
-        return ua > ub;
-      case arith::CmpIPredicate::uge:
-        return ua >= ub;
-      }
-    }
+    if (auto c = dyn_cast<arith::CmpIOp>(d))
+      return arith::applyCmpPredicate(c.getPredicate(),
+                                      llvm::APInt(64, eval(c.getLhs()), true),
+                                      llvm::APInt(64, eval(c.getRhs()), true));
     if (auto t = dyn_cast<gpu::ThreadIdOp>(d)) {
       if (t.getDimension() != gpu::Dimension::x)
         fail("gpu.thread_id " + stringifyDimension(t.getDimension()) +

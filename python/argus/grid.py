@@ -140,6 +140,19 @@ def _integer_dtype(dtype) -> bool:
     return isinstance(dtype, str) and (dtype == "index" or dtype[:1] in ("i", "u"))
 
 
+def _modelled_slots(slots):
+    """(range key, arg, dim) of each parameter slot the verifier models: the
+    dynamic sizes of tensors ("size") and integer scalars ("integer")."""
+    for p in slots or ():
+        kind, arg = _slot(p, "kind"), _slot(p, "arg")
+        if arg is None or arg < 0:
+            continue
+        if kind == "size":
+            yield "size", arg, _slot(p, "dim")
+        elif kind == "index" or (kind == "scalar" and _integer_dtype(_slot(p, "dtype"))):
+            yield "integer", arg, None
+
+
 def check_limits(limits, slots, args: Sequence[Any], grid=None, names=None) -> None:
     """Checks a launch against the verifier model's ranges (the launch ABI's
     ``limits``: ``{"integer": [lo, hi], "size": [lo, hi], "grid": [lo, hi]}``,
@@ -163,20 +176,17 @@ def check_limits(limits, slots, args: Sequence[Any], grid=None, names=None) -> N
                  "limits\"): e.g. a larger tile for fewer blocks, or split the work into "
                  "several launches")
 
-    for p in slots or ():
-        kind, arg = _slot(p, "kind"), _slot(p, "arg")
-        if arg is None or arg < 0 or arg >= len(args):
+    for key, arg, dim in _modelled_slots(slots):
+        if arg >= len(args):
             continue
-        if kind == "index" or (kind == "scalar" and _integer_dtype(_slot(p, "dtype"))):
+        lo, hi = limits[key]
+        if key == "integer":
             v = int(args[arg])
-            lo, hi = limits["integer"]
             if not lo <= v < hi:
                 refuse(f"integer argument {name(arg)}", v, (lo, hi), "integer kernel arguments")
-        elif kind == "size":
-            dim = _slot(p, "dim")
+        else:
             shape = getattr(args[arg], "shape", args[arg])
             v = int(shape[dim])
-            lo, hi = limits["size"]
             if not lo <= v < hi:
                 refuse(f"size {dim} of tensor argument {name(arg)}", v, (lo, hi),
                        "dynamic tensor sizes")
@@ -195,12 +205,6 @@ def envelope(limits, slots, names) -> Optional[dict]:
     if not limits:
         return None
     scalars = {}
-    for p in slots or ():
-        kind, arg = _slot(p, "kind"), _slot(p, "arg")
-        if arg is None or arg < 0:
-            continue
-        if kind == "size":
-            scalars[f"{names[arg]}_size{_slot(p, 'dim')}"] = list(limits["size"])
-        elif kind == "index" or (kind == "scalar" and _integer_dtype(_slot(p, "dtype"))):
-            scalars[names[arg]] = list(limits["integer"])
+    for key, arg, dim in _modelled_slots(slots):
+        scalars[f"{names[arg]}_size{dim}" if key == "size" else names[arg]] = list(limits[key])
     return {"grid": list(limits["grid"]), "scalars": scalars}
