@@ -179,6 +179,11 @@ private:
   /// Why each entry of paramCons holds, by position (the unsat core of a
   /// vacuous kernel names them).
   std::vector<std::string> paramWhy;
+  /// `assumptions` when the staged solver did not find a launch: decides
+  /// the constraints with one tracked literal each, so that a contradiction
+  /// names its unsat core; `proved` records a satisfying launch.
+  void decideWithCore(CheckResult &res,
+                      llvm::function_ref<void(const z3::model &)> proved);
   /// Adds a launch constraint with its reason.
   void addLaunchCon(const z3::expr &c, std::string why);
   /// For the proved results of a check at `site`: a witness instance (a

@@ -60,6 +60,12 @@ CheckResult KernelVerifier::checkAssumptions() {
                   "ranges are jointly satisfiable";
   auto start = std::chrono::steady_clock::now();
   unsigned q0 = queries;
+  auto proved = [&](const z3::model &m) {
+    res.status = Status::Proved;
+    res.witness = describe(m, paramVars);
+    if (res.witness.empty())
+      res.witness = "any launch (the kernel has no parameters)";
+  };
   try {
     // Satisfiable in the usual case: the staged solver finds a model among
     // small arguments at once. Only a contradiction needs the tracked
@@ -75,65 +81,11 @@ CheckResult KernelVerifier::checkAssumptions() {
         r = solveSmallFirst({}, m);
       }
       q = nullptr;
-      if (r == z3::sat && m) {
-        res.status = Status::Proved;
-        res.witness = describe(*m, paramVars);
-        if (res.witness.empty())
-          res.witness = "any launch (the kernel has no parameters)";
-        res.queries = queries - q0;
-        res.milliseconds = std::chrono::duration<double, std::milli>(
-                               std::chrono::steady_clock::now() - start)
-                               .count();
-        return res;
-      }
+      if (r == z3::sat && m)
+        proved(*m);
     }
-    // One tracked literal per constraint: the unsat core names them.
-    z3::solver s(ctx, "QF_BV");
-    limitSolver(s, opts.timeoutMs);
-    z3::expr_vector lits(ctx);
-    std::vector<std::string> whys;
-    auto add = [&](const z3::expr &c, const std::string &why) {
-      z3::expr lit =
-          ctx.bool_const(("premise!" + std::to_string(lits.size())).c_str());
-      s.add(z3::implies(lit, c));
-      lits.push_back(lit);
-      whys.push_back(why);
-    };
-    for (size_t i = 0; i < paramCons.size(); ++i)
-      add(paramCons[i], i < paramWhy.size() ? paramWhy[i] : "launch bound");
-    for (const Obligation &ob : assumptionObligations)
-      add(z3::implies(ob.guard, ob.cond),
-          "model limit: index values below 2^" + std::to_string(kWidth - 1) +
-              " in an assumption's arithmetic (" + ob.what + " at " +
-              locStr(ob.op->getLoc()) + ")");
-    ++queries;
-    z3::check_result r = s.check(lits);
-    if (r == z3::sat) {
-      res.status = Status::Proved;
-      res.witness = describe(s.get_model(), paramVars);
-      if (res.witness.empty())
-        res.witness = "any launch (the kernel has no parameters)";
-    } else if (r == z3::unsat) {
-      res.status = Status::Violated;
-      z3::expr_vector core = s.unsat_core();
-      Counterexample cx;
-      std::set<std::string> seen;
-      for (unsigned i = 0; i < core.size(); ++i)
-        for (unsigned j = 0; j < lits.size(); ++j)
-          if (z3::eq(core[i], lits[j]) && seen.insert(whys[j]).second)
-            cx.notes.push_back("conflicting: " + whys[j]);
-      cx.notes.push_back(
-          "no launch satisfies these together, so every check of the kernel "
-          "would be proved vacuously; none was run (fix the assumption, or "
-          "keep its sizes inside the model's ranges: docs/Verifier.md, "
-          "\"The model's limits\")");
-      res.counterexamples.push_back(std::move(cx));
-    } else {
-      res.status = Status::Unknown;
-      res.reason = "the solver could not decide whether the assumptions are "
-                   "satisfiable (" +
-                   s.reason_unknown() + ")";
-    }
+    if (res.status != Status::Proved)
+      decideWithCore(res, proved);
   } catch (z3::exception &e) {
     res.status = Status::Unknown;
     res.reason = std::string("z3: ") + e.msg();
@@ -147,6 +99,53 @@ CheckResult KernelVerifier::checkAssumptions() {
                          std::chrono::steady_clock::now() - start)
                          .count();
   return res;
+}
+
+void KernelVerifier::decideWithCore(
+    CheckResult &res, llvm::function_ref<void(const z3::model &)> proved) {
+  z3::solver s(ctx, "QF_BV");
+  limitSolver(s, opts.timeoutMs);
+  z3::expr_vector lits(ctx);
+  std::vector<std::string> whys;
+  auto add = [&](const z3::expr &c, const std::string &why) {
+    z3::expr lit =
+        ctx.bool_const(("premise!" + std::to_string(lits.size())).c_str());
+    s.add(z3::implies(lit, c));
+    lits.push_back(lit);
+    whys.push_back(why);
+  };
+  for (size_t i = 0; i < paramCons.size(); ++i)
+    add(paramCons[i], i < paramWhy.size() ? paramWhy[i] : "launch bound");
+  for (const Obligation &ob : assumptionObligations)
+    add(z3::implies(ob.guard, ob.cond),
+        "model limit: index values below 2^" + std::to_string(kWidth - 1) +
+            " in an assumption's arithmetic (" + ob.what + " at " +
+            locStr(ob.op->getLoc()) + ")");
+  ++queries;
+  z3::check_result r = s.check(lits);
+  if (r == z3::sat) {
+    proved(s.get_model());
+  } else if (r == z3::unsat) {
+    res.status = Status::Violated;
+    z3::expr_vector core = s.unsat_core();
+    Counterexample cx;
+    std::set<std::string> seen;
+    for (unsigned i = 0; i < core.size(); ++i)
+      for (unsigned j = 0; j < lits.size(); ++j)
+        if (z3::eq(core[i], lits[j]) && seen.insert(whys[j]).second)
+          cx.notes.push_back("conflicting: " + whys[j]);
+    cx.notes.push_back(
+        "no launch satisfies these together, so every check of the kernel "
+        "would be proved vacuously; none was run (fix the assumption, or "
+        "keep its sizes inside the model's ranges: docs/Verifier.md, "
+        "\"The model's limits\")");
+    res.counterexamples.push_back(std::move(cx));
+  } else {
+    res.status = Status::Unknown;
+    res.reason = "the solver could not decide whether the assumptions are "
+                 "satisfiable (" +
+                 s.reason_unknown() + ")";
+  }
 }
 
 void KernelVerifier::witnessPremises(ArrayRef<CheckResult *> results,
